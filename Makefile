@@ -1,0 +1,40 @@
+# Quick start: `make demo` and `make test`; both build .venv from nothing but python3.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+# Reinstall when the project metadata changes.
+STAMP  := $(VENV)/.installed
+
+.PHONY: demo test bench lint format install clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pipeline.evaluate.warm
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/ofc demo
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+bench: $(STAMP)
+	$(BIN)/python -m tests.bench
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: $(STAMP)
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+clean:
+	rm -rf $(VENV) data/lake data/out .pytest_cache
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +
