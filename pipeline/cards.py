@@ -1,0 +1,202 @@
+"""Card codes: ``uint8`` values ``rank * 4 + suit``, strings only at the edges.
+
+Ranks ``2 3 4 5 6 7 8 9 T J Q K A`` are 0..12; suits are clubs 0, diamonds 1,
+hearts 2, spades 3 (alphabetical, the bridge order, and the order the
+phevaluator library uses, so codes are interchangeable with it). The suit order
+of a code never breaks a tie at the table; rule sets that break ties by suit
+carry their own order.
+
+Accepted spellings, case-insensitive, surrounding whitespace ignored: a rank
+``2``-``9``, ``T`` or ``10``, ``J``, ``Q``, ``K``, ``A``, then a suit letter
+``c d h s`` or symbol ``♣ ♦ ♥ ♠`` (the outline forms ``♧ ♢ ♡ ♤`` and an emoji
+variation selector are accepted too). Anything else is rejected with the token
+and where it was.
+
+Bulk parsing goes through polars string kernels, one pass over the column.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final
+
+import numpy as np
+
+if TYPE_CHECKING:
+    import polars as pl
+
+RANKS: Final = "23456789TJQKA"
+SUITS: Final = "cdhs"
+SUIT_SYMBOLS: Final = "♣♦♥♠"
+NO_CARD: Final = 255
+"""Code written where a token could not be parsed (``parse_card_column``)."""
+
+_RANK_TOKENS: Final = {**{r: i for i, r in enumerate(RANKS)}, "10": 8}
+_SUIT_TOKENS: Final = {
+    **{s: i for i, s in enumerate(SUITS)},
+    **{s: i for i, s in enumerate(SUIT_SYMBOLS)},
+    **{s: i for i, s in enumerate("♧♢♡♤")},
+}
+CARD_NAMES: Final = np.array([r + s for r in RANKS for s in SUITS])
+"""``CARD_NAMES[code]`` is the canonical two-character name, e.g. ``As``."""
+CARD_SYMBOLS: Final = np.array([r + s for r in RANKS for s in SUIT_SYMBOLS])
+
+
+@dataclass(frozen=True)
+class BadToken:
+    """One token that is not a card, with its position in the input (0-based; shown 1-based)."""
+
+    index: int
+    token: str
+    row: int | None = None
+    position: int | None = None
+
+    def describe(self) -> str:
+        if self.row is None:
+            return f"{self.token!r} (#{self.index + 1})"
+        if self.position is None:
+            return f"{self.token!r} (#{self.row + 1})"
+        return f"{self.token!r} (#{self.row + 1}, card {self.position + 1})"
+
+
+class CardParseError(ValueError):
+    """Raised when input holds tokens that are not cards; lists each with its position."""
+
+    def __init__(
+        self, bad: Sequence[BadToken], total_bad: int | None = None, context: str = "", problem: str = "not a card"
+    ) -> None:
+        self.bad = list(bad)
+        self.total_bad = len(self.bad) if total_bad is None else total_bad
+        self.context = context
+        self.problem = problem
+        shown = "; ".join(b.describe() for b in self.bad[:5])
+        more = f" (and {self.total_bad - 5} more)" if self.total_bad > 5 else ""
+        prefix = f"{context}: " if context else ""
+        super().__init__(f"{prefix}{problem}: {shown}{more}")
+
+
+def _normalise(tokens: pl.Series) -> tuple[pl.Series, pl.Series]:
+    import polars as pl
+
+    t = tokens.cast(pl.String).str.strip_chars().str.replace_all("\ufe0f", "", literal=True)
+    rank = t.str.head(-1).str.to_uppercase().replace_strict(_RANK_TOKENS, default=None, return_dtype=pl.UInt8)
+    suit = t.str.tail(1).str.to_lowercase().replace_strict(_SUIT_TOKENS, default=None, return_dtype=pl.UInt8)
+    return rank, suit
+
+
+def parse_card_column(tokens: pl.Series | Sequence[str] | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Parse a column of card tokens without raising.
+
+    Returns ``(codes, ok)``: ``uint8`` codes with ``NO_CARD`` where ``ok`` is
+    False. Ingesters use this to quarantine one record and keep the rest.
+    """
+    import polars as pl
+
+    s = tokens if isinstance(tokens, pl.Series) else pl.Series(values=np.asarray(tokens, dtype=object), dtype=pl.String)
+    rank, suit = _normalise(s)
+    code = (rank * 4 + suit).fill_null(NO_CARD).to_numpy().astype(np.uint8, copy=False)
+    return code, code != NO_CARD
+
+
+def parse_cards(tokens: pl.Series | Sequence[str] | np.ndarray, *, context: str = "") -> np.ndarray:
+    """Parse a column of card tokens into ``uint8`` codes; raise CardParseError naming every bad one."""
+    codes, ok = parse_card_column(tokens)
+    if not ok.all():
+        bad_idx = np.flatnonzero(~ok)
+        values = [tokens[int(i)] for i in bad_idx[:10]]
+        raise CardParseError(
+            [BadToken(int(i), str(v)) for i, v in zip(bad_idx, values, strict=False)], int(bad_idx.size), context
+        )
+    return codes
+
+
+def parse_card(token: str, *, context: str = "") -> int:
+    """Parse one card token, e.g. ``"As"``, ``"10d"`` or ``"A♠"``."""
+    return int(parse_cards([token], context=context)[0])
+
+
+def parse_rows(rows: pl.Series | Sequence[str], width: int, *, context: str = "") -> np.ndarray:
+    """Parse a column of rows written as space- or comma-separated cards into an (N, width) array.
+
+    A row with the wrong number of cards or a bad token raises CardParseError
+    naming the row and the card position.
+    """
+    import polars as pl
+
+    s = rows if isinstance(rows, pl.Series) else pl.Series(values=list(rows), dtype=pl.String)
+    tokens = s.str.strip_chars().str.replace_all(r"[\s,]+", " ").str.split(" ")
+    lengths = tokens.list.len().to_numpy()
+    wrong = np.flatnonzero(lengths != width)
+    if wrong.size:
+        bad = [BadToken(int(i), str(rows[int(i)]), row=int(i), position=None) for i in wrong[:10]]
+        raise CardParseError(bad, int(wrong.size), context, f"expected {width} cards")
+    flat = tokens.explode()
+    codes, ok = parse_card_column(flat)
+    if not ok.all():
+        bad_idx = np.flatnonzero(~ok)
+        bad = [BadToken(int(i), str(flat[int(i)]), row=int(i) // width, position=int(i) % width) for i in bad_idx[:10]]
+        raise CardParseError(bad, int(bad_idx.size), context)
+    return codes.reshape(-1, width)
+
+
+def parse_row(text: str, width: int | None = None, *, context: str = "") -> np.ndarray:
+    """Parse one row such as ``"Qh Qd 4c"``; ``width`` checks the card count."""
+    n = len(text.replace(",", " ").split())
+    return parse_rows([text], width if width is not None else n, context=context)[0]
+
+
+def format_cards(codes: np.ndarray | Iterable[int], *, symbols: bool = False) -> np.ndarray:
+    """Names of card codes, same shape as the input (a gather, no loop)."""
+    names = CARD_SYMBOLS if symbols else CARD_NAMES
+    arr = np.asarray(codes)
+    if arr.size and (arr.min() < 0 or arr.max() > 51):
+        raise ValueError(f"card codes must be 0..51, got {int(arr.min())}..{int(arr.max())}")
+    return names[arr]
+
+
+def format_card(code: int, *, symbols: bool = False) -> str:
+    return str(format_cards(np.array([code]), symbols=symbols)[0])
+
+
+def format_row(codes: np.ndarray | Iterable[int], *, symbols: bool = False) -> str:
+    """``"Qh Qd 4c"`` for one row of codes."""
+    return " ".join(format_cards(np.asarray(codes), symbols=symbols).tolist())
+
+
+def deal(n: int, k: int, rng: np.random.Generator) -> np.ndarray:
+    """``n`` independent deals of ``k`` distinct cards each, as an (n, k) ``uint8`` array.
+
+    Each row is uniform over ordered ``k``-card deals: Floyd's sampling picks
+    the set one column at a time for all rows at once, then each row's order
+    is shuffled. Cost is O(k^2) vector operations, not a shuffle of 52 cards
+    per row.
+    """
+    if not 0 <= k <= 52:
+        raise ValueError(f"cannot deal {k} cards from one deck")
+    out = np.empty((n, k), dtype=np.uint8)
+    for i, top in enumerate(range(52 - k, 52)):
+        pick = rng.integers(0, top + 1, size=n, dtype=np.uint8)
+        taken = (out[:, :i] == pick[:, None]).any(axis=1)
+        out[:, i] = np.where(taken, np.uint8(top), pick)
+    return rng.permuted(out, axis=1)
+
+
+ROW_WIDTHS: Final = (("top", 3), ("middle", 5), ("bottom", 5))
+
+
+def parse_boards(boards: pl.Series | Sequence[str], *, context: str = "") -> np.ndarray:
+    """Parse boards written ``"top / middle / bottom"`` (``|`` also separates) into (N, 13) codes."""
+    import polars as pl
+
+    s = boards if isinstance(boards, pl.Series) else pl.Series(values=list(boards), dtype=pl.String)
+    rows = s.str.replace_all("|", "/", literal=True).str.split("/")
+    wrong = np.flatnonzero(rows.list.len().to_numpy() != 3)
+    if wrong.size:
+        bad = [BadToken(int(i), str(s[int(i)]), row=int(i)) for i in wrong[:10]]
+        raise CardParseError(bad, int(wrong.size), context, "expected three rows separated by '/'")
+    parts = [
+        parse_rows(rows.list.get(i), width, context=f"{context} {name} row".strip())
+        for i, (name, width) in enumerate(ROW_WIDTHS)
+    ]
+    return np.concatenate(parts, axis=1)
