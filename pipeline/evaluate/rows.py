@@ -1,0 +1,246 @@
+"""Row evaluation over whole columns: strengths, categories, defining ranks, 2-7 values.
+
+Inputs are (N, 3) or (N, 5) arrays of card codes, or polars/Arrow columns of
+lists; the answer comes back as the same kind of column (numpy, polars, Arrow). Cards
+in a row are assumed distinct (ingest validates that); an impossible rank
+pattern or a code above 51 raises :class:`InvalidRowError` naming the rows.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
+
+import numpy as np
+
+from pipeline.evaluate import kernels, tables
+from pipeline.evaluate.tables import CATEGORY_NAMES, INVALID
+
+if TYPE_CHECKING:
+    import polars as pl
+
+ROYAL: Final = "royal flush"
+
+
+class InvalidRowError(ValueError):
+    """Rows that hold a code outside 0..51 or a rank pattern no deck can deal."""
+
+    def __init__(self, rows: np.ndarray, cards: np.ndarray) -> None:
+        self.rows = rows
+        shown = "; ".join(f"row {int(r)}: {cards[r].tolist()}" for r in rows[:5])
+        more = f" (and {rows.size - 5} more)" if rows.size > 5 else ""
+        super().__init__(f"invalid card codes (each must be 0..51, no card twice): {shown}{more}")
+
+
+def _is_polars(obj: object) -> bool:
+    return type(obj).__module__.startswith("polars")
+
+
+def _is_arrow(obj: object) -> bool:
+    return type(obj).__module__.startswith("pyarrow")
+
+
+def as_rows(cards: Any, width: int) -> np.ndarray:
+    """Any supported column of rows as a C-contiguous (N, width) ``uint8`` array."""
+    if _is_arrow(cards):
+        import polars as pl
+
+        cards = pl.Series(pl.from_arrow(cards))
+    if _is_polars(cards):
+        import polars as pl
+
+        if cards.null_count():
+            raise ValueError(f"column {cards.name!r} has {cards.null_count()} null rows")
+        if isinstance(cards.dtype, pl.List):
+            cards = cards.list.to_array(width)
+        arr = cards.to_numpy()
+    else:
+        arr = np.asarray(cards)
+    if arr.ndim == 1 and arr.size == width and arr.dtype != object:
+        arr = arr.reshape(1, width)
+    if arr.ndim != 2 or arr.shape[1] != width:
+        raise ValueError(f"expected rows of {width} card codes, got an array of shape {arr.shape}")
+    if arr.dtype != np.uint8:
+        if not np.issubdtype(arr.dtype, np.integer):
+            raise TypeError(f"card codes must be integers, got {arr.dtype}")
+        out_of_range = (arr < 0) | (arr > 51)
+        if out_of_range.any():
+            rows = np.flatnonzero(out_of_range.any(axis=1))
+            raise InvalidRowError(rows, arr)
+        arr = arr.astype(np.uint8)
+    return np.ascontiguousarray(arr)
+
+
+def _wrap(values: np.ndarray, like: Any, name: str) -> Any:
+    """Answer in the caller's kind of column: polars for polars, Arrow for Arrow, else numpy."""
+    if _is_polars(like):
+        import polars as pl
+
+        return pl.Series(name, values)
+    if _is_arrow(like):
+        import pyarrow as pa
+
+        return pa.array(values)
+    return values
+
+
+def _checked(out: np.ndarray, bad: int, rows: np.ndarray) -> np.ndarray:
+    if bad:
+        flat = out.reshape(out.shape[0], -1)
+        raise InvalidRowError(np.flatnonzero((flat == INVALID).any(axis=1)), rows)
+    return out
+
+
+def strength5(cards: Any) -> Any:
+    """Strength of 5-card rows on the shared scale (``uint16``, higher is better)."""
+    rows = as_rows(cards, 5)
+    out = np.empty(rows.shape[0], dtype=np.uint16)
+    bad = kernels.lookup5(rows, tables.table5_direct(), tables.DIGITS5, out)
+    return _wrap(_checked(out, bad, rows), cards, "strength")
+
+
+def strength3(cards: Any) -> Any:
+    """Strength of 3-card (top) rows on the shared scale: trips, pair or high card only."""
+    rows = as_rows(cards, 3)
+    out = np.empty(rows.shape[0], dtype=np.uint16)
+    bad = kernels.lookup3(rows, tables.TABLE3_DIRECT, tables.DIGITS3, out)
+    return _wrap(_checked(out, bad, rows), cards, "strength")
+
+
+def _width(cards: Any) -> int:
+    if _is_polars(cards):
+        import polars as pl
+
+        if isinstance(cards.dtype, pl.Array):
+            return int(cards.dtype.size)
+        return int(cards.list.len().max() or 0)
+    if _is_arrow(cards):
+        return _width(_to_polars(cards))
+    return int(np.shape(cards)[-1])
+
+
+def _to_polars(obj: Any) -> pl.Series:
+    import polars as pl
+
+    return pl.Series(pl.from_arrow(obj))
+
+
+def strength(cards: Any) -> Any:
+    """Strength of 3- or 5-card rows, chosen by the row width."""
+    width = _width(cards)
+    if width == 5:
+        return strength5(cards)
+    if width == 3:
+        return strength3(cards)
+    raise ValueError(f"a row has 3 or 5 cards, got {width}")
+
+
+def lowball27(cards: Any) -> Any:
+    """2-7 lowball value of 5-card rows: 0 is 7-5-4-3-2, smaller is better.
+
+    Aces are high, straights and flushes count against the hand, and
+    A-2-3-4-5 is an ace-high hand, not a straight.
+    """
+    rows = as_rows(cards, 5)
+    out = np.empty(rows.shape[0], dtype=np.uint16)
+    bad = kernels.lookup5(rows, tables.low5_direct(), tables.DIGITS5, out)
+    return _wrap(_checked(out, bad, rows), cards, "lowball27")
+
+
+class RowFacts(NamedTuple):
+    """What a strength means, as columns: used for royalty lookups and reports."""
+
+    category: np.ndarray
+    """0 high card .. 8 straight flush (``CATEGORY_NAMES``)."""
+    royal: np.ndarray
+    """True for an ace-high straight flush."""
+    rank1: np.ndarray
+    """Pair / trips / quads rank, higher pair, straight top (3 = wheel), highest card."""
+    rank2: np.ndarray
+    """Lower pair, full-house pair, first kicker; -1 when none."""
+    n_cards: np.ndarray
+    """3 for a top-row strength, 5 otherwise."""
+
+
+def _gather(table: np.ndarray, values: Any, name: str) -> Any:
+    v = values.to_numpy() if _is_polars(values) else np.asarray(values)
+    if v.size and int(v.max()) >= table.size:
+        raise ValueError(f"not a value of this scale: {int(v.max())} (at most {table.size - 1})")
+    return _wrap(table[v], values, name)
+
+
+def category(strengths: Any) -> Any:
+    """Category code (0 high card .. 8 straight flush) of each strength."""
+    return _gather(tables.CATEGORY, strengths, "category")
+
+
+def is_royal(strengths: Any) -> Any:
+    return _gather(_royal_table(), strengths, "royal")
+
+
+def row_facts(strengths: Any) -> RowFacts:
+    """Category, royal flag and defining ranks of each strength, as numpy columns."""
+    s = strengths.to_numpy() if _is_polars(strengths) else np.asarray(strengths)
+    return RowFacts(tables.CATEGORY[s], _royal_table()[s], tables.RANK1[s], tables.RANK2[s], tables.N_CARDS[s])
+
+
+def lowball_category(values: Any) -> Any:
+    """Category of each 2-7 value under lowball rules (the wheel is a high card)."""
+    return _gather(tables.LOW_CATEGORY, values, "lowball_category")
+
+
+def lowball_high_rank(values: Any) -> Any:
+    """Highest card of each 2-7 value: 5 (a 7) for a seven-low, 8 (a ten) for a ten-low."""
+    return _gather(tables.LOW_RANK1, values, "lowball_high_rank")
+
+
+def describe(strengths: Any) -> Any:
+    """Readable name of each strength, e.g. ``pair of queens, king kicker`` (a gather)."""
+    return _gather(_strength_names(), strengths, "hand")
+
+
+@cache
+def _royal_table() -> np.ndarray:
+    return (tables.CATEGORY == tables.STRAIGHT_FLUSH) & (tables.RANK1 == tables.ACE)
+
+
+_RANK_NAMES: Final = (
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "jack",
+    "queen",
+    "king",
+    "ace",
+)
+_PLURAL: Final = tuple(n + ("es" if n == "six" else "s") for n in _RANK_NAMES)
+
+
+@cache
+def _strength_names() -> np.ndarray:
+    """One name per class (7,917 of them), built once for display."""
+    columns = (tables.CATEGORY.tolist(), tables.RANK1.tolist(), tables.RANK2.tolist())
+    return np.array([_name(*facts) for facts in zip(*columns, strict=True)])
+
+
+def _name(cat: int, r1: int, r2: int) -> str:
+    hi = _RANK_NAMES[r1]
+    kicker = f", {_RANK_NAMES[r2]} kicker" if r2 >= 0 else ""
+    if cat == tables.STRAIGHT_FLUSH:
+        return ROYAL if r1 == tables.ACE else f"{hi}-high straight flush"
+    if cat in (tables.STRAIGHT, tables.FLUSH):
+        return f"{hi}-high {CATEGORY_NAMES[cat]}"
+    if cat == tables.HIGH_CARD:
+        return f"{hi}-{_RANK_NAMES[r2]} high"
+    if cat == tables.FULL_HOUSE:
+        return f"full house, {_PLURAL[r1]} over {_PLURAL[r2]}"
+    if cat == tables.TWO_PAIR:
+        return f"two pair, {_PLURAL[r1]} and {_PLURAL[r2]}"
+    base = {tables.PAIR: "pair of", tables.TRIPS: "three", tables.QUADS: "four"}[cat]
+    return f"{base} {_PLURAL[r1]}{kicker}"
