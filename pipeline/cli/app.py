@@ -1,0 +1,50 @@
+"""The ``ofc`` command: one typer app, one module per command group."""
+
+from __future__ import annotations
+
+import typer
+
+from pipeline import __version__
+from pipeline.cli import demo, evaluate
+from pipeline.cli.console import EXIT_FAILED, debugging, err
+
+app = typer.Typer(
+    name="ofc",
+    help="Hand-history analytics for Chinese poker: classic, OFC, Pineapple and their variants.",
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode="rich",
+    context_settings={"help_option_names": ["-h", "--help"]},
+    pretty_exceptions_enable=False,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"ofc-analytics {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", "-V", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    """Hand-history analytics for Chinese poker."""
+
+
+app.command("eval")(evaluate.eval_boards)
+app.command("demo")(demo.demo)
+
+
+def main() -> None:
+    """Console entry point: typer handles usage errors; anything unexpected is one line, not a traceback."""
+    try:
+        app()
+    except Exception as exc:
+        if debugging():
+            raise
+        err.print(f"[bold red]internal error:[/] {type(exc).__name__}: {exc}", markup=True)
+        err.print("Set OFC_DEBUG=1 to see the traceback.")
+        raise SystemExit(EXIT_FAILED) from None

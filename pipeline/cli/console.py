@@ -1,0 +1,51 @@
+"""Terminal output and error handling shared by every command.
+
+Exit codes: 0 success; 1 the command ran but failed (or an internal error);
+2 bad usage or input that cannot be used at all.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, NoReturn
+
+import typer
+from rich.console import Console
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def fail(message: str, code: int = EXIT_FAILED) -> NoReturn:
+    """Print ``error: message`` on stderr and leave with ``code``."""
+    err.print(f"[bold red]error:[/] {message}", markup=True)
+    raise typer.Exit(code)
+
+
+@contextmanager
+def user_errors() -> Iterator[None]:
+    """Turn the errors a user can cause into one readable line and exit code 2."""
+    from pipeline.cards import CardParseError
+    from pipeline.evaluate import InvalidRowError
+
+    try:
+        yield
+    except (CardParseError, InvalidRowError, FileNotFoundError) as exc:
+        fail(str(exc), EXIT_USAGE)
+
+
+def print_json(data: Any) -> None:
+    """Machine output: one JSON document on stdout, nothing else."""
+    sys.stdout.write(json.dumps(data, ensure_ascii=False) + "\n")
+
+
+def debugging() -> bool:
+    return os.environ.get("OFC_DEBUG", "") not in ("", "0")
