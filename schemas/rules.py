@@ -1,0 +1,474 @@
+"""Rule sets: every scoring variant of the game family, as data.
+
+A rule set is a TOML file validated by :class:`RuleSet`. The scoring engine
+reads its tables and switches; no variant is a special case in code. A file
+may start with ``extends = "ofc"`` (a preset name or a path relative to the
+file) and then state only what differs.
+
+Hands in thresholds (Fantasyland entry and stay, the lowball qualifier and
+royalty tiers) are written as a category (``"full house"``, ``"quads"``), a
+rank pattern (``"QQ"`` is the lowest pair of queens, ``"222"`` the lowest
+trips) or whole ranks (``"7 5 4 3 2"``). On a lowball middle they are 2-7
+hands, and "at least" means at least as good a low.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import tomllib
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+RANKS = "23456789TJQKA"
+
+
+class Model(BaseModel):
+    """Strict base: unknown keys are errors, values are immutable."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+
+class Variant(StrEnum):
+    CLASSIC = "classic"
+    OFC = "ofc"
+    PINEAPPLE = "pineapple"
+    PROGRESSIVE_PINEAPPLE = "progressive-pineapple"
+    PINEAPPLE_27 = "pineapple-27"
+
+
+class Dealing(StrEnum):
+    CLASSIC = "classic"
+    """13 cards at once, set face down, revealed together."""
+    OFC = "ofc"
+    """5 cards, then 8 single cards, placed face up street by street."""
+    PINEAPPLE = "pineapple"
+    """5 cards, then 4 streets of 3: place 2, discard 1."""
+
+
+class Row(StrEnum):
+    TOP = "top"
+    MIDDLE = "middle"
+    BOTTOM = "bottom"
+
+
+class Natural(StrEnum):
+    DRAGON = "dragon"
+    SIX_PAIRS = "six_pairs"
+    THREE_STRAIGHTS = "three_straights"
+    THREE_FLUSHES = "three_flushes"
+    NO_PEOPLE = "no_people"
+
+
+NonNegative = Annotated[int, Field(ge=0)]
+
+
+class Game(Model):
+    """What is dealt and how the board is judged."""
+
+    variant: Variant = Variant.OFC
+    """The game these rules are for; hand records of this variant are scored with them."""
+    dealing: Dealing = Dealing.OFC
+    """How cards arrive (used by the simulator and to validate placements)."""
+    lowball_middle: bool = False
+    """Play the middle as 2-7 lowball: the order rule becomes bottom >= top and the middle must qualify."""
+    min_players: int = Field(2, ge=2, le=4)
+    """Fewest players a hand may have."""
+    max_players: int = Field(4, ge=2, le=4)
+    """Most players a hand may have (Pineapple: at most 3)."""
+    criss_cross: bool = False
+    """Two players each play two boards; a player's own two boards are not compared."""
+    last_cards_face_down: bool = False
+    """In 4-handed OFC the last 3 cards are placed face down (affects only what a history shows)."""
+    button_moves_in_fantasyland: bool = False
+    """Whether the button rotates on a hand in which someone is in Fantasyland."""
+
+    @model_validator(mode="after")
+    def _players(self) -> Game:
+        if self.min_players > self.max_players:
+            raise ValueError(f"min_players ({self.min_players}) is above max_players ({self.max_players})")
+        if self.dealing is Dealing.PINEAPPLE and self.max_players > 3:
+            raise ValueError("Pineapple deals 17 cards a player: at most 3 players")
+        return self
+
+
+class Scoring(Model):
+    """Points between two players: row points, then bonuses, then multipliers."""
+
+    row_value: NonNegative = 1
+    """Points for each row won."""
+    majority_bonus: NonNegative = 0
+    """2-4 style: extra points to whoever wins more rows (2 of 3, or a scoop)."""
+    scoop_bonus: NonNegative = 3
+    """Extra points for winning all three rows (3 under 1-6, 1 under the scoop-only 2-4)."""
+    scoop_multiplier: int = Field(1, ge=1)
+    """A scoop multiplies the pair's base points by this (2 for scoop doubling and Taiwanese)."""
+    home_run_multiplier: int = Field(1, ge=1)
+    """Taiwanese home run: a player who scoops every opponent has those pairs multiplied again."""
+    multiply_royalties: bool = False
+    """Whether scoop and home-run multipliers apply to royalties too."""
+    bottom_may_equal_middle: bool = True
+    """The usual "better or equal" reading; False makes an exact bottom/middle tie a foul."""
+    suit_order: str | None = None
+    """Break exact row ties by the suit of each row's best card, highest first (e.g. "shcd");
+    None: ties stand, as in western rules."""
+
+    @field_validator("suit_order")
+    @classmethod
+    def _suits(cls, v: str | None) -> str | None:
+        if v is not None and sorted(v.lower()) != sorted("cdhs"):
+            raise ValueError("must name each suit c, d, h, s once, highest first, e.g. 'shcd'")
+        return v.lower() if v else v
+
+
+class Fouls(Model):
+    """What a fouled board costs. A fouled board wins no row and earns no royalty or bonus."""
+
+    penalty: Literal["scoop"] | NonNegative = "scoop"
+    """"scoop": the fouler loses as if scooped (bonuses and multipliers included); a number: a fixed amount."""
+    pays_royalties: bool = True
+    """The fouler also pays the opponent's royalties (OFC); classic rules usually say no."""
+
+
+class FiveCardRoyalties(Model):
+    """Royalty points of a 5-card row by its category; 0 where a category earns nothing."""
+
+    high_card: NonNegative = 0
+    pair: NonNegative = 0
+    two_pair: NonNegative = 0
+    trips: NonNegative = 0
+    straight: NonNegative = 0
+    flush: NonNegative = 0
+    full_house: NonNegative = 0
+    quads: NonNegative = 0
+    straight_flush: NonNegative = 0
+    royal: NonNegative | None = None
+    """A royal flush; None means the straight-flush value."""
+
+
+RankTable = NonNegative | dict[str, NonNegative]
+
+
+class TopRoyalties(Model):
+    """Royalty points of the 3-card top row: by the rank of its pair or trips."""
+
+    pair: RankTable = Field(default_factory=lambda: {r: i + 1 for i, r in enumerate("6789TJQKA")})
+    """Points by pair rank (``"6" = 1`` ... ``"A" = 9``), or one number for every pair."""
+    trips: RankTable = Field(default_factory=lambda: {r: i + 10 for i, r in enumerate(RANKS)})
+    """Points by trips rank (``"2" = 10`` ... ``"A" = 22``), or one number for any trips."""
+
+    @field_validator("pair", "trips")
+    @classmethod
+    def _ranks(cls, v: RankTable) -> RankTable:
+        if isinstance(v, dict):
+            bad = [k for k in v if normalise_rank(k) is None]
+            if bad:
+                raise ValueError(f"not a rank: {', '.join(bad)} (use 2-9, T or 10, J, Q, K, A)")
+        return v
+
+    def points(self, kind: Literal["pair", "trips"], rank: int) -> int:
+        table = getattr(self, kind)
+        if isinstance(table, int):
+            return table
+        by_rank = {normalise_rank(k): pts for k, pts in table.items()}
+        return by_rank.get(rank, 0)
+
+
+class LowballTier(Model):
+    """Royalty points for a lowball middle at least this good."""
+
+    at_least: str
+    """A 2-7 low, e.g. "7 5 4 3 2" or "8": this tier pays a middle at least this good."""
+    points: NonNegative
+    """Royalty points of this tier."""
+
+
+class LowballRoyalties(Model):
+    """The lowball middle: who qualifies and what a good low earns."""
+
+    qualifier: str = "T 9 8 7 5"
+    """The worst low that still qualifies (ten-low); a worse middle fouls the board."""
+    tiers: list[LowballTier] = Field(default_factory=list)
+    """A middle earns the points of the best tier it reaches."""
+
+
+class Royalties(Model):
+    """Bonus points for strong rows and how they change hands. Only a board that is not fouled earns them."""
+
+    settlement: Literal["both", "winner", "replace"] = "both"
+    """both: each player collects their own royalties from every opponent, netted;
+    winner: only the row's winner collects its royalty, added to the row point;
+    replace: a won row is worth its royalty instead of the row value (the row value when it has none)."""
+    one_per_board: bool = False
+    """Only the board's largest royalty counts."""
+    top: TopRoyalties = Field(default_factory=TopRoyalties)
+    middle: FiveCardRoyalties = Field(
+        default_factory=lambda: FiveCardRoyalties(
+            trips=2, straight=4, flush=8, full_house=12, quads=20, straight_flush=30, royal=50
+        )
+    )
+    bottom: FiveCardRoyalties = Field(
+        default_factory=lambda: FiveCardRoyalties(
+            straight=2, flush=4, full_house=6, quads=10, straight_flush=15, royal=25
+        )
+    )
+    lowball_middle: LowballRoyalties = Field(default_factory=LowballRoyalties)
+    """Used instead of ``middle`` when the game plays a lowball middle."""
+
+
+class Condition(Model):
+    """A row holding at least a given hand."""
+
+    row: Row
+    """Which row."""
+    at_least: str
+    """A hand: "QQ", "trips", "222", "full house", "quads", or whole ranks; a 2-7 low on a lowball middle."""
+
+
+class EntryTier(Condition):
+    cards: int = Field(ge=13, le=17)
+    """Cards dealt in the Fantasyland hand this tier earns."""
+
+
+def _standard_entry() -> list[EntryTier]:
+    return [EntryTier(row=Row.TOP, at_least="QQ", cards=13)]
+
+
+def _standard_stay() -> list[Condition]:
+    return [
+        Condition(row=Row.TOP, at_least="trips"),
+        Condition(row=Row.MIDDLE, at_least="full house"),
+        Condition(row=Row.BOTTOM, at_least="quads"),
+    ]
+
+
+class Fantasyland(Model):
+    """Entry, stay and card counts (OFC and Pineapple)."""
+
+    enabled: bool = True
+    entry: list[EntryTier] = Field(default_factory=_standard_entry)
+    """A board that is not fouled and meets a tier enters; the most cards among the tiers met."""
+    combined_cards: int | None = Field(None, ge=13, le=17)
+    """Cards when tiers on two different rows are met at once (2-7: KK+ top and 7-5-4-3-2 middle)."""
+    stay: list[Condition] = Field(default_factory=_standard_stay)
+    """While in Fantasyland, a board that is not fouled and meets any of these earns another."""
+    stay_cards: int | Literal["earned"] = 13
+    """Cards of a stay: a number, or "earned" (the count the new board's entry tiers give)."""
+    exclusive: bool = True
+    """A player in Fantasyland can only stay: meeting an entry tier there does not re-enter."""
+
+    @field_validator("stay_cards")
+    @classmethod
+    def _stay_cards(cls, v: int | str) -> int | str:
+        if isinstance(v, int) and not 13 <= v <= 17:
+            raise ValueError("a Fantasyland hand has 13 to 17 cards")
+        return v
+
+    @model_validator(mode="after")
+    def _tiers(self) -> Fantasyland:
+        if self.enabled and not self.entry:
+            raise ValueError("Fantasyland is enabled but has no entry tier")
+        return self
+
+
+class Naturals(Model):
+    """Classic special hands, declared before the reveal; never assumed when a history does not say so."""
+
+    enabled: bool = False
+    values: dict[Natural, NonNegative] = Field(
+        default_factory=lambda: {
+            Natural.DRAGON: 13,
+            Natural.SIX_PAIRS: 3,
+            Natural.THREE_STRAIGHTS: 3,
+            Natural.THREE_FLUSHES: 3,
+        }
+    )
+    """Which naturals exist and what each collects from every opponent."""
+    precedence: Literal["strength", "declaration"] = "strength"
+    """Two naturals: the stronger wins; or the earlier declaration (table order) wins, a dragon beating all."""
+    auto_scoop: list[Natural] = Field(default_factory=list)
+    """Naturals paid as a scoop of the opponent instead of their fixed value."""
+
+
+class Surrender(Model):
+    """Classic surrender: pay a fixed amount instead of playing the hand."""
+
+    allowed: bool = False
+    """Classic: a player may surrender instead of setting a hand."""
+    cost: NonNegative = 2
+    """Paid to each opponent by a player who surrenders; no royalties change hands."""
+
+
+class TableStakes(Model):
+    """Players may only lose the chips in front of them: settle in table order, capped."""
+
+    enabled: bool = False
+    stack: int = Field(100, ge=1)
+    """Each player's stack when a history does not record one."""
+
+
+class RuleSet(Model):
+    """A complete set of house rules. Every field has the standard-OFC default."""
+
+    name: str = Field(min_length=1)
+    """How results and the command line name the rule set; a file's stem when the file does not say."""
+    description: str = ""
+    """One line for people: what these rules are."""
+    game: Game = Field(default_factory=Game)
+    scoring: Scoring = Field(default_factory=Scoring)
+    fouls: Fouls = Field(default_factory=Fouls)
+    royalties: Royalties = Field(default_factory=Royalties)
+    fantasyland: Fantasyland = Field(default_factory=Fantasyland)
+    naturals: Naturals = Field(default_factory=Naturals)
+    surrender: Surrender = Field(default_factory=Surrender)
+    table_stakes: TableStakes = Field(default_factory=TableStakes)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> RuleSet:
+        classic = self.game.dealing is Dealing.CLASSIC
+        if classic and self.fantasyland.enabled:
+            raise ValueError("fantasyland.enabled: classic dealing has no Fantasyland")
+        if not classic and self.naturals.enabled:
+            raise ValueError("naturals.enabled: naturals exist only in classic dealing")
+        if not classic and self.surrender.allowed:
+            raise ValueError("surrender.allowed: surrender exists only in classic dealing")
+        return self
+
+    @property
+    def content_hash(self) -> str:
+        """Identifies the rules' content: an edited file is a new rule set."""
+        body = self.model_dump_json(exclude={"name", "description"})
+        return hashlib.sha256(body.encode()).hexdigest()[:12]
+
+    @property
+    def key(self) -> str:
+        """``name@hash``: how results name the rule set they were scored under."""
+        return f"{self.name}@{self.content_hash}"
+
+
+def normalise_rank(token: str) -> int | None:
+    t = str(token).strip().upper()
+    t = "T" if t == "10" else t
+    return RANKS.index(t) if len(t) == 1 and t in RANKS else None
+
+
+# ---------------------------------------------------------------- loading
+
+
+class RuleSetError(ValueError):
+    """A rule file that cannot be used, with every problem named by its TOML path."""
+
+    def __init__(self, source: str, problems: list[tuple[str, str]]) -> None:
+        self.source = source
+        self.problems = problems
+        lines = "\n".join(f"  {path or '(top level)'}: {msg}" for path, msg in problems)
+        super().__init__(f"{source}: invalid rule set\n{lines}")
+
+
+def presets_dir() -> Path:
+    return Path(__file__).resolve().parent.parent / "data" / "rules"
+
+
+def preset_names() -> list[str]:
+    return sorted(p.stem for p in presets_dir().glob("*.toml"))
+
+
+def resolve_path(name_or_path: str | Path) -> Path:
+    """A path to an existing file, or the preset of that name."""
+    p = Path(name_or_path)
+    if p.suffix == ".toml" or p.exists():
+        if not p.is_file():
+            raise RuleSetError(str(p), [("", "no such file")])
+        return p
+    preset = presets_dir() / f"{name_or_path}.toml"
+    if not preset.is_file():
+        raise RuleSetError(str(name_or_path), [("", f"no such preset or file; presets: {', '.join(preset_names())}")])
+    return preset
+
+
+def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for k, v in over.items():
+        out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
+
+
+def read_document(path: Path, _seen: tuple[Path, ...] = ()) -> dict[str, Any]:
+    """The TOML document of a rule file with its ``extends`` chain merged in."""
+    path = path.resolve()
+    if path in _seen:
+        raise RuleSetError(str(path), [("extends", "cycle: " + " -> ".join(p.name for p in (*_seen, path)))])
+    try:
+        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise RuleSetError(str(path), [("", f"not valid TOML: {exc}")]) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RuleSetError(str(path), [("", f"cannot read: {exc}")]) from None
+    parent = doc.pop("extends", None)
+    if parent is None:
+        return doc
+    if not isinstance(parent, str):
+        raise RuleSetError(str(path), [("extends", "must be a preset name or a path")])
+    relative = path.parent / parent
+    try:
+        base_path = relative if relative.suffix == ".toml" and relative.is_file() else resolve_path(parent)
+    except RuleSetError as exc:
+        raise RuleSetError(str(path), [("extends", f"{parent!r}: {m}") for _, m in exc.problems]) from None
+    base = read_document(base_path, (*_seen, path))
+    base.pop("description", None)
+    base.pop("name", None)  # a file is named by itself, or after its file
+    return _merge(base, doc)
+
+
+def parse_rules(doc: dict[str, Any], source: str) -> RuleSet:
+    """Validate a TOML document; errors name the TOML path of each bad field."""
+    try:
+        rules = RuleSet.model_validate(doc)
+    except ValidationError as exc:
+        problems = [(".".join(str(p) for p in e["loc"]), _message(e)) for e in exc.errors()]
+        raise RuleSetError(source, problems) from None
+    _check_thresholds(rules, source)
+    return rules
+
+
+def _message(e: Any) -> str:
+    if e["type"] == "extra_forbidden":
+        return "unknown key"
+    if e["type"] == "missing":
+        return "required"
+    msg = str(e["msg"]).removeprefix("Value error, ")
+    return f"{msg} (got {e['input']!r})" if e["type"] not in ("value_error",) and "input" in e else msg
+
+
+def _check_thresholds(rules: RuleSet, source: str) -> None:
+    """Every hand written in the file must parse; report them all with their TOML paths."""
+    from pipeline.score.thresholds import HandPatternError, threshold
+
+    lowball = rules.game.lowball_middle
+    checks: list[tuple[str, Row, str]] = []
+    checks += [(f"fantasyland.entry.{i}.at_least", t.row, t.at_least) for i, t in enumerate(rules.fantasyland.entry)]
+    checks += [(f"fantasyland.stay.{i}.at_least", c.row, c.at_least) for i, c in enumerate(rules.fantasyland.stay)]
+    lb = rules.royalties.lowball_middle
+    if lowball:
+        checks.append(("royalties.lowball_middle.qualifier", Row.MIDDLE, lb.qualifier))
+        checks += [
+            (f"royalties.lowball_middle.tiers.{i}.at_least", Row.MIDDLE, t.at_least) for i, t in enumerate(lb.tiers)
+        ]
+    problems = []
+    for path, row, text in checks:
+        try:
+            threshold(text, row, lowball_middle=lowball)
+        except HandPatternError as exc:
+            problems.append((path, str(exc)))
+    if problems:
+        raise RuleSetError(source, problems)
+
+
+def load_rules(name_or_path: str | Path) -> RuleSet:
+    """A preset by name (``"ofc"``) or a rule file by path, validated."""
+    path = resolve_path(name_or_path)
+    doc = read_document(path)
+    doc.setdefault("name", path.stem)
+    return parse_rules(doc, str(path))
