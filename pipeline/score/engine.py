@@ -1,0 +1,423 @@
+"""Score every pairwise comparison of every hand under one rule set, as column operations.
+
+Input: one row per board (hand, seat, 13 card codes, flags), any mix of 2-, 3-
+and 4-player hands. Output: per-board facts (fouled, royalties, Fantasyland),
+per-pair results and per-board net points. Nothing loops over hands or pairs:
+pairs are built from each hand's offset with a small template per table
+size, and table-stakes settlement loops over the at most six pair slots of a
+hand, each step a vector operation over all hands. The semantics are those of
+docs/scoring.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+
+from pipeline.evaluate import evaluate_boards, lowball27
+from pipeline.score import kernels
+from pipeline.score.compile import NATURALS, CompiledRules, compile_rules
+from pipeline.score.naturals import natural_kinds, natural_strength
+from schemas.rules import Natural, RuleSet
+
+NO_NATURAL = -1
+_SEAT_MODULUS = 256
+_DRAGON = NATURALS.index(Natural.DRAGON)
+_SETTLEMENT = {"both": kernels.BOTH, "winner": kernels.WINNER, "replace": kernels.REPLACE}
+
+
+@dataclass(frozen=True)
+class Boards:
+    """One row per board. ``hand`` groups boards into hands (any integer ids)."""
+
+    hand: np.ndarray
+    seat: np.ndarray
+    cards: np.ndarray
+    """(N, 13) uint8: top 3, middle 5, bottom 5."""
+    button: np.ndarray
+    """The hand's button seat, repeated on each of its boards."""
+    in_fantasyland: np.ndarray
+    surrendered: np.ndarray
+    natural: np.ndarray
+    """Declared natural: index into ``NATURALS``, -1 for none."""
+    stack: np.ndarray
+    """Chips in front of the player for table stakes; 0 for the rule set's default."""
+
+    @classmethod
+    def build(
+        cls,
+        hand: np.ndarray,
+        seat: np.ndarray,
+        cards: np.ndarray,
+        button: np.ndarray | None = None,
+        in_fantasyland: np.ndarray | None = None,
+        surrendered: np.ndarray | None = None,
+        natural: np.ndarray | None = None,
+        stack: np.ndarray | None = None,
+    ) -> Boards:
+        """Fill the optional columns with their defaults (button: the hand's highest seat)."""
+        n = len(hand)
+        hand = np.asarray(hand, dtype=np.int64)
+        seat = np.asarray(seat, dtype=np.int64)
+        if button is None:
+            _, inverse = np.unique(hand, return_inverse=True)
+            top_seat = np.full(inverse.max() + 1 if n else 0, -1, dtype=np.int64)
+            np.maximum.at(top_seat, inverse, seat)
+            button = top_seat[inverse]
+        return cls(
+            hand=hand,
+            seat=seat,
+            cards=np.ascontiguousarray(cards, dtype=np.uint8),
+            button=np.asarray(button, dtype=np.int64),
+            in_fantasyland=np.zeros(n, bool) if in_fantasyland is None else np.asarray(in_fantasyland, bool),
+            surrendered=np.zeros(n, bool) if surrendered is None else np.asarray(surrendered, bool),
+            natural=np.full(n, NO_NATURAL, np.int8) if natural is None else np.asarray(natural, np.int8),
+            stack=np.zeros(n, np.int64) if stack is None else np.asarray(stack, np.int64),
+        )
+
+
+@dataclass(frozen=True)
+class BoardFacts:
+    """What each board is worth on its own, in the input's board order."""
+
+    strength: np.ndarray
+    """(N, 3) row strengths; the middle is its 2-7 value on a lowball middle."""
+    fouled: np.ndarray
+    royalties: np.ndarray
+    """(N, 3) royalties the board earns (0 when fouled, surrendered or natural)."""
+    natural: np.ndarray
+    """Counted natural (declared, made and listed by the rules), -1 for none."""
+    surrendered: np.ndarray
+    """Counted surrender (only when the rules allow it)."""
+    fantasyland_entry: np.ndarray
+    fantasyland_stay: np.ndarray
+    fantasyland_next: np.ndarray
+    """Cards of this player's next hand when it is a Fantasyland hand, else 0."""
+
+
+@dataclass(frozen=True)
+class PairResults:
+    """One row per pair of boards in a hand: ``a`` and ``b`` index the input's boards."""
+
+    a: np.ndarray
+    b: np.ndarray
+    kind: np.ndarray
+    """How the pair was settled: ``kernels.PLAYED``, ``NATURAL``, ``SURRENDER``, ``FOUL``, ``BOTH_FOULED``."""
+    rows: np.ndarray
+    """(P, 3) int8: +1 where A won the row, -1 where B did, 0 for a tie."""
+    scoop: np.ndarray
+    """+1 A scooped B, -1 B scooped A, 0 neither (a foul counts as being scooped)."""
+    row_points: np.ndarray
+    bonus: np.ndarray
+    """Majority and scoop bonuses for A, before multipliers."""
+    royalty_points: np.ndarray
+    natural_points: np.ndarray
+    surrender_points: np.ndarray
+    foul_points: np.ndarray
+    multiplier: np.ndarray
+    """Scoop and home-run multiplier applied to the base points."""
+    points: np.ndarray
+    """Points for A (B gets the negative), after multipliers and table stakes."""
+
+
+@dataclass(frozen=True)
+class Scored:
+    boards: BoardFacts
+    pairs: PairResults
+    net: np.ndarray
+    """Net points per board: the sum over its pairs; sums to zero within each hand."""
+
+
+# ------------------------------------------------------------------ boards
+
+
+def board_facts(boards: Boards, c: CompiledRules) -> BoardFacts:
+    rules = c.rules
+    n = len(boards.hand)
+    top, middle, bottom = evaluate_boards(boards.cards)
+    low = lowball27(boards.cards[:, 3:8]) if c.lowball else None
+    strength = np.stack([top, low if low is not None else middle, bottom], axis=1).astype(np.int64)
+
+    surrendered = boards.surrendered & rules.surrender.allowed
+    natural = _counted_naturals(boards, c, strength) if rules.naturals.enabled else np.full(n, NO_NATURAL, np.int8)
+    out_of_play = surrendered | (natural >= 0)
+
+    if c.lowball:
+        fouled = (strength[:, 0] > strength[:, 2]) | (strength[:, 1] > c.qualifier)
+    else:
+        strict = not rules.scoring.bottom_may_equal_middle
+        fouled = (strength[:, 0] > strength[:, 1]) | (
+            strength[:, 2] <= strength[:, 1] if strict else strength[:, 2] < strength[:, 1]
+        )
+    fouled &= ~out_of_play
+
+    royalties = np.stack(
+        [
+            c.royalty_top[strength[:, 0]],
+            c.royalty_middle_low[strength[:, 1]] if c.lowball else c.royalty_middle[strength[:, 1]],
+            c.royalty_bottom[strength[:, 2]],
+        ],
+        axis=1,
+    )
+    royalties[fouled | out_of_play] = 0
+    if rules.royalties.one_per_board:
+        keep = 2 - np.argmax(royalties[:, ::-1], axis=1)  # the largest; on a tie the lowest row
+        royalties = np.where(np.arange(3)[None, :] == keep[:, None], royalties, 0)
+
+    valid = ~fouled & ~out_of_play
+    entry_cards, stay = _fantasyland(strength, valid, c)
+    fl = boards.in_fantasyland & rules.fantasyland.enabled
+    stay &= fl
+    stay_cards = rules.fantasyland.stay_cards
+    if stay_cards == "earned":
+        base = int(c.entry_cards.min()) if c.entry_cards.size else 0
+        stay_count = np.where(entry_cards > 0, entry_cards, base)
+    else:
+        stay_count = np.full(n, stay_cards, dtype=np.int64)
+    reenter = entry_cards if not rules.fantasyland.exclusive else 0
+    next_cards = np.where(fl, np.where(stay, stay_count, reenter), entry_cards)
+    return BoardFacts(
+        strength=strength,
+        fouled=fouled,
+        royalties=royalties,
+        natural=natural,
+        surrendered=surrendered,
+        fantasyland_entry=~fl & (entry_cards > 0),
+        fantasyland_stay=stay,
+        fantasyland_next=next_cards.astype(np.int64),
+    )
+
+
+def _meets(strength: np.ndarray, rows: np.ndarray, thresholds: np.ndarray, lowball: bool) -> np.ndarray:
+    """(N, K): whether each board's row ``rows[k]`` is at least ``thresholds[k]`` (at most, on a lowball middle)."""
+    values = strength[:, rows]
+    at_least = values >= thresholds[None, :]
+    if lowball:
+        low = rows == 1
+        at_least[:, low] = values[:, low] <= thresholds[None, low]
+    return at_least
+
+
+def _fantasyland(strength: np.ndarray, valid: np.ndarray, c: CompiledRules) -> tuple[np.ndarray, np.ndarray]:
+    n = strength.shape[0]
+    if c.entry_row.size == 0:
+        return np.zeros(n, np.int64), np.zeros(n, bool)
+    met = _meets(strength, c.entry_row, c.entry_threshold, c.lowball) & valid[:, None]
+    cards = np.where(met, c.entry_cards[None, :], 0).max(axis=1)
+    combined = c.rules.fantasyland.combined_cards
+    if combined is not None:
+        rows_met = np.zeros((n, 3), dtype=bool)
+        for r in range(3):
+            rows_met[:, r] = met[:, c.entry_row == r].any(axis=1)
+        cards = np.where(rows_met.sum(axis=1) >= 2, combined, cards)
+    stay = (
+        (_meets(strength, c.stay_row, c.stay_threshold, c.lowball).any(axis=1) & valid)
+        if c.stay_row.size
+        else np.zeros(n, bool)
+    )
+    return cards, stay
+
+
+def _counted_naturals(boards: Boards, c: CompiledRules, strength: np.ndarray) -> np.ndarray:
+    """A declared natural counts when the cards make it and the rules list it."""
+    out = np.full(len(boards.hand), NO_NATURAL, dtype=np.int8)
+    declared = np.flatnonzero(boards.natural >= 0)
+    if declared.size == 0:
+        return out
+    kind = boards.natural[declared].astype(np.int64)
+    made = natural_kinds(boards.cards[declared])[np.arange(declared.size), kind]
+    listed = c.natural_value[kind] >= 0
+    out[declared] = np.where(made & listed, kind, NO_NATURAL)
+    return out
+
+
+# ------------------------------------------------------------------- pairs
+
+
+def _order(boards: Boards) -> np.ndarray | None:
+    """Board order by hand, then table order (left of the button first); None when already so."""
+    position = (boards.seat - boards.button - 1) % _SEAT_MODULUS
+    key = boards.hand * _SEAT_MODULUS + position
+    if key.size < 2 or bool((key[1:] > key[:-1]).all()):
+        return None
+    return np.lexsort((position, boards.hand))
+
+
+def _pairs(hand_sorted: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every pair within each hand, for boards grouped by hand: (a, b, slot, hand size per board).
+
+    Pairs come out grouped by hand in settlement order: (0,1), (0,2), (0,3), (1,2), ...
+    Each table size fills its hands' places from a template, so nothing is sorted.
+    """
+    n = hand_sorted.size
+    starts = np.flatnonzero(np.r_[True, hand_sorted[1:] != hand_sorted[:-1]]) if n else np.zeros(0, np.int64)
+    sizes = np.diff(np.r_[starts, n])
+    n_pairs = sizes * (sizes - 1) // 2
+    offset = np.cumsum(n_pairs) - n_pairs
+    a = np.empty(int(n_pairs.sum()), dtype=np.int64)
+    b, slot = np.empty_like(a), np.empty_like(a)
+    for k in np.unique(sizes):
+        template = np.array(list(combinations(range(int(k)), 2)), dtype=np.int64).reshape(-1, 2)
+        sel = sizes == k
+        place = (offset[sel][:, None] + np.arange(template.shape[0])).ravel()
+        first = starts[sel][:, None]
+        a[place] = (first + template[:, 0]).ravel()
+        b[place] = (first + template[:, 1]).ravel()
+        slot[place] = np.tile(np.arange(template.shape[0]), int(sel.sum()))
+    return a, b, slot, np.repeat(sizes, sizes)
+
+
+def score(boards: Boards, rules: RuleSet | CompiledRules) -> Scored:
+    """Score every pair of every hand in ``boards`` under ``rules``."""
+    c = rules if isinstance(rules, CompiledRules) else compile_rules(rules)
+    facts = board_facts(boards, c)
+    order = _order(boards)
+    if order is None:
+        a, b, slot, hand_size = _pairs(boards.hand)
+    else:
+        a_s, b_s, slot, size_sorted = _pairs(boards.hand[order])
+        a, b = order[a_s], order[b_s]
+        hand_size = np.empty_like(size_sorted)
+        hand_size[order] = size_sorted
+    pairs = _score_pairs(a, b, slot, facts, boards, hand_size, c)
+    n = len(boards.hand)
+    net = np.bincount(a, weights=pairs.points, minlength=n) - np.bincount(b, weights=pairs.points, minlength=n)
+    return Scored(boards=facts, pairs=pairs, net=net.astype(np.int64))
+
+
+def _score_pairs(
+    a: np.ndarray,
+    b: np.ndarray,
+    slot: np.ndarray,
+    f: BoardFacts,
+    boards: Boards,
+    hand_size: np.ndarray,
+    c: CompiledRules,
+) -> PairResults:
+    rules = c.rules
+    sc = rules.scoring
+    rows = np.zeros((a.size, 3), dtype=np.int8)
+    out = np.empty((a.size, 8), dtype=np.int64)
+    tiebreak = _tiebreak_keys(boards.cards, c.suit_key) if c.suit_key is not None else np.zeros((1, 3), np.int64)
+    penalty = c.scoop_amount if rules.fouls.penalty == "scoop" else int(rules.fouls.penalty)
+    kernels.settle_pairs(
+        a,
+        b,
+        f.strength,
+        tiebreak,
+        f.royalties,
+        f.fouled,
+        f.surrendered,
+        f.natural,
+        c.lowball,
+        c.suit_key is not None,
+        sc.row_value,
+        sc.majority_bonus,
+        sc.scoop_bonus,
+        sc.scoop_multiplier,
+        sc.multiply_royalties,
+        _SETTLEMENT[rules.royalties.settlement],
+        penalty,
+        rules.fouls.pays_royalties,
+        rules.surrender.cost,
+        rows,
+        out,
+    )
+    kind, scoop, row_points, bonus, royalty_points, foul_points, surrender_points, multiplier = out.T
+    natural_points = np.zeros(a.size, dtype=np.int64)
+    if rules.naturals.enabled:
+        pick = np.flatnonzero(kind == kernels.NATURAL)
+        natural_points[pick] = _natural_points(a[pick], b[pick], boards, f, c)
+    if sc.home_run_multiplier > 1:
+        hit = _home_run_pairs(a, b, scoop, hand_size)
+        multiplier = np.where(hit, multiplier * sc.home_run_multiplier, multiplier)
+        foul_points = np.where(hit, foul_points * sc.home_run_multiplier, foul_points)
+        if sc.multiply_royalties:
+            royalty_points = np.where(hit, royalty_points * sc.home_run_multiplier, royalty_points)
+    points = (row_points + bonus) * multiplier + royalty_points + foul_points + surrender_points + natural_points
+    if rules.table_stakes.enabled:
+        points = _table_stakes(a, b, slot, points, boards, rules.table_stakes.stack)
+    return PairResults(
+        a=a,
+        b=b,
+        kind=kind.astype(np.int8),
+        rows=rows,
+        scoop=scoop.astype(np.int8),
+        row_points=row_points,
+        bonus=bonus,
+        royalty_points=royalty_points,
+        natural_points=natural_points,
+        surrender_points=surrender_points,
+        foul_points=foul_points,
+        multiplier=multiplier,
+        points=points,
+    )
+
+
+def _tiebreak_keys(cards: np.ndarray, key: np.ndarray) -> np.ndarray:
+    """Per board and row: the key of the row's best card (rank, then house suit order)."""
+    k = key[cards]
+    return np.stack([k[:, 0:3].max(axis=1), k[:, 3:8].max(axis=1), k[:, 8:13].max(axis=1)], axis=1).astype(np.int64)
+
+
+def _home_run_pairs(a: np.ndarray, b: np.ndarray, scoop: np.ndarray, hand_size: np.ndarray) -> np.ndarray:
+    """Pairs scooped by a player who scooped every opponent in the hand."""
+    n = hand_size.size
+    scoops = np.bincount(a, weights=scoop > 0, minlength=n) + np.bincount(b, weights=scoop < 0, minlength=n)
+    home_run = (scoops == hand_size - 1) & (hand_size > 1)
+    return ((scoop > 0) & home_run[a]) | ((scoop < 0) & home_run[b])
+
+
+def _natural_points(a: np.ndarray, b: np.ndarray, boards: Boards, f: BoardFacts, c: CompiledRules) -> np.ndarray:
+    """Pairs with a natural: it collects its value (or the scoop amount); of two, the stronger only."""
+    n = len(boards.hand)
+    kind = f.natural.astype(np.int64)
+    has = kind >= 0
+    safe = np.where(has, kind, 0)
+    collect = np.where(c.natural_auto_scoop[safe], c.scoop_amount, c.natural_value[safe])
+    collect = np.where(has, collect, 0)
+
+    power = np.zeros(n, dtype=np.int64)  # compared only between two naturals
+    if c.rules.naturals.precedence == "strength":
+        within = np.zeros(n, dtype=np.int64)
+        idx = np.flatnonzero(has)
+        within[idx] = natural_strength(boards.cards[idx], kind[idx], f.strength[idx])
+        # value, then kind order (dragon first), then within the kind; each field fits its bits.
+        power = (np.where(has, c.natural_value[safe], 0) << 52) | ((len(NATURALS) - safe) << 49) | within
+        power = np.where(has, power, -1)
+    else:
+        position = (boards.seat - boards.button - 1) % _SEAT_MODULUS
+        power = np.where(kind == _DRAGON, 1 << 20, _SEAT_MODULUS - position)
+        power = np.where(has, power, -1)
+
+    nat_a, nat_b = f.natural[a], f.natural[b]
+    both = (nat_a >= 0) & (nat_b >= 0)
+    one = (nat_a >= 0) ^ (nat_b >= 0)
+    winner_a = power[a] > power[b]
+    winner_b = power[b] > power[a]
+    points = np.where(one, np.where(nat_a >= 0, collect[a], -collect[b]), 0)
+    return np.where(both, np.where(winner_a, collect[a], np.where(winner_b, -collect[b], 0)), points)
+
+
+def _table_stakes(
+    a: np.ndarray, b: np.ndarray, slot: np.ndarray, points: np.ndarray, boards: Boards, default_stack: int
+) -> np.ndarray:
+    """Settle pairs in table order, capped by stacks: one vector step per pair slot."""
+    stack = np.where(boards.stack > 0, boards.stack, default_stack).astype(np.int64)
+    balance = np.zeros(len(boards.hand), dtype=np.int64)
+    settled = np.zeros_like(points)
+    for s in range(int(slot.max()) + 1 if slot.size else 0):
+        i = np.flatnonzero(slot == s)
+        owed = points[i]
+        payer = np.where(owed > 0, b[i], a[i])
+        receiver = np.where(owed > 0, a[i], b[i])
+        live = (stack[payer] + balance[payer] > 0) & (balance[payer] < stack[payer])
+        live &= (stack[receiver] + balance[receiver] > 0) & (balance[receiver] < stack[receiver])
+        pay = np.minimum(np.abs(owed), np.minimum(stack[payer] + balance[payer], stack[receiver] - balance[receiver]))
+        pay = np.where(live, pay, 0)
+        np.add.at(balance, receiver, pay)
+        np.add.at(balance, payer, -pay)
+        settled[i] = np.sign(owed) * pay
+    return settled
