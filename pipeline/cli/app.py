@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from pipeline import __version__
-from pipeline.cli import demo, evaluate
+from pipeline.cli import demo, evaluate, rules, score
 from pipeline.cli.console import EXIT_FAILED, debugging, err
 
 app = typer.Typer(
@@ -35,6 +35,8 @@ def _root(
 
 
 app.command("eval")(evaluate.eval_boards)
+app.command("score")(score.score_file)
+app.add_typer(rules.app, name="rules")
 app.command("demo")(demo.demo)
 
 
