@@ -13,7 +13,7 @@ $(BIN)/python:
 
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test]'
-	$(BIN)/python -m pipeline.evaluate.warm
+	$(BIN)/python -m pipeline.warm
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -1,6 +1,6 @@
-"""Compile the evaluator's kernels once so later processes load them from the cache.
+"""Compile every kernel once so later processes load them from numba's cache.
 
-Run by ``make`` right after installing; ``python -m pipeline.evaluate.warm``.
+Run by ``make`` right after installing: ``python -m pipeline.warm``.
 """
 
 from __future__ import annotations
@@ -12,11 +12,17 @@ from pipeline.evaluate import evaluate_boards, lowball27, strength3, strength5
 
 
 def warm() -> None:
-    boards = deal(4, 13, np.random.default_rng(0))
+    from pipeline.score.engine import Boards, score
+    from schemas.rules import load_rules, preset_names
+
+    boards = deal(6, 13, np.random.default_rng(0))
     evaluate_boards(boards)
     strength3(boards[:, :3])
     strength5(boards[:, 3:8])
     lowball27(boards[:, 8:13])
+    table = Boards.build(hand=np.repeat(np.arange(3), 2), seat=np.tile(np.arange(2), 3), cards=boards)
+    for name in preset_names():
+        score(table, load_rules(name))
 
 
 if __name__ == "__main__":

@@ -59,16 +59,31 @@ def test_eval_bad_card_is_a_usage_error_naming_the_token() -> None:
 
 
 def test_demo_json_small() -> None:
-    result = runner.invoke(app, ["demo", "--json", "--boards", "20000"])
+    result = runner.invoke(app, ["demo", "--json", "--boards", "30000"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert data["examples"]["E1/A"]["bottom"]["hand"] == "royal flush"
     assert data["examples"]["E2/A"]["fouled"] is True
-    assert data["random"]["boards"] == 20000
-    # A random placement fouls most of the time; far from 0 and from 1.
-    assert 0.5 < data["random"]["foul_rate"] < 0.95
-    middle = data["random"]["category_share"]["middle"]
-    assert middle["pair"] == pytest.approx(0.4226, abs=0.02)
+    assert data["example_points"]["E1/A"]["ofc"] == 24
+    assert data["example_points"]["E3/A"]["classic-2-4"] == 3
+    assert data["example_points"]["E4/P1"]["taiwanese"] == 24  # scoops both: 3 rows x2 x2 against each
+    random = data["random"]
+    assert (random["boards"], random["hands"]) == (30000, 10000)
+    # A random placement fouls most of the time (about 69%); sorting low to high much less.
+    assert 0.6 < random["foul_rate_random_placement"] < 0.8
+    assert random["foul_rate_sorted_placement"] < random["foul_rate_random_placement"]
+    assert set(random["scoring"]) == {
+        "ofc",
+        "pineapple",
+        "progressive-pineapple",
+        "classic-1-6",
+        "classic-2-4",
+        "classic-plain",
+        "taiwanese",
+    }
+    # Bigger bonuses swing results more: plain < 2-4 < 1-6.
+    swing = {k: v["mean_abs_points_per_player"] for k, v in random["scoring"].items()}
+    assert swing["classic-plain"] < swing["classic-2-4"] < swing["classic-1-6"]
 
 
 def test_console_script_has_no_traceback() -> None:
