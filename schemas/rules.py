@@ -136,14 +136,23 @@ class FiveCardRoyalties(Model):
     """Royalty points of a 5-card row by its category; 0 where a category earns nothing."""
 
     high_card: NonNegative = 0
+    """Points for a row with no pair."""
     pair: NonNegative = 0
+    """Points for one pair."""
     two_pair: NonNegative = 0
+    """Points for two pair."""
     trips: NonNegative = 0
+    """Points for three of a kind (2 in the standard middle; 1 on the bottom in some tables)."""
     straight: NonNegative = 0
+    """Points for a straight (A-2-3-4-5 included)."""
     flush: NonNegative = 0
+    """Points for a flush."""
     full_house: NonNegative = 0
+    """Points for a full house."""
     quads: NonNegative = 0
+    """Points for four of a kind."""
     straight_flush: NonNegative = 0
+    """Points for a straight flush below the royal."""
     royal: NonNegative | None = None
     """A royal flush; None means the straight-flush value."""
 
@@ -248,6 +257,7 @@ class Fantasyland(Model):
     """Entry, stay and card counts (OFC and Pineapple)."""
 
     enabled: bool = True
+    """Whether the game has Fantasyland (never in classic dealing)."""
     entry: list[EntryTier] = Field(default_factory=_standard_entry)
     """A board that is not fouled and meets a tier enters; the most cards among the tiers met."""
     combined_cards: int | None = Field(None, ge=13, le=17)
@@ -277,6 +287,7 @@ class Naturals(Model):
     """Classic special hands, declared before the reveal; never assumed when a history does not say so."""
 
     enabled: bool = False
+    """Whether declared naturals are paid (classic dealing only)."""
     values: dict[Natural, NonNegative] = Field(
         default_factory=lambda: {
             Natural.DRAGON: 13,
@@ -305,6 +316,7 @@ class TableStakes(Model):
     """Players may only lose the chips in front of them: settle in table order, capped."""
 
     enabled: bool = False
+    """Whether settlement is capped by the chips in front of each player."""
     stack: int = Field(100, ge=1)
     """Each player's stack when a history does not record one."""
 
@@ -448,8 +460,10 @@ def _check_thresholds(rules: RuleSet, source: str) -> None:
 
     lowball = rules.game.lowball_middle
     checks: list[tuple[str, Row, str]] = []
-    checks += [(f"fantasyland.entry.{i}.at_least", t.row, t.at_least) for i, t in enumerate(rules.fantasyland.entry)]
-    checks += [(f"fantasyland.stay.{i}.at_least", c.row, c.at_least) for i, c in enumerate(rules.fantasyland.stay)]
+    fl = rules.fantasyland
+    if fl.enabled:
+        checks += [(f"fantasyland.entry.{i}.at_least", t.row, t.at_least) for i, t in enumerate(fl.entry)]
+        checks += [(f"fantasyland.stay.{i}.at_least", c.row, c.at_least) for i, c in enumerate(fl.stay)]
     lb = rules.royalties.lowball_middle
     if lowball:
         checks.append(("royalties.lowball_middle.qualifier", Row.MIDDLE, lb.qualifier))

@@ -79,6 +79,8 @@ def test_swapping_two_players_negates_their_pair(case: tuple[str, Boards]) -> No
         surrendered=boards.surrendered[swap],
         natural=boards.natural[swap],
         stack=boards.stack[swap],
+        owner=boards.owner,
+        misset=boards.misset[swap],
     )
     second = score(swapped, rules)
     assert (second.net == first.net[swap]).all()

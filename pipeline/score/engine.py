@@ -44,6 +44,11 @@ class Boards:
     """Declared natural: index into ``NATURALS``, -1 for none."""
     stack: np.ndarray
     """Chips in front of the player for table stakes; 0 for the rule set's default."""
+    owner: np.ndarray
+    """Who plays the board, unique within a hand except in criss-cross, where a player's
+    two boards share an owner and are never compared with each other."""
+    misset: np.ndarray
+    """Classic: the rows do not hold 3, 5 and 5 cards, so the board is fouled."""
 
     @classmethod
     def build(
@@ -56,8 +61,10 @@ class Boards:
         surrendered: np.ndarray | None = None,
         natural: np.ndarray | None = None,
         stack: np.ndarray | None = None,
+        owner: np.ndarray | None = None,
+        misset: np.ndarray | None = None,
     ) -> Boards:
-        """Fill the optional columns with their defaults (button: the hand's highest seat)."""
+        """Fill the optional columns with their defaults (button: the hand's highest seat; one owner a board)."""
         n = len(hand)
         hand = np.asarray(hand, dtype=np.int64)
         seat = np.asarray(seat, dtype=np.int64)
@@ -75,6 +82,8 @@ class Boards:
             surrendered=np.zeros(n, bool) if surrendered is None else np.asarray(surrendered, bool),
             natural=np.full(n, NO_NATURAL, np.int8) if natural is None else np.asarray(natural, np.int8),
             stack=np.zeros(n, np.int64) if stack is None else np.asarray(stack, np.int64),
+            owner=np.arange(n, dtype=np.int64) if owner is None else np.asarray(owner, np.int64),
+            misset=np.zeros(n, bool) if misset is None else np.asarray(misset, bool),
         )
 
 
@@ -151,7 +160,7 @@ def board_facts(boards: Boards, c: CompiledRules) -> BoardFacts:
         fouled = (strength[:, 0] > strength[:, 1]) | (
             strength[:, 2] <= strength[:, 1] if strict else strength[:, 2] < strength[:, 1]
         )
-    fouled &= ~out_of_play
+    fouled = (fouled | boards.misset) & ~out_of_play
 
     royalties = np.stack(
         [
@@ -221,9 +230,9 @@ def _fantasyland(strength: np.ndarray, valid: np.ndarray, c: CompiledRules) -> t
 
 
 def _counted_naturals(boards: Boards, c: CompiledRules, strength: np.ndarray) -> np.ndarray:
-    """A declared natural counts when the cards make it and the rules list it."""
+    """A declared natural counts when the cards make it, the rules list it and the player did not surrender."""
     out = np.full(len(boards.hand), NO_NATURAL, dtype=np.int8)
-    declared = np.flatnonzero(boards.natural >= 0)
+    declared = np.flatnonzero((boards.natural >= 0) & ~(boards.surrendered & c.rules.surrender.allowed))
     if declared.size == 0:
         return out
     kind = boards.natural[declared].astype(np.int64)
@@ -245,8 +254,8 @@ def _order(boards: Boards) -> np.ndarray | None:
     return np.lexsort((position, boards.hand))
 
 
-def _pairs(hand_sorted: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Every pair within each hand, for boards grouped by hand: (a, b, slot, hand size per board).
+def _pairs(hand_sorted: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every pair within each hand, for boards grouped by hand: (a, b, slot).
 
     Pairs come out grouped by hand in settlement order: (0,1), (0,2), (0,3), (1,2), ...
     Each table size fills its hands' places from a template, so nothing is sorted.
@@ -266,7 +275,7 @@ def _pairs(hand_sorted: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
         a[place] = (first + template[:, 0]).ravel()
         b[place] = (first + template[:, 1]).ravel()
         slot[place] = np.tile(np.arange(template.shape[0]), int(sel.sum()))
-    return a, b, slot, np.repeat(sizes, sizes)
+    return a, b, slot
 
 
 def score(boards: Boards, rules: RuleSet | CompiledRules) -> Scored:
@@ -275,13 +284,14 @@ def score(boards: Boards, rules: RuleSet | CompiledRules) -> Scored:
     facts = board_facts(boards, c)
     order = _order(boards)
     if order is None:
-        a, b, slot, hand_size = _pairs(boards.hand)
+        a, b, slot = _pairs(boards.hand)
     else:
-        a_s, b_s, slot, size_sorted = _pairs(boards.hand[order])
+        a_s, b_s, slot = _pairs(boards.hand[order])
         a, b = order[a_s], order[b_s]
-        hand_size = np.empty_like(size_sorted)
-        hand_size[order] = size_sorted
-    pairs = _score_pairs(a, b, slot, facts, boards, hand_size, c)
+    apart = boards.owner[a] != boards.owner[b]  # criss-cross: a player's own boards are not compared
+    if not apart.all():
+        a, b, slot = a[apart], b[apart], slot[apart]
+    pairs = _score_pairs(a, b, slot, facts, boards, c)
     n = len(boards.hand)
     net = np.bincount(a, weights=pairs.points, minlength=n) - np.bincount(b, weights=pairs.points, minlength=n)
     return Scored(boards=facts, pairs=pairs, net=net.astype(np.int64))
@@ -293,7 +303,6 @@ def _score_pairs(
     slot: np.ndarray,
     f: BoardFacts,
     boards: Boards,
-    hand_size: np.ndarray,
     c: CompiledRules,
 ) -> PairResults:
     rules = c.rules
@@ -331,7 +340,7 @@ def _score_pairs(
         pick = np.flatnonzero(kind == kernels.NATURAL)
         natural_points[pick] = _natural_points(a[pick], b[pick], boards, f, c)
     if sc.home_run_multiplier > 1:
-        hit = _home_run_pairs(a, b, scoop, hand_size)
+        hit = _home_run_pairs(a, b, scoop, len(boards.hand))
         multiplier = np.where(hit, multiplier * sc.home_run_multiplier, multiplier)
         foul_points = np.where(hit, foul_points * sc.home_run_multiplier, foul_points)
         if sc.multiply_royalties:
@@ -362,11 +371,11 @@ def _tiebreak_keys(cards: np.ndarray, key: np.ndarray) -> np.ndarray:
     return np.stack([k[:, 0:3].max(axis=1), k[:, 3:8].max(axis=1), k[:, 8:13].max(axis=1)], axis=1).astype(np.int64)
 
 
-def _home_run_pairs(a: np.ndarray, b: np.ndarray, scoop: np.ndarray, hand_size: np.ndarray) -> np.ndarray:
-    """Pairs scooped by a player who scooped every opponent in the hand."""
-    n = hand_size.size
+def _home_run_pairs(a: np.ndarray, b: np.ndarray, scoop: np.ndarray, n: int) -> np.ndarray:
+    """Pairs scooped by a board that scooped every one of its opponents, two at least."""
+    opponents = np.bincount(a, minlength=n) + np.bincount(b, minlength=n)
     scoops = np.bincount(a, weights=scoop > 0, minlength=n) + np.bincount(b, weights=scoop < 0, minlength=n)
-    home_run = (scoops == hand_size - 1) & (hand_size > 1)
+    home_run = (scoops == opponents) & (opponents >= 2)
     return ((scoop > 0) & home_run[a]) | ((scoop < 0) & home_run[b])
 
 
@@ -389,7 +398,8 @@ def _natural_points(a: np.ndarray, b: np.ndarray, boards: Boards, f: BoardFacts,
         power = np.where(has, power, -1)
     else:
         position = (boards.seat - boards.button - 1) % _SEAT_MODULUS
-        power = np.where(kind == _DRAGON, 1 << 20, _SEAT_MODULUS - position)
+        # A dragon beats every other natural; otherwise, and between two dragons, the earlier declaration wins.
+        power = np.where(kind == _DRAGON, 1 << 20, 0) + (_SEAT_MODULUS - position)
         power = np.where(has, power, -1)
 
     nat_a, nat_b = f.natural[a], f.natural[b]

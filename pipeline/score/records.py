@@ -83,22 +83,24 @@ def _check_structure(rec: Any) -> list[str]:
     if not 2 <= len(players) <= 4:
         raise _BadRecordError(f"players: a hand has 2 to 4 players, got {len(players)}")
     tokens: list[str] = []
-    names = set()
+    names: dict[str, int] = {}
     for i, p in enumerate(players):
         if not isinstance(p, dict):
             raise _BadRecordError(f"players[{i}]: expected an object")
         name = p.get("name")
         if not isinstance(name, str) or not name:
             raise _BadRecordError(f"players[{i}].name: missing")
-        if name in names:
-            raise _BadRecordError(f"players[{i}].name: {name!r} appears twice")
-        names.add(name)
-        for row, width in ROWS:
-            cards = p.get(row)
+        names[name] = names.get(name, 0) + 1
+        row_cards = [p.get(row) for row, _ in ROWS]
+        for (row, width), cards in zip(ROWS, row_cards, strict=True):
             if not isinstance(cards, list) or not all(isinstance(c, str) for c in cards):
                 raise _BadRecordError(f"players[{i}].{row}: expected a list of {width} cards")
-            if len(cards) != width:
-                raise _BadRecordError(f"players[{i}].{row}: expected {width} cards, got {len(cards)}")
+        sizes = [len(cards) for cards in row_cards]
+        if sizes != [3, 5, 5] and not (rec.get("variant") == "classic" and sum(sizes) == 13):
+            row, width = next((r, w) for (r, w), n in zip(ROWS, sizes, strict=True) if n != w)
+            got = sizes[[r for r, _ in ROWS].index(row)]
+            raise _BadRecordError(f"players[{i}].{row}: expected {width} cards, got {got}")
+        for cards in row_cards:
             tokens.extend(cards)
         for key in ("fantasyland", "surrendered"):
             _flag(p, key, i)
@@ -108,6 +110,12 @@ def _check_structure(rec: Any) -> list[str]:
             raise _BadRecordError(f"players[{i}].natural: unknown natural {natural!r} (known: {known})")
         _int(p.get("seat"), f"players[{i}].seat", 0)
         _int(p.get("stack"), f"players[{i}].stack", 0)
+    repeated = [n for n, k in names.items() if k > 1]
+    if repeated and not (len(players) == 4 and len(names) == 2 and all(k == 2 for k in names.values())):
+        raise _BadRecordError(
+            f"players: {repeated[0]!r} appears twice; only a criss-cross hand (two players, two boards each)"
+            " repeats a name"
+        )
     _int(rec.get("button"), "button", 0)
     return tokens
 
@@ -142,10 +150,14 @@ def read_jsonl(lines: Iterable[str | bytes], first_line: int = 1) -> Batch:
 
 
 def _card_field(rec: dict[str, Any], k: int) -> str:
+    """``players[i].row[j]`` of the k-th card of a record (rows as given, even misset ones)."""
     player, within = divmod(k, 13)
-    row = "top" if within < 3 else "middle" if within < 8 else "bottom"
-    start = {"top": 0, "middle": 3, "bottom": 8}[row]
-    return f"players[{player}].{row}[{within - start}]"
+    for row, _ in ROWS:
+        n = len(rec["players"][player][row])
+        if within < n:
+            return f"players[{player}].{row}[{within}]"
+        within -= n
+    return f"players[{player}]"
 
 
 def _check_cards(batch: Batch, tokens: list[str], owner: np.ndarray) -> Batch:
@@ -190,6 +202,7 @@ def to_boards(records: list[dict[str, Any]], codes: np.ndarray | None = None) ->
         codes = parsed.reshape(-1, 13)
     players = [p for rec in records for p in rec["players"]]
     sizes = np.array([len(rec["players"]) for rec in records], dtype=np.int64)
+    owner = [_owners(rec)[i] for rec in records for i in range(len(rec["players"]))]
     hand = np.repeat(np.arange(len(records)), sizes)
     seat = np.array(
         [p.get("seat") if p.get("seat") is not None else i for rec in records for i, p in enumerate(rec["players"])],
@@ -207,7 +220,22 @@ def to_boards(records: list[dict[str, Any]], codes: np.ndarray | None = None) ->
         surrendered=np.array([bool(p.get("surrendered")) for p in players], dtype=bool),
         natural=np.array([_NATURAL_CODES.get(p.get("natural"), NO_NATURAL) for p in players], dtype=np.int8),
         stack=np.array([p.get("stack") or 0 for p in players], dtype=np.int64),
+        owner=np.array(owner, dtype=np.int64),
+        misset=np.array([[len(p[row]) for row, _ in ROWS] != [3, 5, 5] for p in players], dtype=bool),
     )
+
+
+def _owners(rec: dict[str, Any]) -> list[int]:
+    """Each board's player, as the index of the player's first board in the record."""
+    first: dict[str, int] = {}
+    return [first.setdefault(p["name"], i) for i, p in enumerate(rec["players"])]
+
+
+def board_keys(rec: dict[str, Any]) -> list[str]:
+    """How output names each board: the player's name, or ``name#seat`` for a criss-cross player's two boards."""
+    names = [p["name"] for p in rec["players"]]
+    seats = [p.get("seat") if p.get("seat") is not None else i for i, p in enumerate(rec["players"])]
+    return [f"{n}#{s}" if names.count(n) > 1 else n for n, s in zip(names, seats, strict=True)]
 
 
 def to_output(records: list[dict[str, Any]], result: Scored, rules: RuleSet) -> Iterator[dict[str, Any]]:
@@ -217,7 +245,7 @@ def to_output(records: list[dict[str, Any]], result: Scored, rules: RuleSet) -> 
     fouled, roy, fl_next = f.fouled.tolist(), f.royalties.tolist(), f.fantasyland_next.tolist()
     pair_points = result.pairs.points.tolist()
     pair_a, pair_b = result.pairs.a.tolist(), result.pairs.b.tolist()
-    names = [p["name"] for rec in records for p in rec["players"]]
+    names = [key for rec in records for key in board_keys(rec)]
     hand_of = np.repeat(np.arange(len(records)), [len(rec["players"]) for rec in records]).tolist()
     pairs_by_hand: list[dict[str, int]] = [{} for _ in records]
     for a, b, pts in zip(pair_a, pair_b, pair_points, strict=True):
@@ -225,10 +253,11 @@ def to_output(records: list[dict[str, Any]], result: Scored, rules: RuleSet) -> 
         pairs_by_hand[hand_of[a]][f"{names[first]}|{names[second]}"] = sign * pts
     i = 0
     for h, rec in enumerate(records):
-        points, boards = {}, {}
-        for p in rec["players"]:
-            points[p["name"]] = net[i]
-            boards[p["name"]] = {
+        points: dict[str, int] = {}
+        boards = {}
+        for p, key in zip(rec["players"], board_keys(rec), strict=True):
+            points[p["name"]] = points.get(p["name"], 0) + net[i]
+            boards[key] = {
                 "fouled": fouled[i],
                 "royalties": dict(zip(("top", "middle", "bottom"), roy[i], strict=True)),
                 "fantasyland_next": fl_next[i],
