@@ -1,0 +1,1 @@
+"""Hand histories in: one module per source format, then validation, deduplication and the lake."""
