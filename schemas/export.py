@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
+from schemas.hand import HandRecord
 from schemas.rules import RuleSet
 
 HERE = Path(__file__).resolve().parent
@@ -113,9 +114,17 @@ def rules_reference() -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
+def hand_record_schema() -> dict[str, Any]:
+    """One line of canonical JSONL: a hand record."""
+    schema = HandRecord.model_json_schema()
+    schema["title"] = "ofc-analytics hand record"
+    return schema
+
+
 def render_all() -> dict[Path, str]:
     """Path -> content of every generated file."""
     return {
+        HERE / "hand.schema.json": _dump(hand_record_schema()),
         HERE / "rules.schema.json": _dump(rule_file_schema()),
         HERE.parent / "docs" / "rules-reference.md": rules_reference(),
     }

@@ -35,8 +35,9 @@ class Model(BaseModel):
 class Placement(Model):
     """One card a player placed (or discarded), in the order it happened."""
 
-    street: int = Field(ge=1, le=5)
-    """1 is the first deal (5 cards, or the whole Fantasyland hand), then 2, 3, ... one per later deal."""
+    street: int = Field(ge=1, le=9)
+    """1 is the first deal (5 cards, or the whole Fantasyland hand), then 2, 3, ... one per later deal
+    (OFC deals 9 streets, Pineapple 5)."""
     card: Card
     row: Literal["top", "middle", "bottom", "discard"]
     """Where the card went; "discard" for Pineapple's discarded cards."""

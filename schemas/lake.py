@@ -87,6 +87,7 @@ BOARDS = pa.schema(
         ("seat", pa.int8()),
         ("player", pa.string()),
         ("cards", pa.list_(pa.uint8(), 13)),
+        ("misset", pa.bool_()),
         ("fantasyland", pa.bool_()),
         ("fantasyland_cards", pa.int8()),
         ("surrendered", pa.bool_()),
@@ -96,7 +97,8 @@ BOARDS = pa.schema(
         ("stack", pa.int32()),
     ]
 )
-"""One row per player per hand; ``cards`` is top 3, middle 5, bottom 5 as codes."""
+"""One row per player per hand; ``cards`` is top 3, middle 5, bottom 5 as codes (a misset classic
+board keeps its 13 cards in the order recorded, with ``misset`` set: it fouls)."""
 
 PLACEMENTS = pa.schema(
     [
