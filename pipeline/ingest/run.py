@@ -1,0 +1,327 @@
+"""An ingest run: inputs -> formats -> chunks -> validation -> deduplication -> one committed batch.
+
+Every record read ends up accepted, quarantined with its reason, or counted as
+a duplicate (same source and hand id, or the same cards, already in the lake
+or earlier in the run), and the summary checks ``read == accepted +
+quarantined + duplicates`` per file. A file whose bytes were already ingested
+whole (same SHA-256) is not parsed again: its records count as duplicates.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import importlib
+import io
+import re
+import zipfile
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO
+
+import numpy as np
+import pyarrow as pa
+
+from pipeline import __version__
+from pipeline.ingest.base import Chunk, Ingester, Problem
+from pipeline.ingest.validate import validate
+from pipeline.lake.store import BatchWriter, Lake
+
+FORMATS = ("jsonl", "poker-arena", "scoresheet")
+_MODULES = {
+    "jsonl": "pipeline.ingest.jsonl",
+    "poker-arena": "pipeline.ingest.poker_arena",
+    "scoresheet": "pipeline.ingest.scoresheet",
+}
+SNIFF_BYTES = 1 << 16
+HISTORY_SUFFIXES = {".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".txt", ".log", ".gz", ".zip"}
+"""Files a directory walk considers; a file named on the command line is always tried."""
+
+
+class IngestError(ValueError):
+    """An input that cannot be read at all (missing, unknown format, unreadable archive)."""
+
+
+def ingester(name: str) -> Ingester:
+    if name not in _MODULES:
+        raise IngestError(f"unknown format {name!r} (known: {', '.join(FORMATS)})")
+    return importlib.import_module(_MODULES[name]).INGESTER  # type: ignore[no-any-return]
+
+
+@dataclass
+class Source:
+    """One readable input: a file, a gzip file, or a member of a zip archive."""
+
+    name: str
+    size: int
+    open: Callable[[], BinaryIO]
+    raw: Path
+    """The file on disk the bytes come from (the archive, for a member)."""
+
+
+@dataclass
+class FileReport:
+    """What happened to one input."""
+
+    source: str
+    format: str = ""
+    read: int = 0
+    accepted: int = 0
+    quarantined: int = 0
+    duplicates: int = 0
+    reasons: Counter[str] = field(default_factory=Counter)
+    skipped: str = ""
+    """Why the file was not parsed (already ingested), if it was not."""
+    error: str = ""
+    """Why the file could not be read at all."""
+
+    def balanced(self) -> bool:
+        return self.read == self.accepted + self.quarantined + self.duplicates
+
+
+@dataclass
+class Report:
+    files: list[FileReport]
+    batch: str | None = None
+
+    @property
+    def totals(self) -> FileReport:
+        t = FileReport("total")
+        for f in self.files:
+            t.read += f.read
+            t.accepted += f.accepted
+            t.quarantined += f.quarantined
+            t.duplicates += f.duplicates
+            t.reasons.update(f.reasons)
+        return t
+
+
+def _sources(path: Path) -> Iterator[Source]:
+    """The inputs under ``path``: directories recursively (links only inside the root), archives opened."""
+    if path.is_dir():
+        root = path.resolve()
+        for p in sorted(path.rglob("*")):
+            inside = not p.is_symlink() or p.resolve().is_relative_to(root)
+            if p.is_file() and inside and p.suffix.lower() in HISTORY_SUFFIXES:
+                yield from _sources(p)
+        return
+    if not path.is_file():
+        raise IngestError(f"{path}: no such file or directory")
+    if path.suffix == ".gz":
+        gunzip = lambda: gzip.open(path, "rb")  # noqa: E731, SIM115 - the reader closes it
+        yield Source(str(path), path.stat().st_size, gunzip, path)  # type: ignore[arg-type]
+    elif path.suffix == ".zip":
+        try:
+            with zipfile.ZipFile(path) as zf:
+                members = [m for m in zf.infolist() if not m.is_dir()]
+        except zipfile.BadZipFile as exc:
+            raise IngestError(f"{path}: not a readable zip archive ({exc})") from None
+        for m in members:
+            if m.filename.startswith("/") or ".." in Path(m.filename).parts:
+                raise IngestError(f"{path}: refusing archive member with an unsafe path: {m.filename!r}")
+            yield Source(f"{path}!{m.filename}", m.compress_size, _member_opener(path, m.filename), path)
+    else:
+        opener = lambda: path.open("rb", buffering=1 << 20)  # noqa: E731 - the reader closes it
+        yield Source(str(path), path.stat().st_size, opener, path)
+
+
+class _Member(io.BufferedReader):
+    """A zip member that closes its archive when it is closed."""
+
+    def __init__(self, archive: zipfile.ZipFile, name: str) -> None:
+        super().__init__(archive.open(name), buffer_size=1 << 20)  # type: ignore[arg-type]
+        self._archive = archive
+
+    def close(self) -> None:
+        super().close()
+        self._archive.close()
+
+
+def _member_opener(path: Path, name: str) -> Callable[[], BinaryIO]:
+    return lambda: _Member(zipfile.ZipFile(path), name)
+
+
+def detect(source: Source) -> str:
+    """The format of a source, from its first bytes."""
+    with source.open() as fh:
+        head = fh.read(SNIFF_BYTES)
+    for name in FORMATS:
+        if ingester(name).sniff(head):
+            return name
+    raise IngestError(f"{source.name}: format not recognised (use --format: {', '.join(FORMATS)})")
+
+
+def digest(path: Path) -> str:
+    """SHA-256 of a file's bytes: the same input ingested twice is recognised without parsing it."""
+    with path.open("rb") as fh:
+        return hashlib.file_digest(fh, "sha256").hexdigest()
+
+
+def reason_kind(reason: str) -> str:
+    """A reason without its field path and values, for counting: ``not a card``."""
+    text = reason.split(": ", 1)[1] if re.match(r"^[\w.\[\]]+: ", reason) else reason
+    return re.sub(r"'[^']*'|\"[^\"]*\"|\d+", "…", text).split(" (")[0]
+
+
+class _Keys:
+    """Hand keys and content hashes already in the lake or earlier in this run."""
+
+    def __init__(self, hand_key: np.ndarray, content: np.ndarray) -> None:
+        self.hand_key = np.unique(hand_key)
+        self.content = np.unique(content)
+
+    def new(self, hand_key: np.ndarray, content: np.ndarray) -> np.ndarray:
+        """Mask of hands seen neither before nor earlier in the same array; remembers them."""
+        fresh = ~np.isin(hand_key, self.hand_key) & ~np.isin(content, self.content)
+        first = np.zeros(hand_key.size, dtype=bool)
+        first[np.unique(hand_key, return_index=True)[1]] = True
+        first_content = np.zeros(hand_key.size, dtype=bool)
+        first_content[np.unique(content, return_index=True)[1]] = True
+        keep = fresh & first & first_content
+        self.hand_key = np.union1d(self.hand_key, hand_key[keep])
+        self.content = np.union1d(self.content, content[keep])
+        return keep
+
+
+def _quarantine_rows(problems: list[Problem], source: str, batch: str) -> pa.Table:
+    return pa.table(
+        {
+            "batch": [batch] * len(problems),
+            "source_file": [source] * len(problems),
+            "line": pa.array([p.line for p in problems], pa.int64()),
+            "byte_offset": pa.array([p.offset for p in problems], pa.int64()),
+            "hand_id": pa.array([p.hand_id for p in problems], pa.string()),
+            "reason": [p.reason for p in problems],
+            "raw": [p.raw for p in problems],
+        }
+    )
+
+
+def ingest(
+    paths: list[Path],
+    lake: Lake | None,
+    fmt: str | None = None,
+    on_progress: Callable[[str, int, int], None] | None = None,
+) -> Report:
+    """Read ``paths`` into ``lake`` as one batch (``lake=None``: validate only, write nothing).
+
+    ``on_progress(source, bytes, hands)`` is called after each chunk.
+    """
+    sources = [s for p in paths for s in _sources(Path(p))]
+    if fmt is not None:
+        ingester(fmt)
+    if lake is None:
+        return _run(sources, None, fmt, on_progress)
+    with lake.locked():
+        lake.collect_garbage()
+        return _run(sources, lake, fmt, on_progress)
+
+
+def _run(
+    sources: list[Source], lake: Lake | None, fmt: str | None, on_progress: Callable[[str, int, int], None] | None
+) -> Report:
+    done: dict[str, dict] = {}
+    keys = _Keys(np.zeros(0, np.uint64), np.zeros(0, np.uint64))
+    writer = None
+    if lake is not None:
+        for m in lake.manifests():
+            for s in m.get("sources", []):
+                if s.get("digest"):
+                    done.setdefault(s["digest"] + "|" + s.get("member", ""), s)
+        known = lake.read("hands", ["hand_key", "content_hash"])
+        keys = _Keys(known.column("hand_key").to_numpy(), known.column("content_hash").to_numpy())
+        writer = lake.begin("ingest")
+    batch = writer.batch if writer else "validate"
+    reports: list[FileReport] = []
+    manifest_sources: list[dict] = []
+    digests: dict[Path, str] = {}
+    try:
+        for source in sources:
+            report = FileReport(source.name)
+            reports.append(report)
+            member = source.name.split("!", 1)[1] if "!" in source.name else ""
+            if lake is not None:
+                if source.raw not in digests:
+                    digests[source.raw] = digest(source.raw)
+                seen = done.get(digests[source.raw] + "|" + member)
+                if seen is not None:
+                    report.format = seen.get("format", "")
+                    report.read = report.duplicates = int(seen.get("read", 0))
+                    report.skipped = f"already ingested in batch {seen.get('batch', '?')}"
+                    if on_progress:
+                        on_progress(source.name, source.size, 0)
+                    continue
+            try:
+                report.format = fmt or detect(source)
+                _ingest_source(source, report, ingester(report.format), keys, writer, batch, on_progress)
+            except (IngestError, OSError, EOFError, zipfile.BadZipFile, gzip.BadGzipFile) as exc:
+                report.error = str(exc)
+                continue
+            if lake is not None:
+                manifest_sources.append(
+                    {
+                        "path": source.name,
+                        "member": member,
+                        "digest": digests[source.raw],
+                        "format": report.format,
+                        "read": report.read,
+                        "accepted": report.accepted,
+                        "quarantined": report.quarantined,
+                        "duplicates": report.duplicates,
+                        "batch": batch,
+                    }
+                )
+        result = Report(reports, batch if writer else None)
+        if writer is not None:
+            t = result.totals
+            summary = {
+                "read": t.read,
+                "accepted": t.accepted,
+                "quarantined": t.quarantined,
+                "duplicates": t.duplicates,
+                "version": __version__,
+            }
+            writer.commit(summary, manifest_sources)
+        return result
+    except BaseException:
+        if writer is not None:
+            writer.abort()
+        raise
+
+
+def _ingest_source(
+    source: Source,
+    report: FileReport,
+    reader: Ingester,
+    keys: _Keys,
+    writer: BatchWriter | None,
+    batch: str,
+    on_progress: Callable[[str, int, int], None] | None,
+) -> None:
+    consumed = 0
+    with source.open() as stream:
+        for chunk in reader.read(stream, source.name):
+            _take(chunk, source.name, report, keys, writer, batch)
+            consumed += chunk.bytes_read
+            if on_progress:
+                on_progress(source.name, min(consumed, source.size), report.read)
+
+
+def _take(chunk: Chunk, name: str, report: FileReport, keys: _Keys, writer: BatchWriter | None, batch: str) -> None:
+    v = validate(chunk, name, batch)
+    problems = chunk.problems + v.problems
+    hand_key = v.hands.column("hand_key").to_numpy()
+    keep = keys.new(hand_key, v.hands.column("content_hash").to_numpy())
+    report.read += chunk.records.num_rows + len(chunk.problems)
+    report.quarantined += len(problems)
+    report.accepted += int(keep.sum())
+    report.duplicates += int((~keep).sum())
+    report.reasons.update(reason_kind(p.reason) for p in problems)
+    if writer is None:
+        return
+    writer.write("hands", v.hands.filter(pa.array(keep)))
+    writer.write("boards", v.boards.filter(pa.array(keep[v.board_hand])))
+    writer.write("placements", v.placements.filter(pa.array(keep[v.placement_hand])))
+    writer.write("quarantine", _quarantine_rows(problems, name, batch))

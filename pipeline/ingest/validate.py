@@ -1,0 +1,527 @@
+"""Check a chunk of canonical records and turn the good ones into lake rows, as column operations.
+
+Every check runs over the whole chunk at once (hands, boards, cards and
+placements as flat columns); a hand that fails any check gets one precise
+reason naming its field, the first that failed in the order below, and goes
+to quarantine. The rest become rows of the hands, boards and placements
+tables. Checks: the hand's fields, 2-4 players (3 in Pineapple), names,
+rows of 3 / 5 / 5 (a misset classic board is kept, it fouls), card syntax,
+no card twice in a hand (rows and discards), Fantasyland, surrender and
+naturals allowed by the variant, discards and Fantasyland card counts,
+placements consistent with the final rows and with the variant's streets,
+the played-at time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from pipeline.cards import CARD_NAMES, parse_card_column
+from pipeline.ingest.base import RAW_LIMIT, Chunk, Problem
+from pipeline.lake.hashing import hash_rows, hash_strings
+from schemas.hand import NAIVE_TIMEZONE
+from schemas.rules import Natural, Variant
+
+VARIANTS = [v.value for v in Variant]
+PINEAPPLE = {"pineapple", "progressive-pineapple", "pineapple-27"}
+FANTASYLAND_CARDS = {
+    "ofc": {13},
+    "pineapple": {14},
+    "progressive-pineapple": {14, 15, 16, 17},
+    "pineapple-27": {14, 15},
+}
+"""Cards a Fantasyland hand may be dealt, by variant (classic has no Fantasyland)."""
+ROWS = ("top", "middle", "bottom")
+ROW_SIZES = (3, 5, 5)
+PLACEMENT_ROWS = ("top", "middle", "bottom", "discard")
+NATURALS = {n.value for n in Natural}
+UNKNOWN_MONTH = "unknown"
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+
+
+@dataclass
+class Validated:
+    """The chunk's accepted hands as lake rows, and its rejected records."""
+
+    hands: pa.Table
+    boards: pa.Table
+    placements: pa.Table
+    problems: list[Problem]
+    board_hand: np.ndarray
+    """Row of ``hands`` each board belongs to."""
+    placement_hand: np.ndarray
+    """Row of ``hands`` each placement belongs to."""
+
+
+class _Reasons:
+    """First failure per hand; later checks never overwrite an earlier reason."""
+
+    def __init__(self, n: int) -> None:
+        self.reason = np.full(n, None, dtype=object)
+
+    def add(self, hands: np.ndarray, message: str | list[str]) -> None:
+        hands = np.asarray(hands, dtype=np.int64)
+        messages = [message] * hands.size if isinstance(message, str) else message
+        for h, m in zip(hands.tolist(), messages, strict=True):
+            if self.reason[h] is None:
+                self.reason[h] = m
+
+    def failing(
+        self,
+        hands_mask: np.ndarray,
+        boards_hand: np.ndarray,
+        board_in_hand: np.ndarray,
+        fmt: str,
+        values: list | None = None,
+    ) -> None:
+        """Report boards where ``hands_mask`` (per board) is set, formatting ``fmt`` with i and value."""
+        idx = np.flatnonzero(hands_mask)
+        if idx.size == 0:
+            return
+        idx = idx[self.reason[boards_hand[idx]] == None]  # noqa: E711 - object array comparison
+        if idx.size == 0:
+            return
+        msgs = [fmt.format(i=int(board_in_hand[b]), v=values[b] if values is not None else None) for b in idx.tolist()]
+        self.add(boards_hand[idx], msgs)
+
+    @property
+    def bad(self) -> np.ndarray:
+        return self.reason != None  # noqa: E711
+
+
+def _np(col: pa.Array | pa.ChunkedArray, fill: object) -> np.ndarray:
+    return pc.fill_null(col, fill).to_numpy(zero_copy_only=False)
+
+
+def _lists(col: pa.Array) -> tuple[np.ndarray, pa.Array, np.ndarray]:
+    """Per-list lengths (0 for null), the flat values, and each value's list index."""
+    lengths = _np(pc.list_value_length(col), 0).astype(np.int64)
+    return lengths, pc.list_flatten(col), np.repeat(np.arange(len(col)), lengths)
+
+
+def _times(values: list[str | None]) -> tuple[list[datetime | None], list[int]]:
+    """Parse ISO times (naive ones in the documented zone); return the parsed values and the bad positions."""
+    out: list[datetime | None] = []
+    bad: list[int] = []
+    for i, v in enumerate(values):
+        if v is None:
+            out.append(None)
+            continue
+        try:
+            t = datetime.fromisoformat(v)
+        except ValueError:
+            out.append(None)
+            bad.append(i)
+            continue
+        out.append((t if t.tzinfo else t.replace(tzinfo=NAIVE_TIMEZONE)).astimezone(UTC))
+    return out, bad
+
+
+def validate(chunk: Chunk, source_file: str, batch: str) -> Validated:
+    """Check every record of ``chunk``; see the module doc for what is checked."""
+    rec = chunk.records
+    n = rec.num_rows
+    reasons = _Reasons(n)
+
+    hand_id = rec.column("hand_id").combine_chunks()
+    reasons.add(np.flatnonzero(_np(pc.utf8_length(pc.fill_null(hand_id, "")), 0) == 0), "hand_id: missing")
+    variant = _np(rec.column("variant"), "")
+    bad_variant = ~np.isin(variant, VARIANTS)
+    reasons.add(
+        np.flatnonzero(bad_variant),
+        [f"variant: unknown {v!r} (known: {', '.join(VARIANTS)})" for v in variant[bad_variant]],
+    )
+
+    players = rec.column("players").combine_chunks()
+    n_players, boards, board_hand = _lists(players)
+    board_start = np.cumsum(n_players) - n_players
+    board_in_hand = np.arange(len(boards)) - board_start[board_hand]
+    wrong_count = (n_players < 2) | (n_players > 4)
+    reasons.add(
+        np.flatnonzero(wrong_count), [f"players: a hand has 2 to 4 players, got {k}" for k in n_players[wrong_count]]
+    )
+    too_many = np.isin(variant, list(PINEAPPLE)) & (n_players > 3)
+    reasons.add(np.flatnonzero(too_many), "players: Pineapple is played by at most 3 players")
+
+    m = len(boards)
+    b_variant = variant[board_hand]
+    classic = b_variant == "classic"
+    name = _np(boards.field("name"), "")
+    reasons.failing(name == "", board_hand, board_in_hand, "players[{i}].name: missing")
+    # Names are unique in a hand, except criss-cross: two players with two boards each.
+    same_name = _group_sizes(hash_strings(boards.field("name")) ^ (board_hand.astype(np.uint64) * _MIX))
+    all_twice = np.bincount(board_hand, weights=same_name == 2, minlength=n) == n_players
+    criss_cross = (n_players == 4) & all_twice
+    reasons.failing(
+        (same_name > 1) & ~criss_cross[board_hand],
+        board_hand,
+        board_in_hand,
+        "players[{i}].name: {v!r} appears twice",
+        name.tolist(),
+    )
+
+    seat_given = _np(pc.is_valid(boards.field("seat")), False)
+    seat = np.where(seat_given, _np(boards.field("seat"), 0), board_in_hand)
+    reasons.failing(
+        (seat < 0) | (seat > 15), board_hand, board_in_hand, "players[{i}].seat: {v} is not 0..15", seat.tolist()
+    )
+    reasons.failing(
+        _group_sizes(board_hand * 16 + np.clip(seat, 0, 15)) > 1,
+        board_hand,
+        board_in_hand,
+        "players[{i}].seat: seat {v} is taken twice",
+        seat.tolist(),
+    )
+
+    # Rows: 3 / 5 / 5 (a classic history may record a misset board of 13 cards: it fouls).
+    sizes = np.stack([_lists(boards.field(r))[0] for r in ROWS], axis=1)
+    missing = np.stack([_np(pc.is_null(boards.field(r)), True) for r in ROWS], axis=1)
+    for j, r in enumerate(ROWS):
+        reasons.failing(missing[:, j], board_hand, board_in_hand, f"players[{{i}}].{r}: missing")
+    misset = (sizes != ROW_SIZES).any(axis=1) & classic & (sizes.sum(axis=1) == 13)
+    for j, (r, size) in enumerate(zip(ROWS, ROW_SIZES, strict=True)):
+        wrong = (sizes[:, j] != size) & ~misset
+        reasons.failing(
+            wrong,
+            board_hand,
+            board_in_hand,
+            f"players[{{i}}].{r}: expected {size} cards, got {{v}}",
+            sizes[:, j].tolist(),
+        )
+
+    # Cards of every row, then of the discards, parsed in one pass.
+    discard_len = _lists(boards.field("discards"))[0]
+    lengths = np.concatenate([sizes, discard_len[:, None]], axis=1)  # (m, 4): top, middle, bottom, discards
+    tokens = pa.concat_arrays([pc.list_flatten(boards.field(f)).cast(pa.string()) for f in (*ROWS, "discards")])
+    token_board = np.concatenate([np.repeat(np.arange(m), lengths[:, j]) for j in range(4)])
+    token_row = np.repeat(np.arange(4), lengths.sum(axis=0))
+    token_pos = np.concatenate([_positions(lengths[:, j]) for j in range(4)])
+    codes, ok = parse_card_column(tokens.to_numpy(zero_copy_only=False))
+    field_names = np.array([*ROWS, "discards"])
+    token_text = tokens.to_pylist() if (~ok).any() else None
+    bad_tok = np.flatnonzero(~ok)
+    if bad_tok.size:
+        msgs = [
+            f"players[{int(board_in_hand[token_board[t]])}].{field_names[token_row[t]]}[{int(token_pos[t])}]: "
+            f"not a card: {token_text[t]!r}"  # type: ignore[index]
+            for t in bad_tok.tolist()
+        ]
+        order = np.argsort(token_board[bad_tok], kind="stable")
+        reasons.add(board_hand[token_board[bad_tok][order]], [msgs[i] for i in order.tolist()])
+    # No card twice in a hand.
+    dup_key = board_hand[token_board] * 64 + codes
+    order = np.argsort(dup_key, kind="stable")
+    again = order[1:][(np.diff(dup_key[order]) == 0) & ok[order][1:]]
+    if again.size:
+        msgs = [
+            f"players[{int(board_in_hand[token_board[t]])}].{field_names[token_row[t]]}[{int(token_pos[t])}]: "
+            f"{CARD_NAMES[codes[t]]} is dealt twice in this hand"
+            for t in again.tolist()
+        ]
+        reasons.add(board_hand[token_board[again]], msgs)
+
+    # Fantasyland, surrender and naturals as the variant allows.
+    fl = _np(boards.field("fantasyland"), False).astype(bool)
+    fl_cards = _np(boards.field("fantasyland_cards"), 0).astype(np.int64)
+    reasons.failing(fl & classic, board_hand, board_in_hand, "players[{i}].fantasyland: classic has no Fantasyland")
+    allowed = np.zeros(m, dtype=bool)
+    for v, counts_ok in FANTASYLAND_CARDS.items():
+        allowed |= (b_variant == v) & np.isin(fl_cards, list(counts_ok))
+    reasons.failing(
+        (fl_cards > 0) & ~fl,
+        board_hand,
+        board_in_hand,
+        "players[{i}].fantasyland_cards: set, but the player is not in Fantasyland",
+    )
+    reasons.failing(
+        (fl_cards > 0) & fl & ~classic & ~allowed,
+        board_hand,
+        board_in_hand,
+        "players[{i}].fantasyland_cards: {v} cards are not dealt in Fantasyland in this variant",
+        fl_cards.tolist(),
+    )
+    surrendered = _np(boards.field("surrendered"), False).astype(bool)
+    natural = _np(boards.field("natural"), "")
+    reasons.failing(
+        surrendered & ~classic, board_hand, board_in_hand, "players[{i}].surrendered: only classic has surrender"
+    )
+    reasons.failing(
+        (natural != "") & ~classic, board_hand, board_in_hand, "players[{i}].natural: only classic has naturals"
+    )
+    reasons.failing(
+        (natural != "") & ~np.isin(natural, list(NATURALS)),
+        board_hand,
+        board_in_hand,
+        "players[{i}].natural: unknown natural {v!r}",
+        natural.tolist(),
+    )
+    # Discards: none in OFC or classic; 4 in a normal Pineapple hand; dealt - 13 in Fantasyland.
+    pine = np.isin(b_variant, list(PINEAPPLE))
+    expected_discards = np.where(fl, np.where(fl_cards > 0, fl_cards - 13, -1), np.where(pine, 4, 0))
+    wrong_discards = (discard_len > 0) & (expected_discards >= 0) & (discard_len != expected_discards)
+    reasons.failing(
+        wrong_discards,
+        board_hand,
+        board_in_hand,
+        "players[{i}].discards: {v} cards, but this hand discards a different number",
+        discard_len.tolist(),
+    )
+
+    # Placements: consistent with the final rows and discards, and with the variant's streets.
+    pl_len, pl_flat, pl_board = _lists(boards.field("placements"))
+    has_placements = _np(pc.is_valid(boards.field("placements")), False).astype(bool)
+    pl_pos = _positions(pl_len)
+    if len(pl_flat):
+        pl_street = _np(pl_flat.field("street"), 0).astype(np.int64)
+        pl_row_text = _np(pl_flat.field("row"), "")
+        pl_row = np.full(len(pl_flat), -1)
+        for j, r in enumerate(PLACEMENT_ROWS):
+            pl_row[pl_row_text == r] = j
+        pl_codes, pl_ok = parse_card_column(_np(pl_flat.field("card"), ""))
+        bad_pl = np.flatnonzero(~pl_ok | (pl_row < 0) | (pl_street < 1))
+        if bad_pl.size:
+            text = pl_flat.to_pylist()
+            msgs = [
+                f"players[{int(board_in_hand[pl_board[t]])}].placements[{int(pl_pos[t])}]: "
+                + (
+                    "not a card: " + repr(text[t]["card"])
+                    if not pl_ok[t]
+                    else f"unknown row {text[t]['row']!r}"
+                    if pl_row[t] < 0
+                    else f"street {text[t]['street']} is not 1 or more"
+                )
+                for t in bad_pl.tolist()
+            ]
+            reasons.add(board_hand[pl_board[bad_pl]], msgs)
+        # The placed cards, row by row, must be exactly the final rows and the discards.
+        final = (token_board * 4 + token_row) * 64 + codes
+        placed = (pl_board * 4 + np.clip(pl_row, 0, 3)) * 64 + pl_codes
+        only_one_side = np.setxor1d(final[has_placements[token_board] & ok], placed[pl_ok & (pl_row >= 0)])
+        mismatch = np.zeros(m, dtype=bool)
+        mismatch[np.unique(only_one_side // 256)] = True
+        reasons.failing(
+            mismatch & has_placements,
+            board_hand,
+            board_in_hand,
+            "players[{i}].placements: the placed cards differ from the final rows and discards",
+        )
+        # Streets: cards placed and discarded per street, against the variant's deal.
+        streets = 20
+        per = np.zeros((m, streets, 2), dtype=np.int64)
+        np.add.at(per, (pl_board, np.clip(pl_street, 0, streets - 1), (pl_row == 3).astype(np.int64)), 1)
+        want = np.zeros((m, streets, 2), dtype=np.int64)
+        ofc_like = ~pine & ~classic
+        normal = ~fl
+        want[ofc_like & normal, 1, 0] = 5
+        want[ofc_like & normal, 2:10, 0] = 1
+        want[pine & normal, 1, 0] = 5
+        want[pine & normal, 2:6, 0] = 2
+        want[pine & normal, 2:6, 1] = 1
+        want[fl | classic, 1, 0] = 13
+        want[fl, 1, 1] = np.where(fl_cards[fl] > 0, fl_cards[fl] - 13, per[fl, 1, 1])  # unknown count: as placed
+        off = (per != want).any(axis=(1, 2)) & has_placements & (pl_len > 0)
+        reasons.failing(
+            off, board_hand, board_in_hand, "players[{i}].placements: streets do not follow the deal of this variant"
+        )
+    else:
+        pl_street = pl_row = pl_codes = np.zeros(0, np.int64)
+
+    played_text = rec.column("played_at").to_pylist()
+    played, bad_times = _times(played_text)
+    reasons.add(
+        np.array(bad_times, dtype=np.int64), [f"played_at: not an ISO time: {played_text[i]!r}" for i in bad_times]
+    )
+
+    flat = _Flat(
+        variant=variant,
+        played=played,
+        board_hand=board_hand,
+        board_in_hand=board_in_hand,
+        seat=seat,
+        misset=misset,
+        codes=codes,
+        token_board=token_board,
+        token_row=token_row,
+        fantasyland=fl,
+        fantasyland_cards=fl_cards,
+        surrendered=surrendered,
+        natural=natural,
+        pl_board=pl_board,
+        pl_street=pl_street,
+        pl_row=pl_row,
+        pl_codes=pl_codes,
+        pl_pos=pl_pos,
+    )
+    return _assemble(chunk, reasons, boards, flat, source_file, batch)
+
+
+@dataclass
+class _Flat:
+    """The chunk as flat columns: per hand, per board (``board_*``), per card token and per placement (``pl_*``)."""
+
+    variant: np.ndarray
+    played: list[datetime | None]
+    board_hand: np.ndarray
+    board_in_hand: np.ndarray
+    seat: np.ndarray
+    misset: np.ndarray
+    codes: np.ndarray
+    token_board: np.ndarray
+    token_row: np.ndarray
+    """0 top, 1 middle, 2 bottom, 3 discards."""
+    fantasyland: np.ndarray
+    fantasyland_cards: np.ndarray
+    surrendered: np.ndarray
+    natural: np.ndarray
+    pl_board: np.ndarray
+    pl_street: np.ndarray
+    pl_row: np.ndarray
+    pl_codes: np.ndarray
+    pl_pos: np.ndarray
+
+
+def _assemble(
+    chunk: Chunk, reasons: _Reasons, boards: pa.StructArray, f: _Flat, source_file: str, batch: str
+) -> Validated:
+    """Lake rows of the hands that passed, and a Problem for each that did not."""
+    rec = chunk.records
+    variant, played, board_hand, board_in_hand, seat = f.variant, f.played, f.board_hand, f.board_in_hand, f.seat
+    codes, token_board, token_row = f.codes, f.token_board, f.token_row
+    fl, fl_cards, surrendered, natural = f.fantasyland, f.fantasyland_cards, f.surrendered, f.natural
+    pl_board, pl_street, pl_row, pl_codes, pl_pos = f.pl_board, f.pl_street, f.pl_row, f.pl_codes, f.pl_pos
+    bad = reasons.bad
+    problems = []
+    if bad.any():
+        hand_ids = rec.column("hand_id").to_pylist()
+        raws = rec.filter(pa.array(bad)).to_pylist()
+        for h, raw in zip(np.flatnonzero(bad).tolist(), raws, strict=True):
+            text = str(raw)[:RAW_LIMIT]
+            problems.append(Problem(int(chunk.lines[h]), int(chunk.offsets[h]), reasons.reason[h], hand_ids[h], text))
+    keep = ~bad
+    keep_board = keep[board_hand]
+    month = np.array([t.strftime("%Y-%m") if t is not None else UNKNOWN_MONTH for t in played], dtype=object)
+
+    # Boards: 13 codes in row order (a misset board keeps its cards in the order given).
+    m = len(boards)
+    in_rows = token_row < 3
+    order = np.lexsort((token_row[in_rows], token_board[in_rows]))  # by board, then top, middle, bottom
+    cards = _cards_by_board(codes[in_rows][order], token_board[in_rows][order], m)
+    good_boards = np.flatnonzero(keep_board)
+
+    source = rec.column("source").combine_chunks()
+    hand_key = hash_strings(
+        pc.binary_join_element_wise(
+            pc.fill_null(source, ""), pc.fill_null(rec.column("hand_id").combine_chunks(), ""), "\x1f"
+        )
+    )
+    content = np.zeros((len(rec), 1 + 4 * 14), dtype=np.uint8)
+    content[:, 0] = np.searchsorted(VARIANTS, variant) if len(variant) else 0
+    slot = np.clip(board_in_hand, 0, 3)
+    for j in range(13):
+        content[board_hand, 1 + slot * 14 + 1 + j] = cards[:, j]
+    content[board_hand, 1 + slot * 14] = np.clip(seat, 0, 255).astype(np.uint8)
+    content_hash = hash_rows(content)
+
+    k = np.flatnonzero(keep)
+    n_players = np.bincount(board_hand, minlength=len(rec))
+    hands = pa.table(
+        {
+            "hand_key": pa.array(hand_key[k], pa.uint64()),
+            "batch": pa.array([batch] * k.size, pa.string()),
+            "content_hash": pa.array(content_hash[k], pa.uint64()),
+            "hand_id": rec.column("hand_id").take(k),
+            "source": rec.column("source").take(k),
+            "variant": pa.array(variant[k], pa.string()),
+            "month": pa.array(month[k], pa.string()),
+            "played_at": pa.array([played[i] for i in k.tolist()], pa.timestamp("us", tz="UTC")),
+            "site": rec.column("site").take(k),
+            "table": rec.column("table").take(k),
+            "session": rec.column("session").take(k),
+            "hand_number": rec.column("hand_number").take(k),
+            "button": pc.cast(rec.column("button").take(k), pa.int8()),
+            "house_rules": rec.column("house_rules").take(k),
+            "n_players": pa.array(n_players[k], pa.int8()),
+            "source_file": pa.array([source_file] * k.size, pa.string()),
+            "source_line": pa.array(chunk.lines[k], pa.int64()),
+        }
+    )
+    b = good_boards
+    board_table = pa.table(
+        {
+            "hand_key": pa.array(hand_key[board_hand[b]], pa.uint64()),
+            "batch": pa.array([batch] * b.size, pa.string()),
+            "variant": pa.array(variant[board_hand[b]], pa.string()),
+            "month": pa.array(month[board_hand[b]], pa.string()),
+            "seat": pa.array(seat[b], pa.int8()),
+            "player": boards.field("name").take(b),
+            "cards": pa.FixedSizeListArray.from_arrays(pa.array(cards[b].ravel(), pa.uint8()), 13),
+            "misset": pa.array(f.misset[b], pa.bool_()),
+            "fantasyland": pa.array(fl[b], pa.bool_()),
+            "fantasyland_cards": pa.array(np.where(fl_cards[b] > 0, fl_cards[b], 0), pa.int8()),
+            "surrendered": pa.array(surrendered[b], pa.bool_()),
+            "natural": pa.array(np.where(natural[b] == "", None, natural[b]), pa.string()),
+            "discards": _take_lists(codes[~in_rows], token_board[~in_rows], m, b),
+            "points": pc.cast(boards.field("points").take(b), pa.int32()),
+            "stack": pc.cast(boards.field("stack").take(b), pa.int32()),
+        }
+    )
+    keep_pl = np.flatnonzero(keep_board[pl_board]) if len(pl_board) else np.zeros(0, np.int64)
+    placements = pa.table(
+        {
+            "hand_key": pa.array(hand_key[board_hand[pl_board[keep_pl]]], pa.uint64()),
+            "batch": pa.array([batch] * keep_pl.size, pa.string()),
+            "variant": pa.array(variant[board_hand[pl_board[keep_pl]]], pa.string()),
+            "month": pa.array(month[board_hand[pl_board[keep_pl]]], pa.string()),
+            "seat": pa.array(seat[pl_board[keep_pl]], pa.int8()),
+            "street": pa.array(pl_street[keep_pl], pa.int8()),
+            "order": pa.array(pl_pos[keep_pl], pa.int16()),
+            "card": pa.array(pl_codes[keep_pl], pa.uint8()),
+            "row": pa.array(np.array(PLACEMENT_ROWS, dtype=object)[np.clip(pl_row[keep_pl], 0, 3)], pa.string()),
+        }
+    )
+    return Validated(
+        hands,
+        board_table,
+        placements,
+        problems,
+        np.searchsorted(k, board_hand[b]),
+        np.searchsorted(k, board_hand[pl_board[keep_pl]]),
+    )
+
+
+def _cards_by_board(flat: np.ndarray, board_of: np.ndarray, m: int) -> np.ndarray:
+    """(m, 13) codes from row cards grouped by board (boards without 13 cards stay zero)."""
+    out = np.zeros((m, 13), dtype=np.uint8)
+    counts = np.bincount(board_of, minlength=m)
+    full = counts == 13
+    starts = np.cumsum(counts) - counts
+    idx = starts[full][:, None] + np.arange(13)
+    out[full] = flat[idx]
+    return out
+
+
+def _take_lists(values: np.ndarray, owner: np.ndarray, m: int, rows: np.ndarray) -> pa.ListArray:
+    """The lists of ``rows`` from values grouped by owner (owners in order, each 0..m-1)."""
+    counts = np.bincount(owner, minlength=m)
+    starts = np.cumsum(counts) - counts
+    lengths = counts[rows]
+    offsets = np.r_[0, np.cumsum(lengths)].astype(np.int32)
+    idx = np.repeat(starts[rows] - offsets[:-1], lengths) + np.arange(offsets[-1])
+    return pa.ListArray.from_arrays(pa.array(offsets), pa.array(values[idx].astype(np.uint8), pa.uint8()))
+
+
+def _positions(lengths: np.ndarray) -> np.ndarray:
+    """0, 1, ... within each list, for lists of the given lengths laid end to end."""
+    starts = np.cumsum(lengths) - lengths
+    return np.arange(int(lengths.sum())) - np.repeat(starts, lengths)
+
+
+def _group_sizes(keys: np.ndarray) -> np.ndarray:
+    """For each element, how many elements share its key."""
+    _, inverse, counts = np.unique(keys, return_inverse=True, return_counts=True)
+    return counts[inverse]
