@@ -1,0 +1,489 @@
+"""The scoresheet ingester: home-game CSV sheets, one row per player per hand."""
+
+from __future__ import annotations
+
+import io
+from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pipeline.ingest import scoresheet
+from pipeline.ingest.base import RAW_LIMIT, Chunk, Problem
+from pipeline.ingest.scoresheet import INGESTER
+from schemas.hand import HandRecord
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "data" / "samples" / "scoresheet" / "club-night.csv"
+JSONL = ROOT / "data" / "samples" / "worked-examples.jsonl"
+
+# Four boards with distinct cards, rows of 3/5/5 (the first three are hand 1 of the sample).
+BOARDS = [
+    ("Qh Qd 4c", "8s 8h 8c Kd 3h", "5s 6s 7s 9s Js"),
+    ("6h 6d 2c", "7h 8d 9d Th Jc", "Ah Ad Ac 5c 5d"),
+    ("Kc 9c 2d", "Ts Tc 4d 4h 2h", "Jd Jh Qc 3c 3d"),
+    ("Kh Ks 3s", "7c 7d 9h 9s 4s", "Td Th Jc Js 2s"),
+]
+NAMES = ["Ann", "Bo", "Carla", "Dev"]
+
+
+def read(data: bytes | str, source: str = "sheet.csv") -> tuple[list[dict], list[Problem], list[Chunk]]:
+    """All records (as dicts) and problems of a sheet, and its chunks."""
+    raw = data.encode() if isinstance(data, str) else data
+    chunks = list(INGESTER.read(io.BytesIO(raw), source))
+    records = [r for c in chunks for r in c.records.to_pylist()]
+    problems = [p for c in chunks for p in c.problems]
+    assert sum(c.bytes_read for c in chunks) == len(raw)
+    return records, problems, chunks
+
+
+def rows(hand: str, n: int = 3, *extra: str, delimiter: str = ",") -> list[str]:
+    """``n`` rows of one hand in the minimal column order hand, player, top, middle, bottom[, extra...]."""
+    return [delimiter.join([hand, NAMES[i], *BOARDS[i], *extra]) for i in range(n)]
+
+
+def sheet(*lines: str | list[str], header: str = "hand,player,top,middle,bottom") -> str:
+    flat: list[str] = [header]
+    for item in lines:
+        flat.extend([item] if isinstance(item, str) else item)
+    return "\n".join(flat) + "\n"
+
+
+def validated(records: list[dict]) -> list[HandRecord]:
+    return [HandRecord.model_validate(r) for r in records]
+
+
+# --- the sample ---------------------------------------------------------------------------------------------------
+
+
+def test_sample_reads_into_valid_records() -> None:
+    data = SAMPLE.read_bytes()
+    records, problems, chunks = read(data, str(SAMPLE))
+    assert problems == []
+    assert len(chunks) == 1
+    hands = validated(records)
+    assert [h.hand_id for h in hands] == ["1", "2", "3", "4", "5", "6"]
+    assert [h.hand_number for h in hands] == [1, 2, 3, 4, 5, 6]
+    assert [len(h.players) for h in hands] == [3, 3, 4, 4, 3, 4]
+    assert {h.source for h in hands} == {"scoresheet"}
+    assert {h.session for h in hands} == {"club-night"}
+    assert {h.variant for h in hands} == {"ofc"}
+    assert hands[0].played_at == datetime(2024, 11, 8, 19, 42, tzinfo=UTC)
+    assert chunks[0].lines.tolist() == [2, 5, 8, 12, 16, 19]
+    for offset, h in zip(chunks[0].offsets.tolist(), hands, strict=True):
+        assert data.startswith(f"2024-11-08 {h.played_at:%H:%M},{h.hand_id},".encode(), offset)
+    ann, bo, carla = hands[1].players
+    assert (ann.name, ann.seat, ann.fantasyland, ann.points) == ("Ann", 0, True, 54)
+    assert (bo.name, bo.seat, bo.fantasyland, bo.points) == ("Bo", 1, False, -45)
+    assert carla.top == ["7d", "7s", "4d"]
+    assert (bo.discards, bo.placements, bo.natural, bo.surrendered) == ([], None, None, False)
+    assert [p.seat for p in hands[4].players] == [1, 2, 3]
+    for h in hands:
+        assert sum(p.points for p in h.players) == 0
+        cards = [c for p in h.players for c in (*p.top, *p.middle, *p.bottom)]
+        assert len(set(cards)) == len(cards) == 13 * len(h.players)
+
+
+def test_sample_points_agree_with_the_scorer() -> None:
+    """The points written on the sample were worked out by hand; the engine must agree (and find the one foul)."""
+    from pipeline.score.records import score_records
+    from schemas.rules import load_rules
+
+    records, _, _ = read(SAMPLE.read_bytes(), str(SAMPLE))
+    results = score_records(records, load_rules("ofc"))
+    for rec, result in zip(records, results, strict=True):
+        assert result["points"] == {p["name"]: p["points"] for p in rec["players"]}
+    fouls = [(r["hand_id"], name) for r in results for name, b in r["boards"].items() if b["fouled"]]
+    assert fouls == [("2", "Bo")]
+
+
+# --- delimiters, encodings, columns -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("delimiter", [",", ";", "\t"])
+def test_delimiters(delimiter: str) -> None:
+    header = delimiter.join(["hand", "player", "top", "middle", "bottom", "points"])
+    text = sheet(
+        rows("1", 2, "3", delimiter=delimiter)[0],
+        rows("1", 2, "-3", delimiter=delimiter)[1],
+        rows("2", 3, "", delimiter=delimiter),
+        header=header,
+    )
+    records, problems, _ = read(text)
+    assert problems == []
+    hands = validated(records)
+    assert [h.hand_id for h in hands] == ["1", "2"]
+    assert [p.points for p in hands[0].players] == [3, -3]
+    assert hands[0].players[1].middle == ["7h", "8d", "9d", "Th", "Jc"]
+
+
+def test_cards_may_be_separated_by_commas_in_a_quoted_field() -> None:
+    text = sheet('1,Ann,"Qh,Qd,4c","8s, 8h, 8c, Kd, 3h",5s 6s 7s 9s Js', rows("1", 2)[1])
+    records, problems, _ = read(text)
+    assert problems == []
+    ann = validated(records)[0].players[0]
+    assert ann.top == ["Qh", "Qd", "4c"]
+    assert ann.middle == ["8s", "8h", "8c", "Kd", "3h"]
+
+
+def test_semicolon_sheet_with_comma_separated_cards() -> None:
+    text = sheet(
+        "1;Ann;Qh,Qd,4c;8s,8h,8c,Kd,3h;5s,6s,7s,9s,Js",
+        rows("1", 2, delimiter=";")[1],
+        header="hand;player;top;middle;bottom",
+    )
+    records, problems, _ = read(text)
+    assert problems == []
+    assert validated(records)[0].players[0].bottom == ["5s", "6s", "7s", "9s", "Js"]
+
+
+def test_card_tokens_are_split_faithfully_not_judged() -> None:
+    """Row sizes and spellings are the validation step's business: the tokens come through as written."""
+    text = sheet("1,Ann,Qh Qd,10d  A♠ Xx 3h 2h 2c,", rows("1", 2)[1])
+    records, problems, _ = read(text)
+    assert problems == []
+    ann = records[0]["players"][0]
+    assert (ann["top"], ann["middle"], ann["bottom"]) == (["Qh", "Qd"], ["10d", "A♠", "Xx", "3h", "2h", "2c"], [])
+
+
+def test_bom_is_skipped_and_offsets_count_it() -> None:
+    text = sheet(rows("1", 2))
+    records, problems, chunks = read(b"\xef\xbb\xbf" + text.encode())
+    assert problems == []
+    assert [h.hand_id for h in validated(records)] == ["1"]
+    assert chunks[0].offsets.tolist() == [3 + len("hand,player,top,middle,bottom\n")]
+    assert INGESTER.sniff(b"\xef\xbb\xbf" + text.encode())
+
+
+def test_latin1_and_mixed_encodings_keep_names() -> None:
+    header = b"hand,player,top,middle,bottom\n"
+    zoe_latin1 = "1,Zoë,{},{},{}\n".format(*BOARDS[0]).encode("latin-1")
+    jose_utf8 = "1,José,{},{},{}\n".format(*BOARDS[1]).encode("utf-8")
+    records, problems, _ = read(header + zoe_latin1 + jose_utf8)
+    assert problems == []
+    assert [p.name for p in validated(records)[0].players] == ["Zoë", "José"]
+
+
+def test_column_order_and_case_are_free_and_unknown_columns_ignored() -> None:
+    header = "Bottom;NOTES;Middle;Points;TOP;Player;HAND"
+    body = [f"{b};good;{m};{pts};{t};{n};7" for (t, m, b), n, pts in zip(BOARDS, NAMES, ["1", "-1"], strict=False)]
+    records, problems, _ = read(sheet(body, header=header))
+    assert problems == []
+    (hand,) = validated(records)
+    assert (hand.hand_id, hand.hand_number) == ("7", 7)
+    assert [(p.name, p.top, p.points) for p in hand.players] == [
+        ("Ann", BOARDS[0][0].split(), 1),
+        ("Bo", BOARDS[1][0].split(), -1),
+    ]
+
+
+def test_optional_columns_absent() -> None:
+    records, problems, _ = read(sheet(rows("A-17", 4)), source="/home/club/night.2024-11.csv.gz")
+    assert problems == []
+    (hand,) = validated(records)
+    assert hand.variant == "ofc"
+    assert (hand.played_at, hand.house_rules, hand.button, hand.table, hand.site) == (None,) * 5
+    assert hand.session == "night"
+    assert hand.hand_number is None
+    assert [p.seat for p in hand.players] == [0, 1, 2, 3]
+    assert all(p.points is None and not p.fantasyland for p in hand.players)
+
+
+def test_optional_hand_columns_present() -> None:
+    header = "hand,player,top,middle,bottom,date,variant,rules,session,table,site,button,seat,fantasyland"
+    first = rows(
+        "12", 2, "2024-11-08T21:05+01:00", "Pineapple", "house: jokers wild", "fri", "T1", "club", "3", "3", "Y"
+    )
+    second = rows("12", 2, "", "pineapple", "", "", "", "", "", "5", "n")
+    third = rows("13", 2, "2024-11-09", "progressive_pineapple", "", "", "", "", "", "", "")
+    records, problems, _ = read(sheet(first[0], second[1], third, header=header))
+    assert problems == []
+    h12, h13 = validated(records)
+    assert h12.played_at == datetime(2024, 11, 8, 21, 5, tzinfo=timezone(timedelta(hours=1)))
+    assert (h12.variant, h12.house_rules, h12.session, h12.table, h12.site, h12.button) == (
+        "pineapple",
+        "house: jokers wild",
+        "fri",
+        "T1",
+        "club",
+        3,
+    )
+    assert [(p.seat, p.fantasyland) for p in h12.players] == [(3, True), (5, False)]
+    assert h13.played_at == datetime(2024, 11, 9, tzinfo=UTC)
+    assert h13.variant == "progressive-pineapple"
+    assert h13.session == "sheet"
+    assert [p.seat for p in h13.players] == [0, 1]
+
+
+def test_blank_lines_empty_rows_and_crlf_are_skipped() -> None:
+    text = (
+        "\r\n\r\nhand,player,top,middle,bottom\r\n"
+        + "\r\n".join(rows("1", 2))
+        + "\r\n,,,,\r\n\r\n"
+        + "\r\n".join(rows("2", 2))
+    )
+    records, problems, chunks = read(text)
+    assert problems == []
+    assert [r["hand_id"] for r in records] == ["1", "2"]
+    assert chunks[0].lines.tolist() == [4, 8]
+    assert records[0]["players"][1]["bottom"] == BOARDS[1][2].split()
+
+
+# --- problems -----------------------------------------------------------------------------------------------------
+
+EXTRA = "hand,player,top,middle,bottom,date,fantasyland,points,seat,variant"
+
+
+def full(
+    hand: str, i: int, date: str = "2024-11-08", fl: str = "no", points: str = "0", seat: str = "", variant: str = ""
+) -> str:
+    return ",".join([hand, NAMES[i], *BOARDS[i], date, fl, points, seat, variant])
+
+
+def good(hand: str) -> list[str]:
+    return [full(hand, 0), full(hand, 1)]
+
+
+# Each case: the rows of hand 2 (lines 4 onwards, after hand 1 on lines 2-3), the reason, and the hand id.
+PROBLEMS = {
+    "wrong number of fields": (
+        [full("2", 0), "2,Bo,6h 6d 2c,7h 8d 9d Th Jc"],
+        "line 5: expected 10 fields, got 4",
+        "2",
+    ),
+    "empty player": ([full("2", 0), full("2", 1).replace("Bo", " ")], "line 5, column player: empty", "2"),
+    "bad boolean": (
+        [full("2", 0), full("2", 1, fl="maybe")],
+        "line 5, column fantasyland: not true/false/yes/no/y/n/1/0: 'maybe'",
+        "2",
+    ),
+    "bad integer": ([full("2", 0), full("2", 1, points="x")], "line 5, column points: not an integer: 'x'", "2"),
+    "decimal points": ([full("2", 0), full("2", 1, points="1.5")], "line 5, column points: not an integer: '1.5'", "2"),
+    "huge points": (
+        [full("2", 0), full("2", 1, points="9" * 30)],
+        f"line 5, column points: out of range: '{'9' * 30}'",
+        "2",
+    ),
+    "bad seat": ([full("2", 0, seat="16"), full("2", 1)], "line 4, column seat: must be 0 to 15: '16'", "2"),
+    "duplicate seat": (
+        [full("2", 0, seat="1"), full("2", 1, seat="1")],
+        "line 5, column seat: seat 1 appears twice in the hand (lines 4 and 5)",
+        "2",
+    ),
+    "bad date": (
+        [full("2", 0, date="08/11/2024"), full("2", 1, date="")],
+        "line 4, column date: not an ISO date or date-time: '08/11/2024'",
+        "2",
+    ),
+    "dates disagree": (
+        [full("2", 0), full("2", 1, date="2024-11-09")],
+        "line 5, column date: '2024-11-09' differs from '2024-11-08' on line 4",
+        "2",
+    ),
+    "unknown variant": (
+        [full("2", 0, variant="stud"), full("2", 1)],
+        "line 4, column variant: unknown variant: 'stud' (expected one of classic, ofc, pineapple, pineapple-27, "
+        "progressive-pineapple)",
+        "2",
+    ),
+    "one player": ([full("2", 0)], "hand 2 has 1 player (a hand has 2 to 4)", "2"),
+    "five players": (
+        [full("2", i % 4).replace(NAMES[i % 4], f"P{i}") for i in range(5)],
+        "hand 2 has 5 players (a hand has 2 to 4)",
+        "2",
+    ),
+    "duplicate player": (
+        [full("2", 0), full("2", 1).replace("Bo", "ann")],
+        "line 5, column player: 'ann' appears twice in the hand (lines 4 and 5)",
+        "2",
+    ),
+    "empty hand id": ([full("", 0), full("", 1)], "line 4, column hand: empty; line 5, column hand: empty", None),
+    "unclosed quote": (
+        [full("2", 0), full("2", 1).replace("Bo", '"Bo')],
+        "line 5: a quoted field is not closed on this line (fields spanning lines are not supported)",
+        "2",
+    ),
+    "carriage return inside a row": (
+        [full("2", 0), full("2", 1).replace("Bo", "B\ro")],
+        "line 5: a carriage return inside an unquoted field",
+        "2",
+    ),
+    "several errors": (
+        [full("2", 0, points="x"), full("2", 1, fl="?")],
+        "line 4, column points: not an integer: 'x'; line 5, column fantasyland: not true/false/yes/no/y/n/1/0: '?'",
+        "2",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", PROBLEMS)
+def test_a_bad_hand_is_one_problem_and_the_others_come_through(case: str) -> None:
+    bad_rows, reason, hand_id = PROBLEMS[case]
+    text = sheet(good("1"), bad_rows, good("3"), header=EXTRA)
+    records, problems, chunks = read(text)
+    assert [h.hand_id for h in validated(records)] == ["1", "3"]
+    assert chunks[0].lines.tolist() == [2, 4 + len(bad_rows)]
+    (problem,) = problems
+    assert problem.reason == reason
+    assert problem.line == 4
+    assert problem.hand_id == hand_id
+    assert problem.offset == text.encode().index(b"\n" + bad_rows[0].encode()) + 1
+    assert problem.raw == "\n".join(bad_rows)
+
+
+def test_a_hand_split_in_two_places() -> None:
+    text = sheet(good("1"), good("2"), good("1"), good("3"), header=EXTRA)
+    records, problems, _ = read(text)
+    assert [r["hand_id"] for r in records] == ["1", "2", "3"]
+    (problem,) = problems
+    assert (problem.line, problem.hand_id) == (6, "1")
+    assert problem.reason == "hand 1 appears in two places (lines 2 and 6)"
+
+
+def test_a_row_too_short_to_name_its_hand_spoils_the_current_hand() -> None:
+    text = sheet(good("1"), [full("2", 0), "2"], good("3"), header=EXTRA)
+    records, problems, _ = read(text)
+    assert [r["hand_id"] for r in records] == ["1", "3"]
+    assert [(p.line, p.reason) for p in problems] == [(4, "line 5: expected 10 fields, got 1")]
+
+    hand_last = [",".join([NAMES[i], *BOARDS[i], hand]) for hand in "123" for i in range(2)]
+    hand_last[3] = "x"
+    records, problems, _ = read(sheet(hand_last, header="player,top,middle,bottom,hand"))
+    assert [r["hand_id"] for r in records] == ["1", "3"]
+    assert [(p.line, p.reason) for p in problems] == [(4, "line 5: expected 5 fields, got 1")]
+
+
+def test_over_long_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(scoresheet, "MAX_LINE", 200)
+    text = sheet(good("1"), [full("2", 0), full("2", 1).replace("Bo", "B" * 500)], good("3"), header=EXTRA)
+    records, problems, _ = read(text)
+    assert [r["hand_id"] for r in records] == ["1", "3"]
+    (problem,) = problems
+    assert problem.reason == "line 5: longer than 200 bytes"
+    assert len(problem.raw) <= RAW_LIMIT
+
+
+def test_a_long_run_of_one_hand_is_held_in_bounded_memory() -> None:
+    text = sheet(
+        good("1"), [full("2", i % 2).replace(NAMES[i % 2], f"P{i}") for i in range(3000)], good("3"), header=EXTRA
+    )
+    records, problems, _ = read(text)
+    assert [r["hand_id"] for r in records] == ["1", "3"]
+    (problem,) = problems
+    assert problem.reason == "hand 2 has 3000 players (a hand has 2 to 4)"
+    assert len(problem.raw) == RAW_LIMIT
+
+
+@pytest.mark.parametrize(
+    ("header", "reason"),
+    [
+        (
+            "hand,player,top,middle",
+            "header: missing required column(s) bottom (found: hand, player, top, middle)",
+        ),
+        (
+            "date;name;cards",
+            "header: missing required column(s) hand, player, top, middle, bottom (found: date, name, cards)",
+        ),
+        ("hand,player,top,middle,bottom,Top", "header: column(s) named more than once: top"),
+    ],
+)
+def test_a_bad_header_is_one_problem_for_the_file(header: str, reason: str) -> None:
+    text = sheet(good("1"), good("2"), header=header)
+    records, problems, chunks = read(text)
+    assert records == []
+    assert [(p.line, p.offset, p.reason, p.hand_id, p.raw) for p in problems] == [(1, 0, reason, None, header)]
+    assert len(chunks) == 1
+
+
+def test_empty_and_header_only_files() -> None:
+    records, problems, chunks = read(b"")
+    assert (records, len(chunks)) == ([], 1)
+    assert [(p.line, p.reason) for p in problems] == [(1, "no header row: the file is empty or blank")]
+    records, problems, chunks = read("hand,player,top,middle,bottom\n")
+    assert (records, problems, len(chunks)) == ([], [], 1)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=400))
+def test_arbitrary_bytes_after_a_header_never_raise(body: bytes) -> None:
+    data = b"hand;player;top;middle;bottom;points\n" + body
+    records, _, _ = read(data)
+    for r in records:
+        assert 2 <= len(r["players"]) <= 4
+
+
+# --- sniff --------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        SAMPLE.read_bytes(),
+        b"HAND\tPlayer\tTop\tMiddle\tBottom\n1\tAnn",
+        b"\xef\xbb\xbfdate;hand;player;top;middle;bottom;points\r\n",
+        b"\n\nbottom,middle,top,player,hand",
+        b'"hand","player","top","middle","bottom"\n',
+    ],
+)
+def test_sniff_true(head: bytes) -> None:
+    assert INGESTER.sniff(head)
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        JSONL.read_bytes(),
+        b"",
+        b"\n\n",
+        b"hand,player,top,middle\n1,Ann,Qh Qd 4c,8s 8h 8c Kd 3h\n",
+        b"date;name;cards\n",
+        b"\x00\xff\xfe\x01\x02hand,player\x00",
+        b"\xff\xfeh\x00a\x00n\x00d\x00",
+        bytes(range(256)) * 4,
+    ],
+)
+def test_sniff_false(head: bytes) -> None:
+    assert not INGESTER.sniff(head)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.binary(max_size=2000))
+def test_sniff_never_raises(head: bytes) -> None:
+    assert INGESTER.sniff(head) in (True, False)
+
+
+# --- chunking -----------------------------------------------------------------------------------------------------
+
+
+def test_chunking_keeps_order_and_loses_nothing() -> None:
+    n_hands = 12_000
+    lines = ["hand,player,top,middle,bottom,points"]
+    bad: set[str] = set()
+    for h in range(n_hands):
+        hand_id = f"h{h}"
+        players = 2 + h % 3
+        for i in range(players):
+            points = "x" if h % 997 == 0 and i == 1 else str(i)
+            lines.append(",".join([hand_id, NAMES[i], *BOARDS[i], points]))
+        if h % 997 == 0:
+            bad.add(hand_id)
+    data = ("\n".join(lines) + "\n").encode()
+    chunks = list(INGESTER.read(io.BytesIO(data), "big.csv"))
+    assert [c.records.num_rows + len(c.problems) for c in chunks] == [5_000, 5_000, 2_000]
+    assert sum(c.bytes_read for c in chunks) == len(data)
+    seen: list[tuple[int, str]] = []
+    for c in chunks:
+        ids = c.records.column("hand_id").to_pylist()
+        assert len(ids) == len(c.lines) == len(c.offsets)
+        seen.extend(zip(c.lines.tolist(), ids, strict=True))
+        seen.extend((p.line, p.hand_id) for p in c.problems)
+        for line, offset in zip(c.lines.tolist(), c.offsets.tolist(), strict=True):
+            assert data.startswith(lines[line - 1].encode(), offset)
+    seen.sort()
+    assert [hand_id for _, hand_id in seen] == [f"h{h}" for h in range(n_hands)]
+    assert {p.hand_id for c in chunks for p in c.problems} == bad
+    lines_in_order = [line for c in chunks for line in c.lines.tolist()]
+    assert lines_in_order == sorted(lines_in_order)
