@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -58,10 +59,15 @@ def test_eval_bad_card_is_a_usage_error_naming_the_token() -> None:
     assert "Traceback" not in result.output
 
 
-def test_demo_json_small() -> None:
+def test_demo_json_small(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OFC_LAKE", str(tmp_path / "lake"))
     result = runner.invoke(app, ["demo", "--json", "--boards", "30000"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
+    ingested = data["ingest"]["total"]
+    assert ingested["balanced"]
+    assert ingested["accepted"] == ingested["read"] >= 14  # every sample history goes in
+    assert (tmp_path / "lake" / "_manifests").is_dir()
     assert data["examples"]["E1/A"]["bottom"]["hand"] == "royal flush"
     assert data["examples"]["E2/A"]["fouled"] is True
     assert data["example_points"]["E1/A"]["ofc"] == 24

@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from pipeline import __version__
-from pipeline.cli import demo, evaluate, rules, score
+from pipeline.cli import demo, evaluate, ingest, rules, score, sql
 from pipeline.cli.console import EXIT_FAILED, debugging, err
 
 app = typer.Typer(
@@ -35,6 +35,10 @@ def _root(
 
 
 app.command("eval")(evaluate.eval_boards)
+app.command("ingest")(ingest.ingest_paths)
+app.command("validate")(ingest.validate_paths)
+app.command("quarantine")(ingest.quarantine)
+app.command("sql")(sql.sql)
 app.command("score")(score.score_file)
 app.add_typer(rules.app, name="rules")
 app.command("demo")(demo.demo)

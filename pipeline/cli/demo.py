@@ -11,7 +11,7 @@ from rich.table import Table
 
 from pipeline.cli.console import out, print_json, user_errors
 from pipeline.cli.evaluate import board_report, render
-from pipeline.paths import SAMPLES
+from pipeline.paths import SAMPLES, default_lake
 
 EXAMPLES = SAMPLES / "worked-examples.jsonl"
 DEMO_RULES = ("ofc", "pineapple", "progressive-pineapple", "classic-1-6", "classic-2-4", "classic-plain", "taiwanese")
@@ -95,15 +95,30 @@ def demo(
     as_json: bool = typer.Option(False, "--json", help="Print the figures as JSON."),
 ) -> None:
     """Run the pipeline on the embedded default: the sample hands, then a large random batch."""
+    from pipeline.cli.ingest import print_summary, summary_of
+    from pipeline.ingest.run import ingest
+    from pipeline.lake.store import Lake
+
     with user_errors():
+        lake = Lake(default_lake())
+        ingested = summary_of(ingest([SAMPLES], lake))
         records, codes = _examples()
         labels = [f"{r['hand_id']}/{p['name']}" for r in records for p in r["players"]]
         report = board_report(codes)
         points = _example_points(records)
         stats = _random_batch(boards, seed)
     if as_json:
-        print_json({"examples": dict(zip(labels, report, strict=True)), "example_points": points, "random": stats})
+        print_json(
+            {
+                "ingest": ingested,
+                "examples": dict(zip(labels, report, strict=True)),
+                "example_points": points,
+                "random": stats,
+            }
+        )
         return
+    out.rule(f"[bold]Sample histories ingested into {lake.root}")
+    print_summary(ingested, "ingest of data/samples (a second run finds them already there)")
 
     out.rule(f"[bold]Worked examples ({EXAMPLES.relative_to(EXAMPLES.parents[2])})")
     out.print(render(report, labels))

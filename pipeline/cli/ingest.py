@@ -1,0 +1,166 @@
+"""``ofc ingest``, ``ofc validate`` and ``ofc quarantine``: histories into the lake, nothing lost."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeElapsedColumn, TransferSpeedColumn
+from rich.table import Table
+
+from pipeline.cli.console import EXIT_FAILED, EXIT_USAGE, err, fail, out, print_json
+from pipeline.paths import default_lake
+
+LAKE_HELP = "Lake directory (default: $OFC_LAKE or data/lake)."
+FORMAT_HELP = "Force the input format: jsonl, poker-arena or scoresheet (default: detected from the content)."
+
+
+def lake_option() -> Any:
+    return typer.Option(None, "--lake", help=LAKE_HELP, show_default=False)
+
+
+def _run(paths: list[Path], lake_dir: Path | None, fmt: str | None, write: bool) -> Any:
+    from pipeline.ingest.run import IngestError, ingest
+    from pipeline.lake.store import Lake, LakeError
+
+    lake = Lake(lake_dir or default_lake()) if write else None
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        DownloadColumn(),
+        TransferSpeedColumn(),
+        TextColumn("{task.fields[hands]:,} hands"),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+        disable=not err.is_terminal,
+    ) as progress:
+        tasks: dict[str, Any] = {}
+
+        def on_progress(source: str, done: int, hands: int) -> None:
+            if source not in tasks:
+                tasks[source] = progress.add_task(Path(source).name[:40], total=None, hands=0)
+            progress.update(tasks[source], completed=done, hands=hands)
+
+        try:
+            return ingest(paths, lake, fmt, on_progress)
+        except (IngestError, LakeError) as exc:
+            fail(str(exc), EXIT_USAGE)
+
+
+def summary_of(report: Any) -> dict[str, Any]:
+    files = [
+        {
+            "source": f.source,
+            "format": f.format,
+            "read": f.read,
+            "accepted": f.accepted,
+            "quarantined": f.quarantined,
+            "duplicates": f.duplicates,
+            "reasons": dict(f.reasons.most_common()),
+            "skipped": f.skipped,
+            "error": f.error,
+        }
+        for f in report.files
+    ]
+    t = report.totals
+    total = {
+        "read": t.read,
+        "accepted": t.accepted,
+        "quarantined": t.quarantined,
+        "duplicates": t.duplicates,
+        "balanced": t.read == t.accepted + t.quarantined + t.duplicates,
+    }
+    return {"batch": report.batch, "files": files, "total": total}
+
+
+def print_summary(summary: dict[str, Any], title: str) -> None:
+    table = Table(
+        "file",
+        "format",
+        "read",
+        "accepted",
+        "quarantined",
+        "duplicates",
+        "quarantined by reason",
+        title=title,
+        title_justify="left",
+    )
+    for f in summary["files"]:
+        note = f["error"] or f["skipped"] or "; ".join(f"{k} ({v})" for k, v in f["reasons"].items())
+        table.add_row(
+            f["source"],
+            f["format"],
+            f"{f['read']:,}",
+            f"{f['accepted']:,}",
+            f"{f['quarantined']:,}",
+            f"{f['duplicates']:,}",
+            note,
+        )
+    t = summary["total"]
+    table.add_section()
+    table.add_row(
+        "total",
+        "",
+        f"{t['read']:,}",
+        f"{t['accepted']:,}",
+        f"{t['quarantined']:,}",
+        f"{t['duplicates']:,}",
+        "read = accepted + quarantined + duplicates: " + ("yes" if t["balanced"] else "NO"),
+    )
+    out.print(table)
+    if summary["batch"]:
+        out.print(f"committed batch {summary['batch']}")
+
+
+def _finish(summary: dict[str, Any]) -> None:
+    if summary["total"]["read"] == 0:
+        err.print("nothing could be read", markup=False)
+        raise typer.Exit(EXIT_FAILED)
+
+
+def ingest_paths(
+    paths: list[Path] = typer.Argument(..., help="Files, .gz or .zip archives, or directories (read recursively)."),
+    fmt: str | None = typer.Option(None, "--format", "-f", help=FORMAT_HELP),
+    lake: Path | None = lake_option(),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+) -> None:
+    """Read hand histories into the lake as one batch; bad records are quarantined with their reason.
+
+    Exit 1 only when nothing could be read.
+    """
+    summary = summary_of(_run(paths, lake, fmt, write=True))
+    print_json(summary) if as_json else print_summary(summary, "ingest")
+    _finish(summary)
+
+
+def validate_paths(
+    paths: list[Path] = typer.Argument(..., help="Files, .gz or .zip archives, or directories."),
+    fmt: str | None = typer.Option(None, "--format", "-f", help=FORMAT_HELP),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+) -> None:
+    """Check hand histories as ``ofc ingest`` would, without writing anything."""
+    summary = summary_of(_run(paths, None, fmt, write=False))
+    print_json(summary) if as_json else print_summary(summary, "validate (nothing written)")
+    _finish(summary)
+
+
+def quarantine(
+    lake: Path | None = lake_option(),
+    limit: int = typer.Option(50, min=1, help="Show at most this many records (newest batches first)."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON lines."),
+) -> None:
+    """List quarantined records: where they were and why they were not accepted."""
+    from pipeline.lake.store import Lake
+
+    table = Lake(lake or default_lake()).read("quarantine")
+    rows = table.to_pylist()[::-1][:limit]
+    if as_json:
+        for r in rows:
+            print_json(r)
+        return
+    view = Table("batch", "file", "line", "hand", "reason", title=f"{table.num_rows:,} quarantined records")
+    for r in rows:
+        view.add_row(r["batch"], r["source_file"], str(r["line"]), r["hand_id"] or "", r["reason"])
+    out.print(view)

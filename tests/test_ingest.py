@@ -1,0 +1,211 @@
+"""Ingest into the lake: nothing lost, nothing twice, nothing half-written."""
+
+from __future__ import annotations
+
+import copy
+import gzip
+import json
+import zipfile
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+from typer.testing import CliRunner
+
+from pipeline.cli import app
+from pipeline.ingest.run import ingest
+from pipeline.lake.store import Lake
+from pipeline.paths import SAMPLES
+from pipeline.query.db import QueryError, connect, run_query
+
+runner = CliRunner()
+EXAMPLES = SAMPLES / "worked-examples.jsonl"
+
+
+def records() -> list[dict]:
+    return [json.loads(line) for line in EXAMPLES.read_text().splitlines()]
+
+
+def write_jsonl(path: Path, recs: list[dict | str]) -> Path:
+    path.write_text("\n".join(r if isinstance(r, str) else json.dumps(r) for r in recs) + "\n")
+    return path
+
+
+def count(lake: Lake, sql: str) -> int:
+    return run_query(connect(lake), sql).column(0)[0].as_py()
+
+
+def test_samples_go_in_whole_and_a_second_run_adds_nothing(tmp_path: Path) -> None:
+    lake = Lake(tmp_path / "lake")
+    first = ingest([SAMPLES], lake)
+    t = first.totals
+    assert t.read == t.accepted + t.quarantined + t.duplicates
+    assert t.accepted == t.read > 0
+    formats = {Path(f.source).name: f.format for f in first.files}
+    assert formats["worked-examples.jsonl"] == "jsonl"
+    assert formats["ofc.jsonl"] == "poker-arena"
+    assert formats["club-night.csv"] == "scoresheet"
+    hands = count(lake, "SELECT count(*) FROM hands")
+    assert hands == t.accepted
+    boards = count(lake, "SELECT count(*) FROM boards")
+    assert boards == count(lake, "SELECT sum(n_players) FROM hands")
+    assert count(lake, "SELECT count(*) FROM placements") > 0  # poker-arena records placements
+
+    second = ingest([SAMPLES], lake)
+    assert second.totals.accepted == 0
+    assert second.totals.duplicates == second.totals.read == t.read
+    assert all(f.skipped for f in second.files)
+    assert count(lake, "SELECT count(*) FROM hands") == hands
+    assert count(lake, "SELECT count(*) FROM batches") == 2
+
+
+def test_duplicates_by_id_and_by_content(tmp_path: Path) -> None:
+    recs = records()
+    same_id = copy.deepcopy(recs[0])
+    same_id["players"][0]["name"] = "renamed"  # same source and hand id: a duplicate
+    same_cards = copy.deepcopy(recs[1])
+    same_cards["hand_id"] = "E2-copy"  # another id, the same cards: a duplicate
+    lake = Lake(tmp_path / "lake")
+    report = ingest([write_jsonl(tmp_path / "a.jsonl", [*recs, same_id, same_cards])], lake)
+    f = report.files[0]
+    assert (f.read, f.accepted, f.duplicates, f.quarantined) == (6, 4, 2, 0)
+    # A changed file with the same hands: parsed again (new bytes), every hand a duplicate.
+    report = ingest([write_jsonl(tmp_path / "b.jsonl", list(reversed(recs)))], lake)
+    assert (report.totals.read, report.totals.duplicates) == (4, 4)
+
+
+def bad_records() -> list[tuple[dict | str, str]]:
+    good = records()[0]
+
+    def variant(**change: object) -> dict:
+        r = copy.deepcopy(good)
+        r.update(change)
+        return r
+
+    def player(i: int, **change: object) -> dict:
+        r = copy.deepcopy(good)
+        r["hand_id"] = f"p{i}-{len(change)}-{next(iter(change))}"
+        r["players"][i].update(change)
+        return r
+
+    five = variant(hand_id="five", players=[copy.deepcopy(good["players"][0])] * 5)
+    return [
+        ("{not json", "not valid JSON"),
+        (variant(hand_id="v", variant="poker"), "variant: unknown 'poker'"),
+        (player(0, top=["Qh", "Qd", "4x"]), "players[0].top[2]: not a card: '4x'"),
+        (player(1, middle=["7h", "8d", "9d", "Th"]), "players[1].middle: expected 5 cards, got 4"),
+        (player(1, top=["Qh", "6d", "2c"]), "players[1].top[0]: Qh is dealt twice in this hand"),
+        (five, "players: a hand has 2 to 4 players, got 5"),
+        (player(0, fantasyland=True, fantasyland_cards=15), "players[0].fantasyland_cards: 15 cards"),
+        (player(0, surrendered=True), "players[0].surrendered: only classic has surrender"),
+        (variant(hand_id="t", played_at="yesterday"), "played_at: not an ISO time: 'yesterday'"),
+        (player(0, placements=[{"street": 1, "card": "As", "row": "top"}]), "players[0].placements"),
+        (variant(hand_id="x", extra=1), "extra: unknown field"),
+    ]
+
+
+def test_every_bad_record_is_quarantined_with_line_and_reason(tmp_path: Path) -> None:
+    bad = bad_records()
+    lines = [*records(), *(r for r, _ in bad)]
+    lake = Lake(tmp_path / "lake")
+    report = ingest([write_jsonl(tmp_path / "mixed.jsonl", lines)], lake)
+    f = report.files[0]
+    assert (f.read, f.accepted, f.quarantined, f.duplicates) == (len(lines), 4, len(bad), 0)
+    q = lake.read("quarantine").to_pylist()
+    by_line = {r["line"]: r["reason"] for r in q}
+    for i, (_, expected) in enumerate(bad, start=5):
+        assert expected in by_line[i], (i, by_line.get(i))
+    assert all(r["source_file"].endswith("mixed.jsonl") and r["raw"] for r in q)
+    listed = runner.invoke(app, ["quarantine", "--lake", str(lake.root), "--json"])
+    assert listed.exit_code == 0
+    assert len(listed.stdout.splitlines()) == len(bad)
+
+
+def test_archives_and_directories(tmp_path: Path) -> None:
+    src = tmp_path / "in"
+    (src / "deep").mkdir(parents=True)
+    recs = records()
+    with gzip.open(src / "a.jsonl.gz", "wt") as fh:
+        fh.write("\n".join(json.dumps(r) for r in recs[:2]) + "\n")
+    with zipfile.ZipFile(src / "deep" / "b.zip", "w") as zf:
+        zf.writestr("inside/b.jsonl", "\n".join(json.dumps(r) for r in recs[2:]) + "\n")
+    (src / "notes.md").write_text("# not a history\n")
+    report = ingest([src], Lake(tmp_path / "lake"))
+    assert [Path(f.source.split("!")[0]).name for f in report.files] == ["a.jsonl.gz", "b.zip"]
+    assert report.totals.accepted == 4
+
+
+def test_unsafe_zip_member_is_refused(tmp_path: Path) -> None:
+    bad = tmp_path / "evil.zip"
+    with zipfile.ZipFile(bad, "w") as zf:
+        zf.writestr("../escape.jsonl", "{}\n")
+    result = runner.invoke(app, ["ingest", str(bad), "--lake", str(tmp_path / "lake")])
+    assert result.exit_code == 2
+    assert "unsafe path" in result.output
+
+
+def test_a_crashed_batch_is_never_visible_and_is_cleaned_up(tmp_path: Path) -> None:
+    lake = Lake(tmp_path / "lake")
+    ingest([EXAMPLES], lake)
+    before = count(lake, "SELECT count(*) FROM hands")
+    # A writer that dies after moving files into place but before its manifest.
+    writer = lake.begin("ingest")
+    hands = lake.read("hands")
+    extra = hands.set_column(hands.schema.get_field_index("hand_id"), "hand_id", pa.array(["ghost"] * hands.num_rows))
+    writer.write(
+        "hands",
+        extra.append_column("variant", pa.array(["ofc"] * hands.num_rows)).append_column(
+            "month", pa.array(["unknown"] * hands.num_rows)
+        ),
+    )
+    for f in [*writer._open.values()]:
+        f.writer.close()
+        f.final.parent.mkdir(parents=True, exist_ok=True)
+        f.staged.replace(f.final)
+    orphans = list((lake.root / "hands").rglob(f"{writer.batch}-*.parquet"))
+    assert orphans
+    assert count(lake, "SELECT count(*) FROM hands") == before  # not in any manifest: not visible
+    ingest([EXAMPLES], lake)  # the next writer cleans up
+    assert not any(f.exists() for f in orphans)
+    assert count(lake, "SELECT count(*) FROM hands") == before
+
+
+def test_validate_writes_nothing_and_exit_codes(tmp_path: Path) -> None:
+    lake_dir = tmp_path / "lake"
+    result = runner.invoke(app, ["validate", str(EXAMPLES), "--json"])
+    assert result.exit_code == 0
+    summary = json.loads(result.stdout)
+    assert summary["total"] == {"read": 4, "accepted": 4, "quarantined": 0, "duplicates": 0, "balanced": True}
+    assert not lake_dir.exists()
+    junk = tmp_path / "junk.txt"
+    junk.write_text("hello\n")
+    nothing = runner.invoke(app, ["ingest", str(junk), "--lake", str(lake_dir)])
+    assert nothing.exit_code == 1
+    assert "format not recognised" in nothing.output
+    missing = runner.invoke(app, ["ingest", str(tmp_path / "nope.jsonl"), "--lake", str(lake_dir)])
+    assert missing.exit_code == 2
+    partly = runner.invoke(app, ["ingest", str(junk), str(EXAMPLES), "--lake", str(lake_dir)])
+    assert partly.exit_code == 0
+
+
+def test_sql_is_read_only(tmp_path: Path) -> None:
+    lake = Lake(tmp_path / "lake")
+    ingest([EXAMPLES], lake)
+    ok = runner.invoke(app, ["sql", "SELECT count(*) AS n FROM hand_boards", "--lake", str(lake.root), "--json"])
+    assert json.loads(ok.stdout) == {"n": 9}
+    csv = runner.invoke(app, ["sql", "SELECT hand_id FROM hands ORDER BY hand_id", "--lake", str(lake.root), "--csv"])
+    assert csv.stdout.splitlines() == ['"hand_id"', '"E1"', '"E2"', '"E3"', '"E4"']
+    con = connect(lake)
+    for statement in (
+        "COPY hands TO 'out.csv'",
+        "CREATE TABLE t AS SELECT 1",
+        "INSERT INTO hands SELECT * FROM hands",
+        "SELECT * FROM read_csv('/etc/passwd')",
+        "ATTACH 'x.db'",
+        "SET enable_external_access=true",
+    ):
+        with pytest.raises(QueryError):
+            run_query(con, statement)
+    refused = runner.invoke(app, ["sql", "DROP VIEW hands", "--lake", str(lake.root)])
+    assert refused.exit_code == 2
+    assert not list(tmp_path.glob("*.csv"))
