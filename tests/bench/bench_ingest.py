@@ -1,0 +1,139 @@
+"""Canonical JSONL into the lake: three-player Pineapple hands with placements, end to end.
+
+Targets: >= 100,000 hands/s; re-ingesting the same input adds nothing and takes
+<= 20% of the first run's time. Peak memory is measured in a child process on
+two input sizes: bounded memory means it does not grow with the input.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from pipeline.cards import CARD_NAMES, deal
+from tests.bench.common import Figure, report
+
+HANDS = 200_000
+PLAYERS = 3
+ROWS = np.array(["top"] * 3 + ["middle"] * 5 + ["bottom"] * 5)
+
+RUN = """
+import sys, time, json
+from pathlib import Path
+from pipeline.ingest.run import ingest
+from pipeline.lake.store import Lake
+t0 = time.perf_counter()
+r = ingest([Path(sys.argv[1])], Lake(sys.argv[2]))
+t = r.totals
+print(json.dumps({"seconds": time.perf_counter() - t0, "read": t.read, "accepted": t.accepted,
+                  "duplicates": t.duplicates, "quarantined": t.quarantined}))
+"""
+
+
+def write_hands(path: Path, hands: int, seed: int) -> None:
+    """Pineapple hands: 5 cards placed, then four streets of 3 (two placed, one discarded)."""
+    rng = np.random.default_rng(seed)
+    cards = CARD_NAMES[deal(hands, 17 * PLAYERS, rng)].reshape(hands, PLAYERS, 17)
+    # Which of the 13 kept cards goes to which row: one random arrangement per board.
+    rows = ROWS[np.argsort(rng.random((hands, PLAYERS, 13)), axis=2)]
+    with path.open("w") as fh:
+        for h in range(hands):
+            players = []
+            for p in range(PLAYERS):
+                c = cards[h, p].tolist()
+                kept = c[:5] + [x for s in range(4) for x in c[5 + 3 * s : 7 + 3 * s]]
+                discards = [c[7 + 3 * s] for s in range(4)]
+                r = rows[h, p].tolist()
+                placements = [{"street": 1, "card": kept[i], "row": r[i]} for i in range(5)]
+                for s in range(4):
+                    placements += [
+                        {"street": s + 2, "card": kept[5 + 2 * s + i], "row": r[5 + 2 * s + i]} for i in range(2)
+                    ]
+                    placements.append({"street": s + 2, "card": discards[s], "row": "discard"})
+                players.append(
+                    {
+                        "name": f"bot{p}",
+                        "seat": p,
+                        "top": [k for k, row in zip(kept, r, strict=True) if row == "top"],
+                        "middle": [k for k, row in zip(kept, r, strict=True) if row == "middle"],
+                        "bottom": [k for k, row in zip(kept, r, strict=True) if row == "bottom"],
+                        "discards": discards,
+                        "placements": placements,
+                        "points": 0,
+                    }
+                )
+            record = {
+                "hand_id": f"b{seed}-{h}",
+                "source": "bench",
+                "variant": "pineapple",
+                "played_at": "2026-11-01T20:00:00Z",
+                "button": 2,
+                "players": players,
+            }
+            fh.write(json.dumps(record) + "\n")
+
+
+def _child(path: Path, lake: Path) -> tuple[dict, float]:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    proc = subprocess.run([sys.executable, "-c", RUN, str(path), str(lake)], capture_output=True, text=True, check=True)
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return json.loads(proc.stdout), max(peak, before) / 1024
+
+
+def run() -> bool:
+    work = Path(tempfile.mkdtemp(prefix="ofc-bench-ingest-"))
+    try:
+        small, big = work / "small.jsonl", work / "big.jsonl"
+        write_hands(small, HANDS // 4, seed=1)
+        write_hands(big, HANDS, seed=2)
+        _child(small, work / "warm")  # compile caches, file cache
+        first, _ = _child(big, work / "lake")
+        again, _ = _child(big, work / "lake")
+        small_run, peak_small = _child(small, work / "lake-small")
+        big_run, peak_big = _child(big, work / "lake-big")
+        size_mb = big.stat().st_size / 1e6
+        rate = first["accepted"] / first["seconds"]
+        ratio = again["seconds"] / first["seconds"]
+        figures = [
+            Figure(
+                f"{HANDS:,} three-player Pineapple hands ({size_mb:,.0f} MB)",
+                rate,
+                "hands/s",
+                ">= 100,000",
+                rate >= 100_000,
+                f"{first['seconds']:.2f} s, {size_mb / first['seconds']:.0f} MB/s, "
+                f"accepted {first['accepted']:,} of {first['read']:,}",
+            ),
+            Figure(
+                "re-ingest of the same file",
+                ratio * 100,
+                "% of the first run",
+                "<= 20",
+                ratio <= 0.2,
+                f"{again['seconds']:.2f} s; added {again['accepted']}, duplicates {again['duplicates']:,}",
+            ),
+            Figure("peak memory, input x1", peak_small, "MB", note=f"{small.stat().st_size / 1e6:,.0f} MB input"),
+            Figure(
+                "peak memory, input x4",
+                peak_big,
+                "MB",
+                "<= 1,500",
+                peak_big <= 1500,
+                f"{size_mb:,.0f} MB input: memory does not grow with the input",
+            ),
+        ]
+        ok = first["accepted"] == HANDS and again["accepted"] == 0 and small_run["accepted"] == HANDS // 4
+        return report("ingest: canonical JSONL to the lake", figures) and ok and big_run["accepted"] == HANDS
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(0 if run() else 1)
