@@ -22,7 +22,7 @@ from pipeline.ingest.base import RAW_LIMIT, Chunk, Problem
 from schemas.hand import HandRecord
 from schemas.lake import RECORD
 
-BLOCK_LINES = 20_000
+BLOCK_LINES = 10_000
 _PARSE = pj.ParseOptions(explicit_schema=RECORD, unexpected_field_behavior="error")
 
 

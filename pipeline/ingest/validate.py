@@ -28,7 +28,8 @@ from schemas.hand import NAIVE_TIMEZONE
 from schemas.rules import Natural, Variant
 
 VARIANTS = [v.value for v in Variant]
-PINEAPPLE = {"pineapple", "progressive-pineapple", "pineapple-27"}
+CLASSIC = VARIANTS.index("classic")
+PINEAPPLE_CODES = [VARIANTS.index(v) for v in ("pineapple", "progressive-pineapple", "pineapple-27")]
 FANTASYLAND_CARDS = {
     "ofc": {13},
     "pineapple": {14},
@@ -39,7 +40,7 @@ FANTASYLAND_CARDS = {
 ROWS = ("top", "middle", "bottom")
 ROW_SIZES = (3, 5, 5)
 PLACEMENT_ROWS = ("top", "middle", "bottom", "discard")
-NATURALS = {n.value for n in Natural}
+NATURAL_NAMES = [n.value for n in Natural]
 UNKNOWN_MONTH = "unknown"
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 
@@ -77,7 +78,7 @@ class _Reasons:
         boards_hand: np.ndarray,
         board_in_hand: np.ndarray,
         fmt: str,
-        values: list | None = None,
+        values: np.ndarray | pa.Array | None = None,
     ) -> None:
         """Report boards where ``hands_mask`` (per board) is set, formatting ``fmt`` with i and value."""
         idx = np.flatnonzero(hands_mask)
@@ -86,12 +87,31 @@ class _Reasons:
         idx = idx[self.reason[boards_hand[idx]] == None]  # noqa: E711 - object array comparison
         if idx.size == 0:
             return
-        msgs = [fmt.format(i=int(board_in_hand[b]), v=values[b] if values is not None else None) for b in idx.tolist()]
+        vals = _values_at(values, idx)
+        msgs = [fmt.format(i=int(board_in_hand[b]), v=v) for b, v in zip(idx.tolist(), vals, strict=True)]
         self.add(boards_hand[idx], msgs)
 
     @property
     def bad(self) -> np.ndarray:
         return self.reason != None  # noqa: E711
+
+
+def _values_at(values: np.ndarray | pa.Array | None, idx: np.ndarray) -> list:
+    """The values at ``idx`` as Python objects, converting only those (messages are built for failures only)."""
+    if values is None:
+        return [None] * idx.size
+    if isinstance(values, np.ndarray):
+        return values[idx].tolist()
+    return values.take(pa.array(idx)).to_pylist()
+
+
+def _codes(col: pa.Array | pa.ChunkedArray, names: list[str] | tuple[str, ...]) -> np.ndarray:
+    """Index of each string in ``names``; -1 for null or unknown (a hash lookup, not a Python comparison)."""
+    return _np(pc.index_in(col, value_set=pa.array(list(names))), -1).astype(np.int64)
+
+
+def _constant(value: str, n: int) -> pa.Array:
+    return pa.array([value], pa.string()).take(pa.array(np.zeros(n, dtype=np.int64)))
 
 
 def _np(col: pa.Array | pa.ChunkedArray, fill: object) -> np.ndarray:
@@ -130,11 +150,12 @@ def validate(chunk: Chunk, source_file: str, batch: str) -> Validated:
 
     hand_id = rec.column("hand_id").combine_chunks()
     reasons.add(np.flatnonzero(_np(pc.utf8_length(pc.fill_null(hand_id, "")), 0) == 0), "hand_id: missing")
-    variant = _np(rec.column("variant"), "")
-    bad_variant = ~np.isin(variant, VARIANTS)
+    variant_text = rec.column("variant").combine_chunks()
+    variant = _codes(variant_text, VARIANTS)
+    bad_variant = np.flatnonzero(variant < 0)
     reasons.add(
-        np.flatnonzero(bad_variant),
-        [f"variant: unknown {v!r} (known: {', '.join(VARIANTS)})" for v in variant[bad_variant]],
+        bad_variant,
+        [f"variant: unknown {v!r} (known: {', '.join(VARIANTS)})" for v in _values_at(variant_text, bad_variant)],
     )
 
     players = rec.column("players").combine_chunks()
@@ -145,14 +166,15 @@ def validate(chunk: Chunk, source_file: str, batch: str) -> Validated:
     reasons.add(
         np.flatnonzero(wrong_count), [f"players: a hand has 2 to 4 players, got {k}" for k in n_players[wrong_count]]
     )
-    too_many = np.isin(variant, list(PINEAPPLE)) & (n_players > 3)
+    too_many = np.isin(variant, PINEAPPLE_CODES) & (n_players > 3)
     reasons.add(np.flatnonzero(too_many), "players: Pineapple is played by at most 3 players")
 
     m = len(boards)
     b_variant = variant[board_hand]
-    classic = b_variant == "classic"
-    name = _np(boards.field("name"), "")
-    reasons.failing(name == "", board_hand, board_in_hand, "players[{i}].name: missing")
+    classic = b_variant == CLASSIC
+    name = boards.field("name")
+    no_name = _np(pc.utf8_length(pc.fill_null(name, "")), 0) == 0
+    reasons.failing(no_name, board_hand, board_in_hand, "players[{i}].name: missing")
     # Names are unique in a hand, except criss-cross: two players with two boards each.
     same_name = _group_sizes(hash_strings(boards.field("name")) ^ (board_hand.astype(np.uint64) * _MIX))
     all_twice = np.bincount(board_hand, weights=same_name == 2, minlength=n) == n_players
@@ -162,20 +184,18 @@ def validate(chunk: Chunk, source_file: str, batch: str) -> Validated:
         board_hand,
         board_in_hand,
         "players[{i}].name: {v!r} appears twice",
-        name.tolist(),
+        name,
     )
 
     seat_given = _np(pc.is_valid(boards.field("seat")), False)
     seat = np.where(seat_given, _np(boards.field("seat"), 0), board_in_hand)
-    reasons.failing(
-        (seat < 0) | (seat > 15), board_hand, board_in_hand, "players[{i}].seat: {v} is not 0..15", seat.tolist()
-    )
+    reasons.failing((seat < 0) | (seat > 15), board_hand, board_in_hand, "players[{i}].seat: {v} is not 0..15", seat)
     reasons.failing(
         _group_sizes(board_hand * 16 + np.clip(seat, 0, 15)) > 1,
         board_hand,
         board_in_hand,
         "players[{i}].seat: seat {v} is taken twice",
-        seat.tolist(),
+        seat,
     )
 
     # Rows: 3 / 5 / 5 (a classic history may record a misset board of 13 cards: it fouls).
@@ -191,7 +211,7 @@ def validate(chunk: Chunk, source_file: str, batch: str) -> Validated:
             board_hand,
             board_in_hand,
             f"players[{{i}}].{r}: expected {size} cards, got {{v}}",
-            sizes[:, j].tolist(),
+            sizes[:, j],
         )
 
     # Cards of every row, then of the discards, parsed in one pass.
@@ -201,23 +221,28 @@ def validate(chunk: Chunk, source_file: str, batch: str) -> Validated:
     token_board = np.concatenate([np.repeat(np.arange(m), lengths[:, j]) for j in range(4)])
     token_row = np.repeat(np.arange(4), lengths.sum(axis=0))
     token_pos = np.concatenate([_positions(lengths[:, j]) for j in range(4)])
-    codes, ok = parse_card_column(tokens.to_numpy(zero_copy_only=False))
+    codes, ok = parse_card_column(tokens)
     field_names = np.array([*ROWS, "discards"])
-    token_text = tokens.to_pylist() if (~ok).any() else None
     bad_tok = np.flatnonzero(~ok)
     if bad_tok.size:
+        token_text = _values_at(tokens, bad_tok)
         msgs = [
             f"players[{int(board_in_hand[token_board[t]])}].{field_names[token_row[t]]}[{int(token_pos[t])}]: "
-            f"not a card: {token_text[t]!r}"  # type: ignore[index]
-            for t in bad_tok.tolist()
+            f"not a card: {text!r}"
+            for t, text in zip(bad_tok.tolist(), token_text, strict=True)
         ]
         order = np.argsort(token_board[bad_tok], kind="stable")
         reasons.add(board_hand[token_board[bad_tok][order]], [msgs[i] for i in order.tolist()])
-    # No card twice in a hand.
-    dup_key = board_hand[token_board] * 64 + codes
-    order = np.argsort(dup_key, kind="stable")
-    again = order[1:][(np.diff(dup_key[order]) == 0) & ok[order][1:]]
-    if again.size:
+    # No card twice in a hand: a hand's 52-bit card mask has as many bits as it has cards.
+    token_hand = board_hand[token_board]
+    hand_cards, hand_count = _card_masks(token_hand[ok], codes[ok], n)
+    repeated = np.flatnonzero(np.bitwise_count(hand_cards) != hand_count)
+    if repeated.size:
+        # Only in the hands that repeat a card: find which card, for the message.
+        sub = np.flatnonzero(np.isin(token_hand, repeated) & ok)
+        dup_key = token_hand[sub] * 64 + codes[sub]
+        order = np.argsort(dup_key, kind="stable")
+        again = sub[order[1:][np.diff(dup_key[order]) == 0]]
         msgs = [
             f"players[{int(board_in_hand[token_board[t]])}].{field_names[token_row[t]]}[{int(token_pos[t])}]: "
             f"{CARD_NAMES[codes[t]]} is dealt twice in this hand"
@@ -231,7 +256,7 @@ def validate(chunk: Chunk, source_file: str, batch: str) -> Validated:
     reasons.failing(fl & classic, board_hand, board_in_hand, "players[{i}].fantasyland: classic has no Fantasyland")
     allowed = np.zeros(m, dtype=bool)
     for v, counts_ok in FANTASYLAND_CARDS.items():
-        allowed |= (b_variant == v) & np.isin(fl_cards, list(counts_ok))
+        allowed |= (b_variant == VARIANTS.index(v)) & np.isin(fl_cards, list(counts_ok))
     reasons.failing(
         (fl_cards > 0) & ~fl,
         board_hand,
@@ -243,25 +268,25 @@ def validate(chunk: Chunk, source_file: str, batch: str) -> Validated:
         board_hand,
         board_in_hand,
         "players[{i}].fantasyland_cards: {v} cards are not dealt in Fantasyland in this variant",
-        fl_cards.tolist(),
+        fl_cards,
     )
     surrendered = _np(boards.field("surrendered"), False).astype(bool)
-    natural = _np(boards.field("natural"), "")
+    natural = boards.field("natural")
+    declared = _np(pc.utf8_length(pc.fill_null(natural, "")), 0) > 0
+    natural_code = _codes(natural, NATURAL_NAMES)
     reasons.failing(
         surrendered & ~classic, board_hand, board_in_hand, "players[{i}].surrendered: only classic has surrender"
     )
+    reasons.failing(declared & ~classic, board_hand, board_in_hand, "players[{i}].natural: only classic has naturals")
     reasons.failing(
-        (natural != "") & ~classic, board_hand, board_in_hand, "players[{i}].natural: only classic has naturals"
-    )
-    reasons.failing(
-        (natural != "") & ~np.isin(natural, list(NATURALS)),
+        declared & (natural_code < 0),
         board_hand,
         board_in_hand,
         "players[{i}].natural: unknown natural {v!r}",
-        natural.tolist(),
+        natural,
     )
     # Discards: none in OFC or classic; 4 in a normal Pineapple hand; dealt - 13 in Fantasyland.
-    pine = np.isin(b_variant, list(PINEAPPLE))
+    pine = np.isin(b_variant, PINEAPPLE_CODES)
     expected_discards = np.where(fl, np.where(fl_cards > 0, fl_cards - 13, -1), np.where(pine, 4, 0))
     wrong_discards = (discard_len > 0) & (expected_discards >= 0) & (discard_len != expected_discards)
     reasons.failing(
@@ -269,7 +294,7 @@ def validate(chunk: Chunk, source_file: str, batch: str) -> Validated:
         board_hand,
         board_in_hand,
         "players[{i}].discards: {v} cards, but this hand discards a different number",
-        discard_len.tolist(),
+        discard_len,
     )
 
     # Placements: consistent with the final rows and discards, and with the variant's streets.
@@ -278,14 +303,11 @@ def validate(chunk: Chunk, source_file: str, batch: str) -> Validated:
     pl_pos = _positions(pl_len)
     if len(pl_flat):
         pl_street = _np(pl_flat.field("street"), 0).astype(np.int64)
-        pl_row_text = _np(pl_flat.field("row"), "")
-        pl_row = np.full(len(pl_flat), -1)
-        for j, r in enumerate(PLACEMENT_ROWS):
-            pl_row[pl_row_text == r] = j
-        pl_codes, pl_ok = parse_card_column(_np(pl_flat.field("card"), ""))
+        pl_row = _codes(pl_flat.field("row"), PLACEMENT_ROWS)
+        pl_codes, pl_ok = parse_card_column(pl_flat.field("card"))
         bad_pl = np.flatnonzero(~pl_ok | (pl_row < 0) | (pl_street < 1))
         if bad_pl.size:
-            text = pl_flat.to_pylist()
+            text = dict(zip(bad_pl.tolist(), _values_at(pl_flat, bad_pl), strict=True))
             msgs = [
                 f"players[{int(board_in_hand[pl_board[t]])}].placements[{int(pl_pos[t])}]: "
                 + (
@@ -299,11 +321,12 @@ def validate(chunk: Chunk, source_file: str, batch: str) -> Validated:
             ]
             reasons.add(board_hand[pl_board[bad_pl]], msgs)
         # The placed cards, row by row, must be exactly the final rows and the discards.
-        final = (token_board * 4 + token_row) * 64 + codes
-        placed = (pl_board * 4 + np.clip(pl_row, 0, 3)) * 64 + pl_codes
-        only_one_side = np.setxor1d(final[has_placements[token_board] & ok], placed[pl_ok & (pl_row >= 0)])
-        mismatch = np.zeros(m, dtype=bool)
-        mismatch[np.unique(only_one_side // 256)] = True
+        # Compared as card masks per board and row (placed twice shows as a count that differs).
+        good = pl_ok & (pl_row >= 0)
+        final_mask, final_count = _card_masks((token_board * 4 + token_row)[ok], codes[ok], 4 * m)
+        placed_mask, placed_count = _card_masks((pl_board * 4 + pl_row)[good], pl_codes[good], 4 * m)
+        differs = (final_mask != placed_mask) | (final_count != placed_count)
+        mismatch = differs.reshape(m, 4).any(axis=1)
         reasons.failing(
             mismatch & has_placements,
             board_hand,
@@ -312,8 +335,8 @@ def validate(chunk: Chunk, source_file: str, batch: str) -> Validated:
         )
         # Streets: cards placed and discarded per street, against the variant's deal.
         streets = 20
-        per = np.zeros((m, streets, 2), dtype=np.int64)
-        np.add.at(per, (pl_board, np.clip(pl_street, 0, streets - 1), (pl_row == 3).astype(np.int64)), 1)
+        cell = (pl_board * streets + np.clip(pl_street, 0, streets - 1)) * 2 + (pl_row == 3)
+        per = np.bincount(cell, minlength=m * streets * 2).reshape(m, streets, 2)
         want = np.zeros((m, streets, 2), dtype=np.int64)
         ofc_like = ~pine & ~classic
         normal = ~fl
@@ -365,6 +388,7 @@ class _Flat:
     """The chunk as flat columns: per hand, per board (``board_*``), per card token and per placement (``pl_*``)."""
 
     variant: np.ndarray
+    """Index into VARIANTS, -1 for an unknown variant."""
     played: list[datetime | None]
     board_hand: np.ndarray
     board_in_hand: np.ndarray
@@ -377,7 +401,7 @@ class _Flat:
     fantasyland: np.ndarray
     fantasyland_cards: np.ndarray
     surrendered: np.ndarray
-    natural: np.ndarray
+    natural: pa.Array
     pl_board: np.ndarray
     pl_street: np.ndarray
     pl_row: np.ndarray
@@ -404,7 +428,12 @@ def _assemble(
             problems.append(Problem(int(chunk.lines[h]), int(chunk.offsets[h]), reasons.reason[h], hand_ids[h], text))
     keep = ~bad
     keep_board = keep[board_hand]
-    month = np.array([t.strftime("%Y-%m") if t is not None else UNKNOWN_MONTH for t in played], dtype=object)
+    played_at = pa.array(played, pa.timestamp("us", tz="UTC"))
+    month_of_hand = pc.fill_null(pc.strftime(played_at, "%Y-%m"), UNKNOWN_MONTH)
+    variant_names = pa.array(VARIANTS)
+
+    def by_hand(values: pa.Array, rows: np.ndarray) -> pa.Array:
+        return values.take(pa.array(rows, pa.int64()))
 
     # Boards: 13 codes in row order (a misset board keeps its cards in the order given).
     m = len(boards)
@@ -420,7 +449,7 @@ def _assemble(
         )
     )
     content = np.zeros((len(rec), 1 + 4 * 14), dtype=np.uint8)
-    content[:, 0] = np.searchsorted(VARIANTS, variant) if len(variant) else 0
+    content[:, 0] = np.clip(variant, 0, 255)
     slot = np.clip(board_in_hand, 0, 3)
     for j in range(13):
         content[board_hand, 1 + slot * 14 + 1 + j] = cards[:, j]
@@ -432,13 +461,13 @@ def _assemble(
     hands = pa.table(
         {
             "hand_key": pa.array(hand_key[k], pa.uint64()),
-            "batch": pa.array([batch] * k.size, pa.string()),
+            "batch": _constant(batch, k.size),
             "content_hash": pa.array(content_hash[k], pa.uint64()),
             "hand_id": rec.column("hand_id").take(k),
             "source": rec.column("source").take(k),
-            "variant": pa.array(variant[k], pa.string()),
-            "month": pa.array(month[k], pa.string()),
-            "played_at": pa.array([played[i] for i in k.tolist()], pa.timestamp("us", tz="UTC")),
+            "variant": by_hand(variant_names, variant[k]),
+            "month": by_hand(month_of_hand, k),
+            "played_at": by_hand(played_at, k),
             "site": rec.column("site").take(k),
             "table": rec.column("table").take(k),
             "session": rec.column("session").take(k),
@@ -446,7 +475,7 @@ def _assemble(
             "button": pc.cast(rec.column("button").take(k), pa.int8()),
             "house_rules": rec.column("house_rules").take(k),
             "n_players": pa.array(n_players[k], pa.int8()),
-            "source_file": pa.array([source_file] * k.size, pa.string()),
+            "source_file": _constant(source_file, k.size),
             "source_line": pa.array(chunk.lines[k], pa.int64()),
         }
     )
@@ -454,9 +483,9 @@ def _assemble(
     board_table = pa.table(
         {
             "hand_key": pa.array(hand_key[board_hand[b]], pa.uint64()),
-            "batch": pa.array([batch] * b.size, pa.string()),
-            "variant": pa.array(variant[board_hand[b]], pa.string()),
-            "month": pa.array(month[board_hand[b]], pa.string()),
+            "batch": _constant(batch, b.size),
+            "variant": by_hand(variant_names, variant[board_hand[b]]),
+            "month": by_hand(month_of_hand, board_hand[b]),
             "seat": pa.array(seat[b], pa.int8()),
             "player": boards.field("name").take(b),
             "cards": pa.FixedSizeListArray.from_arrays(pa.array(cards[b].ravel(), pa.uint8()), 13),
@@ -464,7 +493,7 @@ def _assemble(
             "fantasyland": pa.array(fl[b], pa.bool_()),
             "fantasyland_cards": pa.array(np.where(fl_cards[b] > 0, fl_cards[b], 0), pa.int8()),
             "surrendered": pa.array(surrendered[b], pa.bool_()),
-            "natural": pa.array(np.where(natural[b] == "", None, natural[b]), pa.string()),
+            "natural": natural.take(pa.array(b, pa.int64())),
             "discards": _take_lists(codes[~in_rows], token_board[~in_rows], m, b),
             "points": pc.cast(boards.field("points").take(b), pa.int32()),
             "stack": pc.cast(boards.field("stack").take(b), pa.int32()),
@@ -474,14 +503,14 @@ def _assemble(
     placements = pa.table(
         {
             "hand_key": pa.array(hand_key[board_hand[pl_board[keep_pl]]], pa.uint64()),
-            "batch": pa.array([batch] * keep_pl.size, pa.string()),
-            "variant": pa.array(variant[board_hand[pl_board[keep_pl]]], pa.string()),
-            "month": pa.array(month[board_hand[pl_board[keep_pl]]], pa.string()),
+            "batch": _constant(batch, keep_pl.size),
+            "variant": by_hand(variant_names, variant[board_hand[pl_board[keep_pl]]]),
+            "month": by_hand(month_of_hand, board_hand[pl_board[keep_pl]]),
             "seat": pa.array(seat[pl_board[keep_pl]], pa.int8()),
             "street": pa.array(pl_street[keep_pl], pa.int8()),
             "order": pa.array(pl_pos[keep_pl], pa.int16()),
             "card": pa.array(pl_codes[keep_pl], pa.uint8()),
-            "row": pa.array(np.array(PLACEMENT_ROWS, dtype=object)[np.clip(pl_row[keep_pl], 0, 3)], pa.string()),
+            "row": by_hand(pa.array(PLACEMENT_ROWS), np.clip(pl_row[keep_pl], 0, 3)),
         }
     )
     return Validated(
@@ -503,6 +532,13 @@ def _cards_by_board(flat: np.ndarray, board_of: np.ndarray, m: int) -> np.ndarra
     idx = starts[full][:, None] + np.arange(13)
     out[full] = flat[idx]
     return out
+
+
+def _card_masks(group: np.ndarray, codes: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per group: the 52-bit mask of its cards and how many cards it has."""
+    mask = np.zeros(n, dtype=np.uint64)
+    np.bitwise_or.at(mask, group, np.left_shift(np.uint64(1), codes.astype(np.uint64)))
+    return mask, np.bincount(group, minlength=n)
 
 
 def _take_lists(values: np.ndarray, owner: np.ndarray, m: int, rows: np.ndarray) -> pa.ListArray:

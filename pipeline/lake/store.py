@@ -30,8 +30,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from schemas.lake import PARTITIONS, TABLES
@@ -91,11 +91,12 @@ class BatchWriter:
             self._append(table, "", data)
             return
         keys = data.select(list(PARTITIONS)).group_by(list(PARTITIONS)).aggregate([]).to_pylist()
+        if len(keys) == 1:
+            self._append(table, _partition_dir(keys[0]), data.drop_columns(list(PARTITIONS)))
+            return
         for key in keys:
-            mask = np.ones(data.num_rows, dtype=bool)
-            for k in PARTITIONS:
-                mask &= data.column(k).to_numpy(zero_copy_only=False) == key[k]
-            self._append(table, _partition_dir(key), data.filter(pa.array(mask)).drop_columns(list(PARTITIONS)))
+            mask = pc.and_(*(pc.equal(data.column(k), key[k]) for k in PARTITIONS))
+            self._append(table, _partition_dir(key), data.filter(mask).drop_columns(list(PARTITIONS)))
 
     def _append(self, table: str, partition: str, data: pa.Table) -> None:
         slot = (table, partition)
