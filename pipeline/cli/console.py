@@ -15,6 +15,7 @@ from typing import Any, NoReturn
 
 import typer
 from rich.console import Console
+from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeElapsedColumn, TransferSpeedColumn
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -41,6 +42,21 @@ def user_errors() -> Iterator[None]:
         yield
     except (CardParseError, InvalidRowError, FileNotFoundError) as exc:
         fail(str(exc), EXIT_USAGE)
+
+
+def byte_progress() -> Progress:
+    """The progress bar of commands that read files: bytes done, speed, hands so far (stderr, terminals only)."""
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        DownloadColumn(),
+        TransferSpeedColumn(),
+        TextColumn("{task.fields[hands]:,} hands"),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+        disable=not err.is_terminal,
+    )
 
 
 def print_json(data: Any) -> None:

@@ -6,10 +6,9 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeElapsedColumn, TransferSpeedColumn
 from rich.table import Table
 
-from pipeline.cli.console import EXIT_FAILED, EXIT_USAGE, err, fail, out, print_json
+from pipeline.cli.console import EXIT_FAILED, EXIT_USAGE, byte_progress, err, fail, out, print_json
 from pipeline.paths import default_lake
 
 LAKE_HELP = "Lake directory (default: $OFC_LAKE or data/lake)."
@@ -25,17 +24,7 @@ def _run(paths: list[Path], lake_dir: Path | None, fmt: str | None, write: bool)
     from pipeline.lake.store import Lake, LakeError
 
     lake = Lake(lake_dir or default_lake()) if write else None
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        DownloadColumn(),
-        TransferSpeedColumn(),
-        TextColumn("{task.fields[hands]:,} hands"),
-        TimeElapsedColumn(),
-        console=err,
-        transient=True,
-        disable=not err.is_terminal,
-    ) as progress:
+    with byte_progress() as progress:
         tasks: dict[str, Any] = {}
 
         def on_progress(source: str, done: int, hands: int) -> None:
@@ -65,13 +54,7 @@ def summary_of(report: Any) -> dict[str, Any]:
         for f in report.files
     ]
     t = report.totals
-    total = {
-        "read": t.read,
-        "accepted": t.accepted,
-        "quarantined": t.quarantined,
-        "duplicates": t.duplicates,
-        "balanced": t.read == t.accepted + t.quarantined + t.duplicates,
-    }
+    total = {**t.counts(), "balanced": t.balanced()}
     return {"batch": report.batch, "files": files, "total": total}
 
 

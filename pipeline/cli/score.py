@@ -9,10 +9,9 @@ from pathlib import Path
 from typing import IO, Any
 
 import typer
-from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from pipeline.cli.console import EXIT_FAILED, EXIT_USAGE, err, fail, out, print_json
+from pipeline.cli.console import EXIT_FAILED, EXIT_USAGE, byte_progress, err, fail, out, print_json
 from pipeline.cli.rules import load
 
 BATCH_LINES = 50_000
@@ -46,17 +45,8 @@ def score_file(
     scored: list[dict[str, Any]] = []
     n_hands = n_errors = 0
     line = 1
-    with Progress(
-        TextColumn("scoring"),
-        BarColumn(),
-        DownloadColumn(),
-        TextColumn("{task.fields[hands]:,} hands"),
-        TimeElapsedColumn(),
-        console=err,
-        transient=True,
-        disable=not err.is_terminal,
-    ) as progress:
-        task = progress.add_task("score", total=size, hands=0)
+    with byte_progress() as progress:
+        task = progress.add_task("scoring", total=size, hands=0)
         while chunk := list(islice(stream, BATCH_LINES)):
             batch = read_jsonl(chunk, first_line=line)
             line += len(chunk)

@@ -80,6 +80,15 @@ class FileReport:
     def balanced(self) -> bool:
         return self.read == self.accepted + self.quarantined + self.duplicates
 
+    def counts(self) -> dict[str, int]:
+        """read, accepted, quarantined, duplicates: what manifests and summaries record."""
+        return {
+            "read": self.read,
+            "accepted": self.accepted,
+            "quarantined": self.quarantined,
+            "duplicates": self.duplicates,
+        }
+
 
 @dataclass
 class Report:
@@ -266,24 +275,13 @@ def _run(
                         "member": member,
                         "digest": digests[source.raw],
                         "format": report.format,
-                        "read": report.read,
-                        "accepted": report.accepted,
-                        "quarantined": report.quarantined,
-                        "duplicates": report.duplicates,
+                        **report.counts(),
                         "batch": batch,
                     }
                 )
         result = Report(reports, batch if writer else None)
         if writer is not None:
-            t = result.totals
-            summary = {
-                "read": t.read,
-                "accepted": t.accepted,
-                "quarantined": t.quarantined,
-                "duplicates": t.duplicates,
-                "version": __version__,
-            }
-            writer.commit(summary, manifest_sources)
+            writer.commit({**result.totals.counts(), "version": __version__}, manifest_sources)
         return result
     except BaseException:
         if writer is not None:
