@@ -8,6 +8,7 @@ from typer.testing import CliRunner
 
 from pipeline.cli import app
 from pipeline.paths import SAMPLES
+from tests.reference.hands import CRISS_CROSS, MISSET
 
 runner = CliRunner()
 EXAMPLES = SAMPLES / "worked-examples.jsonl"
@@ -129,35 +130,8 @@ def test_rules_validate_names_the_toml_path_without_a_traceback(tmp_path: Path, 
     assert "Traceback" not in result.output
 
 
-def _player(name: str, board: str, **extra: object) -> dict:
-    top, middle, bottom = (row.split() for row in board.split("/"))
-    return {"name": name, "top": top, "middle": middle, "bottom": bottom, **extra}
-
-
 def test_criss_cross_and_misset_records_are_read(tmp_path: Path) -> None:
-    criss_cross = {
-        "hand_id": "cc",
-        "variant": "ofc",
-        "players": [
-            _player("A", "Qh Qd 4c / 9s 9h 9c Kd 3h / Ts Js Qs Ks As", seat=0),
-            _player("B", "2c 3c 5d / 7h 7d 6h 4h 2h / 8c 8d 8h 5c 6c", seat=1),
-            _player("A", "2d 3d 4d / 5h 5s Ah 8s 7s / Jc Jd Jh Td Th", seat=2),
-            _player("B", "Kc Kh 2s / Qc Tc 9d 7c 6d / Ac Ad 4s 6s 3s", seat=3),
-        ],
-    }
-    misset = {
-        "hand_id": "m",
-        "variant": "classic",
-        "players": [
-            {
-                "name": "X",
-                "top": ["2c", "3d", "4h", "5s"],
-                "middle": ["7c", "8d", "9h", "Js"],
-                "bottom": ["Ac", "Ad", "Ah", "Kc", "Kd"],
-            },
-            _player("Y", "2d 2h 3c / 6c 6d 8c 9c Tc / Qc Qd Qh 4c 4d"),
-        ],
-    }
+    criss_cross, misset = CRISS_CROSS, MISSET  # worked out in tests/reference/hands.py
     misset_ofc = {**misset, "hand_id": "m-ofc", "variant": "ofc"}
     three_with_a_twin = {**criss_cross, "hand_id": "twin", "players": criss_cross["players"][:3]}
     f = tmp_path / "shapes.jsonl"
