@@ -77,7 +77,7 @@ HANDS = pa.schema(
         ("source_line", pa.int64()),
     ]
 )
-"""One row per hand. ``hand_key`` hashes (source, hand_id); ``content_hash`` hashes what was played."""
+"""One row per hand. ``hand_key`` hashes (source, session, hand_id); ``content_hash`` hashes what was played."""
 
 BOARDS = pa.schema(
     [

@@ -209,3 +209,25 @@ def test_sql_is_read_only(tmp_path: Path) -> None:
     refused = runner.invoke(app, ["sql", "DROP VIEW hands", "--lake", str(lake.root)])
     assert refused.exit_code == 2
     assert not list(tmp_path.glob("*.csv"))
+
+
+def test_hand_numbers_repeat_across_sessions_without_being_duplicates(tmp_path: Path) -> None:
+    # Two club nights both number their hands 1, 2, ...: same source and hand id, other sessions.
+    sheet = (SAMPLES / "scoresheet" / "club-night.csv").read_text(encoding="utf-8")
+    (tmp_path / "friday.csv").write_text(sheet, encoding="utf-8")
+    lake = Lake(tmp_path / "lake")
+    first = ingest([SAMPLES / "scoresheet" / "club-night.csv"], lake)
+    assert first.totals.accepted == 6
+    # The same cards again under another session are still the same hands: duplicates by content.
+    again = ingest([tmp_path / "friday.csv"], lake)
+    assert (again.totals.accepted, again.totals.duplicates) == (0, 6)
+    # Different cards under the same hand numbers in another session are new hands.
+    recs = records()
+    for r in recs:
+        r["source"], r["session"] = "club", "monday"
+    ingest([write_jsonl(tmp_path / "monday.jsonl", recs)], lake)
+    for r in recs:
+        r["session"] = "tuesday"
+        r["players"] = list(reversed(r["players"]))  # other seats: other content
+    tuesday = ingest([write_jsonl(tmp_path / "tuesday.jsonl", recs)], lake)
+    assert tuesday.totals.accepted == 4

@@ -443,11 +443,9 @@ def _assemble(
     good_boards = np.flatnonzero(keep_board)
 
     source = rec.column("source").combine_chunks()
-    hand_key = hash_strings(
-        pc.binary_join_element_wise(
-            pc.fill_null(source, ""), pc.fill_null(rec.column("hand_id").combine_chunks(), ""), "\x1f"
-        )
-    )
+    # A hand is identified within its source and session: club sheets number their hands 1, 2, ... each night.
+    identity = [source, rec.column("session").combine_chunks(), rec.column("hand_id").combine_chunks()]
+    hand_key = hash_strings(pc.binary_join_element_wise(*(pc.fill_null(c, "") for c in identity), "\x1f"))
     content = np.zeros((len(rec), 1 + 4 * 14), dtype=np.uint8)
     content[:, 0] = np.clip(variant, 0, 255)
     slot = np.clip(board_in_hand, 0, 3)
