@@ -123,7 +123,7 @@ def validate_paths(
     fmt: str | None = typer.Option(None, "--format", "-f", help=FORMAT_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
 ) -> None:
-    """Check hand histories as ``ofc ingest`` would, without writing anything."""
+    """Check hand histories as ofc ingest would, without writing anything."""
     summary = summary_of(_run(paths, None, fmt, write=False))
     print_json(summary) if as_json else print_summary(summary, "validate (nothing written)")
     _finish(summary)
