@@ -8,6 +8,7 @@ import json
 import zipfile
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pytest
 from typer.testing import CliRunner
@@ -231,3 +232,17 @@ def test_hand_numbers_repeat_across_sessions_without_being_duplicates(tmp_path: 
         r["players"] = list(reversed(r["players"]))  # other seats: other content
     tuesday = ingest([write_jsonl(tmp_path / "tuesday.jsonl", recs)], lake)
     assert tuesday.totals.accepted == 4
+
+
+def test_seen_keys_survive_many_chunks() -> None:
+    from pipeline.ingest.run import _SortedRuns
+
+    rng = np.random.default_rng(1)
+    known = rng.integers(0, 2**63, 5000, dtype=np.uint64)
+    seen = _SortedRuns(known[:1000])
+    for start in range(1000, 5000, 200):  # 20 additions: merged along the way
+        seen.add(known[start : start + 200])
+        assert len(seen.runs) <= _SortedRuns.MAX_RUNS + 1
+    assert seen.contains(known).all()
+    others = rng.integers(0, 2**63, 5000, dtype=np.uint64)
+    assert not seen.contains(np.setdiff1d(others, known)).any()

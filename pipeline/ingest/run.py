@@ -174,23 +174,49 @@ def reason_kind(reason: str) -> str:
     return re.sub(r"'[^']*'|\"[^\"]*\"|\d+", "…", text).split(" (")[0]
 
 
+class _SortedRuns:
+    """A growing set of uint64 keys: sorted runs, searched by bisection and merged when they pile up.
+
+    Membership costs O(log n) per key and adding a chunk O(k log k), so a run of millions of
+    hands does not re-sort everything it has seen for every chunk.
+    """
+
+    MAX_RUNS = 8
+
+    def __init__(self, keys: np.ndarray) -> None:
+        self.runs = [np.unique(keys)] if keys.size else []
+
+    def contains(self, keys: np.ndarray) -> np.ndarray:
+        found = np.zeros(keys.size, dtype=bool)
+        for run in self.runs:
+            pos = np.minimum(np.searchsorted(run, keys), run.size - 1)
+            found |= run[pos] == keys
+        return found
+
+    def add(self, keys: np.ndarray) -> None:
+        if keys.size:
+            self.runs.append(np.unique(keys))
+        if len(self.runs) > self.MAX_RUNS:
+            self.runs = [np.unique(np.concatenate(self.runs))]
+
+
 class _Keys:
     """Hand keys and content hashes already in the lake or earlier in this run."""
 
     def __init__(self, hand_key: np.ndarray, content: np.ndarray) -> None:
-        self.hand_key = np.unique(hand_key)
-        self.content = np.unique(content)
+        self.hand_key = _SortedRuns(hand_key)
+        self.content = _SortedRuns(content)
 
     def new(self, hand_key: np.ndarray, content: np.ndarray) -> np.ndarray:
         """Mask of hands seen neither before nor earlier in the same array; remembers them."""
-        fresh = ~np.isin(hand_key, self.hand_key) & ~np.isin(content, self.content)
+        fresh = ~self.hand_key.contains(hand_key) & ~self.content.contains(content)
         first = np.zeros(hand_key.size, dtype=bool)
         first[np.unique(hand_key, return_index=True)[1]] = True
         first_content = np.zeros(hand_key.size, dtype=bool)
         first_content[np.unique(content, return_index=True)[1]] = True
         keep = fresh & first & first_content
-        self.hand_key = np.union1d(self.hand_key, hand_key[keep])
-        self.content = np.union1d(self.content, content[keep])
+        self.hand_key.add(hand_key[keep])
+        self.content.add(content[keep])
         return keep
 
 
