@@ -28,14 +28,17 @@ def _examples() -> tuple[list[dict[str, Any]], np.ndarray]:
     return batch.records, batch.codes
 
 
-def _example_points(records: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
+def _example_points(records: list[dict[str, Any]], codes: np.ndarray) -> dict[str, dict[str, int]]:
     """``{"E1/A": {"ofc": 24, ...}}``: each player's result under each demo rule set."""
-    from pipeline.score.records import score_records
+    from pipeline.score.engine import score
+    from pipeline.score.records import to_boards, to_output
     from schemas.rules import load_rules
 
+    boards = to_boards(records, codes)
     table: dict[str, dict[str, int]] = {}
     for name in DEMO_RULES:
-        for hand in score_records(records, load_rules(name)):
+        rules = load_rules(name)
+        for hand in to_output(records, score(boards, rules), rules):
             for player, pts in hand["points"].items():
                 table.setdefault(f"{hand['hand_id']}/{player}", {})[name] = pts
     return table
@@ -105,7 +108,7 @@ def demo(
         records, codes = _examples()
         labels = [f"{r['hand_id']}/{p['name']}" for r in records for p in r["players"]]
         report = board_report(codes)
-        points = _example_points(records)
+        points = _example_points(records, codes)
         stats = _random_batch(boards, seed)
     if as_json:
         print_json(

@@ -38,7 +38,8 @@ def score_file(
     A malformed line is reported on standard error with its line number and
     skipped; the rest are scored. Exit 1 only when nothing could be scored.
     """
-    from pipeline.score.records import read_jsonl, score_records
+    from pipeline.score.engine import score
+    from pipeline.score.records import read_jsonl, to_boards, to_output
 
     rule_sets = [load(r) for r in rules]
     stream, size = _open(file)
@@ -54,8 +55,9 @@ def score_file(
                 err.print(f"{file} {e}", markup=False)
             n_errors += len(batch.errors)
             n_hands += len(batch.records)
-            for rs in rule_sets:
-                results = score_records(batch.records, rs)
+            boards = to_boards(batch.records, batch.codes) if batch.records else None
+            for rs in rule_sets:  # the batch is parsed once, then scored under each rule set
+                results = list(to_output(batch.records, score(boards, rs), rs)) if boards else []
                 if as_json:
                     for r in results:
                         print_json(r)
