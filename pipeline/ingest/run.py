@@ -16,7 +16,7 @@ import io
 import re
 import zipfile
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
@@ -207,6 +207,12 @@ class _Keys:
         self.hand_key = _SortedRuns(hand_key)
         self.content = _SortedRuns(content)
 
+    @classmethod
+    def of(cls, lake: Lake) -> _Keys:
+        """The keys of every hand committed to ``lake``."""
+        known = lake.read("hands", ["hand_key", "content_hash"])
+        return cls(known.column("hand_key").to_numpy(), known.column("content_hash").to_numpy())
+
     def new(self, hand_key: np.ndarray, content: np.ndarray) -> np.ndarray:
         """Mask of hands seen neither before nor earlier in the same array; remembers them."""
         fresh = ~self.hand_key.contains(hand_key) & ~self.content.contains(content)
@@ -254,6 +260,38 @@ def ingest(
         return _run(sources, lake, fmt, on_progress)
 
 
+def ingest_chunks(
+    chunks: Iterable[Chunk],
+    lake: Lake,
+    source: str,
+    kind: str,
+    on_progress: Callable[[str, int, int], None] | None = None,
+) -> Report:
+    """Commit records made in process (the simulator's) as one batch, through the same checks as any file.
+
+    ``source`` names the records' origin in the manifest and quarantine; ``kind`` is the batch kind.
+    """
+    with lake.locked():
+        lake.collect_garbage()
+        keys = _Keys.of(lake)
+        writer = lake.begin(kind)
+        report = FileReport(source, format=kind)
+        try:
+            consumed = 0
+            for chunk in chunks:
+                _take(chunk, source, report, keys, writer, writer.batch)
+                consumed += chunk.bytes_read
+                if on_progress:
+                    on_progress(source, consumed, report.read)
+            result = Report([report], writer.batch)
+            entry = {"path": source, "member": "", "digest": "", "format": kind, **report.counts()}
+            writer.commit({**report.counts(), "version": __version__}, [{**entry, "batch": writer.batch}])
+            return result
+        except BaseException:
+            writer.abort()
+            raise
+
+
 def _run(
     sources: list[Source], lake: Lake | None, fmt: str | None, on_progress: Callable[[str, int, int], None] | None
 ) -> Report:
@@ -265,8 +303,7 @@ def _run(
             for s in m.get("sources", []):
                 if s.get("digest"):
                     done.setdefault(s["digest"] + "|" + s.get("member", ""), s)
-        known = lake.read("hands", ["hand_key", "content_hash"])
-        keys = _Keys(known.column("hand_key").to_numpy(), known.column("content_hash").to_numpy())
+        keys = _Keys.of(lake)
         writer = lake.begin("ingest")
     batch = writer.batch if writer else "validate"
     reports: list[FileReport] = []
