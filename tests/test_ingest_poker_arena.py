@@ -58,7 +58,7 @@ def read(data: bytes, source: str = "logs/ofc.jsonl") -> tuple[list[dict], list[
 def headers(data: bytes) -> list[int]:
     """Line numbers of the hand headers a reader should account for."""
     found = []
-    for number, line in enumerate(data.splitlines(), 1):
+    for number, line in enumerate(data.split(b"\n"), 1):  # lines end at newlines only, as the reader counts them
         try:
             obj = json.loads(line)
         except ValueError:

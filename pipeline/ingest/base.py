@@ -11,12 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import BinaryIO, Protocol
+from typing import TYPE_CHECKING, BinaryIO, Protocol
 
 import numpy as np
 import pyarrow as pa
 
 from schemas.lake import RECORD
+
+if TYPE_CHECKING:
+    from pipeline.ingest.jsonl_scan import Scanned
 
 RAW_LIMIT = 1000
 """Characters of a bad record kept in quarantine."""
@@ -50,6 +53,14 @@ class Chunk:
     problems: list[Problem] = field(default_factory=list)
     bytes_read: int = 0
     """Bytes of input consumed to produce this chunk (drives the progress bar)."""
+    scanned: Scanned | None = None
+    """Records the reader already took and checked in compiled code (canonical JSONL's common case)."""
+
+    @property
+    def count(self) -> int:
+        """Records read: in ``records``, in ``scanned`` and in ``problems``."""
+        taken = 0 if self.scanned is None else self.scanned.taken.size
+        return self.records.num_rows + taken + len(self.problems)
 
     @classmethod
     def from_dicts(

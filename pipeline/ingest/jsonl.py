@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from typing import BinaryIO
 
 import numpy as np
@@ -19,10 +19,17 @@ import pyarrow.json as pj
 from pydantic import ValidationError
 
 from pipeline.ingest.base import RAW_LIMIT, Chunk, Problem
+from pipeline.ingest.jsonl_scan import scan
 from schemas.hand import HandRecord
 from schemas.lake import RECORD
 
+BLOCK_BYTES = 16 << 20
 BLOCK_LINES = 10_000
+"""Lines per chunk: bounds the scanner's working arrays whatever the line length."""
+MAX_LINE_BYTES = 64 << 20
+"""A longer line is quarantined without being held in memory."""
+_EMPTY = RECORD.empty_table()
+_NO_LINES = np.zeros(0, dtype=np.int64)
 _PARSE = pj.ParseOptions(explicit_schema=RECORD, unexpected_field_behavior="error")
 
 
@@ -83,29 +90,71 @@ class JsonlIngester:
         return False
 
     def read(self, stream: BinaryIO, source: str) -> Iterator[Chunk]:
-        number = 0
-        offset = 0
+        number = 0  # lines consumed
+        offset = 0  # bytes consumed
+        pending = b""  # the start of a line whose end is still to come
+        skipping = -1  # bytes of an over-long line passed over so far; -1 when not inside one
+        head = ""
+        data = stream.read(BLOCK_BYTES)
+        if data.startswith(b"\xef\xbb\xbf"):
+            data, offset = data[3:], 3
         while True:
-            lines = []
-            for raw in stream:
-                lines.append(raw)
-                if len(lines) >= BLOCK_LINES:
-                    break
-            if not lines:
+            if skipping >= 0:
+                cut = data.find(b"\n")
+                if data and cut < 0:
+                    skipping += len(data)
+                    data = stream.read(BLOCK_BYTES)
+                    continue
+                skipping += cut + 1 if data else 0
+                reason = f"line longer than {MAX_LINE_BYTES:,} bytes: not read"
+                yield Chunk(_EMPTY, _NO_LINES, _NO_LINES, [Problem(number + 1, offset, reason, None, head)], skipping)
+                number, offset, skipping = number + 1, offset + skipping, -1
+                if not data:
+                    return
+                data = data[cut + 1 :] or stream.read(BLOCK_BYTES)
+            if not data:
+                if pending:
+                    yield from self._region(pending, number, offset, final=True)
                 return
-            if number == 0 and lines[0].startswith(b"\xef\xbb\xbf"):
-                lines[0] = lines[0][3:]
-                offset += 3
-            starts = np.cumsum([0, *map(len, lines)])[:-1] + offset
-            keep = [i for i, line in enumerate(lines) if line.strip()]
-            numbers = np.arange(number + 1, number + 1 + len(lines))[keep]
-            body = [lines[i].rstrip(b"\r\n") for i in keep]
-            size = sum(map(len, lines))
-            number += len(lines)
-            offset += size
-            yield self._block(body, numbers, starts[keep], size)
+            block = pending + data if pending else data
+            cut = block.rfind(b"\n")
+            region, pending = block[: cut + 1], block[cut + 1 :]
+            if region:
+                number += yield from self._region(region, number, offset, final=False)
+                offset += len(region)
+            if len(pending) > MAX_LINE_BYTES:
+                head = pending[:RAW_LIMIT].decode("utf-8", errors="replace")
+                skipping, pending = len(pending), b""
+            data = stream.read(BLOCK_BYTES)
+
+    def _region(self, region: bytes, number: int, offset: int, *, final: bool) -> Generator[Chunk, None, int]:
+        """Chunks of the whole lines in ``region`` (the last may lack its newline at the end of the input).
+
+        Returns the number of lines.
+        """
+        buf = np.frombuffer(region, dtype=np.uint8)
+        ends = np.flatnonzero(buf == 10)
+        if final and (ends.size == 0 or ends[-1] != buf.size - 1):
+            ends = np.append(ends, buf.size)
+        starts = np.concatenate([[0], ends[:-1] + 1])
+        stops = ends - ((ends > starts) & (buf[np.maximum(ends - 1, 0)] == 13))
+        numbers = number + 1 + np.arange(ends.size)
+        for g in range(0, ends.size, BLOCK_LINES):
+            group = np.arange(g, min(g + BLOCK_LINES, ends.size))
+            size = int(min(ends[group[-1]] + 1, buf.size) - starts[g])
+            lines = group[stops[group] > starts[group]]
+            scanned = scan(buf, starts[lines], stops[lines], numbers[lines])
+            left = lines[scanned.left]
+            body = [region[a:b] for a, b in zip(starts[left].tolist(), stops[left].tolist(), strict=True)]
+            keep = [i for i, line in enumerate(body) if line.strip()]
+            chunk = self._block([body[i] for i in keep], numbers[left][keep], offset + starts[left][keep], size)
+            chunk.scanned = scanned
+            yield chunk
+        return int(ends.size)
 
     def _block(self, body: list[bytes], numbers: np.ndarray, offsets: np.ndarray, size: int) -> Chunk:
+        if not body:
+            return Chunk(_EMPTY, _NO_LINES, _NO_LINES, [], size)
         try:
             table = pj.read_json(io.BytesIO(b"\n".join(body)), parse_options=_PARSE)
             if table.num_rows == len(body):

@@ -9,17 +9,19 @@ whole (same SHA-256) is not parsed again: its records count as duplicates.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import hashlib
 import importlib
 import io
 import re
 import zipfile
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import numpy as np
 import pyarrow as pa
@@ -274,7 +276,7 @@ def ingest_chunks(
     with lake.locked():
         lake.collect_garbage()
         keys = _Keys.of(lake)
-        writer = lake.begin(kind)
+        writer = BackgroundWriter(lake.begin(kind))
         report = FileReport(source, format=kind)
         try:
             consumed = 0
@@ -304,30 +306,42 @@ def _run(
                 if s.get("digest"):
                     done.setdefault(s["digest"] + "|" + s.get("member", ""), s)
         keys = _Keys.of(lake)
-        writer = lake.begin("ingest")
+        writer = BackgroundWriter(lake.begin("ingest"))
     batch = writer.batch if writer else "validate"
     reports: list[FileReport] = []
     manifest_sources: list[dict] = []
-    digests: dict[Path, str] = {}
+    digests: dict[Path, Future[str]] = {}
+    hashing = ThreadPoolExecutor(1, thread_name_prefix="ofc-digest")
     try:
         for source in sources:
             report = FileReport(source.name)
             reports.append(report)
             member = source.name.split("!", 1)[1] if "!" in source.name else ""
-            if lake is not None:
-                if source.raw not in digests:
-                    digests[source.raw] = digest(source.raw)
-                seen = done.get(digests[source.raw] + "|" + member)
-                if seen is not None:
-                    report.format = seen.get("format", "")
-                    report.read = report.duplicates = int(seen.get("read", 0))
-                    report.skipped = f"already ingested in batch {seen.get('batch', '?')}"
-                    if on_progress:
-                        on_progress(source.name, source.size, 0)
-                    continue
+
+            def already(report: FileReport = report, source: Source = source, member: str = member) -> bool:
+                """Whether these bytes were ingested before; if so the report says so."""
+                seen = done.get(digests[source.raw].result() + "|" + member)
+                if seen is None:
+                    return False
+                report.format = seen.get("format", "")
+                report.read = report.duplicates = int(seen.get("read", 0))
+                report.accepted = report.quarantined = 0
+                report.reasons.clear()
+                report.skipped = f"already ingested in batch {seen.get('batch', '?')}"
+                if on_progress:
+                    on_progress(source.name, source.size, 0)
+                return True
+
+            if lake is not None and source.raw not in digests:
+                # Hashed on another thread while the first chunk is read: a re-ingest costs about one chunk.
+                digests[source.raw] = hashing.submit(digest, source.raw)
+            if lake is not None and digests[source.raw].done() and already():
+                continue
             try:
                 report.format = fmt or detect(source)
-                _ingest_source(source, report, ingester(report.format), keys, writer, batch, on_progress)
+                check = already if lake is not None else None
+                if not _ingest_source(source, report, ingester(report.format), keys, writer, batch, on_progress, check):
+                    continue
             except (IngestError, OSError, EOFError, zipfile.BadZipFile, gzip.BadGzipFile) as exc:
                 report.error = str(exc)
                 continue
@@ -336,7 +350,7 @@ def _run(
                     {
                         "path": source.name,
                         "member": member,
-                        "digest": digests[source.raw],
+                        "digest": digests[source.raw].result(),
                         "format": report.format,
                         **report.counts(),
                         "batch": batch,
@@ -350,6 +364,8 @@ def _run(
         if writer is not None:
             writer.abort()
         raise
+    finally:
+        hashing.shutdown(cancel_futures=True)
 
 
 def _ingest_source(
@@ -357,25 +373,71 @@ def _ingest_source(
     report: FileReport,
     reader: Ingester,
     keys: _Keys,
-    writer: BatchWriter | None,
+    writer: BackgroundWriter | None,
     batch: str,
     on_progress: Callable[[str, int, int], None] | None,
-) -> None:
+    already: Callable[[], bool] | None = None,
+) -> bool:
+    """Read one source into the batch; False if ``already()`` found, after the first chunk, that it was done before."""
     consumed = 0
     with source.open() as stream:
-        for chunk in reader.read(stream, source.name):
+        for i, chunk in enumerate(reader.read(stream, source.name)):
+            if i == 0 and already is not None and already():
+                return False
             _take(chunk, source.name, report, keys, writer, batch)
             consumed += chunk.bytes_read
             if on_progress:
                 on_progress(source.name, min(consumed, source.size), report.read)
+    return True
 
 
-def _take(chunk: Chunk, name: str, report: FileReport, keys: _Keys, writer: BatchWriter | None, batch: str) -> None:
+class BackgroundWriter:
+    """A batch writer whose writes run, in order, on one worker thread.
+
+    Parquet encoding and compression release the GIL, so writing one chunk's rows overlaps reading and
+    checking the next. At most MAX_PENDING writes wait, which bounds the memory they hold; an error in a
+    write surfaces at the next write, at ``commit`` or at ``abort``.
+    """
+
+    MAX_PENDING = 8
+
+    def __init__(self, writer: BatchWriter) -> None:
+        self.writer = writer
+        self.batch = writer.batch
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="ofc-write")
+        self._pending: deque[Future[None]] = deque()
+
+    def write(self, table: str, data: pa.Table) -> None:
+        if data.num_rows:
+            self._pending.append(self._pool.submit(self.writer.write, table, data))
+        while len(self._pending) > self.MAX_PENDING:
+            self._pending.popleft().result()
+
+    def _drain(self) -> None:
+        try:
+            while self._pending:
+                self._pending.popleft().result()
+        finally:
+            self._pool.shutdown()
+
+    def commit(self, summary: dict[str, Any], sources: list[dict[str, Any]]) -> dict[str, Any]:
+        self._drain()
+        return self.writer.commit(summary, sources)
+
+    def abort(self) -> None:
+        with contextlib.suppress(Exception):  # the batch is thrown away; the error that ended it is raised already
+            self._drain()
+        self.writer.abort()
+
+
+def _take(
+    chunk: Chunk, name: str, report: FileReport, keys: _Keys, writer: BackgroundWriter | None, batch: str
+) -> None:
     v = validate(chunk, name, batch)
     problems = chunk.problems + v.problems
     hand_key = v.hands.column("hand_key").to_numpy()
     keep = keys.new(hand_key, v.hands.column("content_hash").to_numpy())
-    report.read += chunk.records.num_rows + len(chunk.problems)
+    report.read += chunk.count
     report.quarantined += len(problems)
     report.accepted += int(keep.sum())
     report.duplicates += int((~keep).sum())

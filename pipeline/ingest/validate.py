@@ -41,7 +41,10 @@ ROWS = ("top", "middle", "bottom")
 ROW_SIZES = (3, 5, 5)
 PLACEMENT_ROWS = ("top", "middle", "bottom", "discard")
 NATURAL_NAMES = [n.value for n in Natural]
+_VARIANT_NAMES = pa.array(VARIANTS)
+_ROW_NAMES = pa.array(PLACEMENT_ROWS)
 UNKNOWN_MONTH = "unknown"
+INT32_MAX = 2**31 - 1
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 
 
@@ -57,6 +60,17 @@ class Validated:
     """Row of ``hands`` each board belongs to."""
     placement_hand: np.ndarray
     """Row of ``hands`` each placement belongs to."""
+
+    def __add__(self, other: Validated) -> Validated:
+        n = self.hands.num_rows
+        return Validated(
+            pa.concat_tables([self.hands, other.hands]),
+            pa.concat_tables([self.boards, other.boards]),
+            pa.concat_tables([self.placements, other.placements]),
+            self.problems + other.problems,
+            np.concatenate([self.board_hand, other.board_hand + n]),
+            np.concatenate([self.placement_hand, other.placement_hand + n]),
+        )
 
 
 class _Reasons:
@@ -111,7 +125,12 @@ def _codes(col: pa.Array | pa.ChunkedArray, names: list[str] | tuple[str, ...]) 
 
 
 def _constant(value: str, n: int) -> pa.Array:
-    return pa.array([value], pa.string()).take(pa.array(np.zeros(n, dtype=np.int64)))
+    return _coded(np.zeros(n, dtype=np.int32), pa.array([value], pa.string()))
+
+
+def _coded(codes: np.ndarray, names: pa.Array) -> pa.DictionaryArray:
+    """Strings as codes into ``names``: a column that repeats a few values costs one byte a row, not a string."""
+    return pa.DictionaryArray.from_arrays(pa.array(codes.astype(np.int32, copy=False)), names)
 
 
 def _np(col: pa.Array | pa.ChunkedArray, fill: object) -> np.ndarray:
@@ -143,7 +162,18 @@ def _times(values: list[str | None]) -> tuple[list[datetime | None], list[int]]:
 
 
 def validate(chunk: Chunk, source_file: str, batch: str) -> Validated:
-    """Check every record of ``chunk``; see the module doc for what is checked."""
+    """Check every record of ``chunk``; see the module doc for what is checked.
+
+    Records a reader already took and checked (``chunk.scanned``) only become lake rows.
+    """
+    v = _validate_records(chunk, source_file, batch)
+    s = chunk.scanned
+    if s is None or s.taken.size == 0:
+        return v
+    return lake_rows(s.hands, s.boards, s.placements, [], source_file, batch) + v
+
+
+def _validate_records(chunk: Chunk, source_file: str, batch: str) -> Validated:
     rec = chunk.records
     n = rec.num_rows
     reasons = _Reasons(n)
@@ -359,65 +389,24 @@ def validate(chunk: Chunk, source_file: str, batch: str) -> Validated:
     reasons.add(
         np.array(bad_times, dtype=np.int64), [f"played_at: not an ISO time: {played_text[i]!r}" for i in bad_times]
     )
-
-    flat = _Flat(
-        variant=variant,
-        played=played,
-        board_hand=board_hand,
-        board_in_hand=board_in_hand,
-        seat=seat,
-        misset=misset,
-        codes=codes,
-        token_board=token_board,
-        token_row=token_row,
-        fantasyland=fl,
-        fantasyland_cards=fl_cards,
-        surrendered=surrendered,
-        natural=natural,
-        pl_board=pl_board,
-        pl_street=pl_street,
-        pl_row=pl_row,
-        pl_codes=pl_codes,
-        pl_pos=pl_pos,
+    number = _np(rec.column("hand_number"), 0)
+    reasons.add(np.flatnonzero(number < 0), [f"hand_number: {v} is negative" for v in number[number < 0]])
+    button = _np(rec.column("button"), 0)
+    off_table = (button < 0) | (button > 15)
+    reasons.add(np.flatnonzero(off_table), [f"button: {v} is not a seat 0..15" for v in button[off_table]])
+    points = _np(boards.field("points"), 0)
+    reasons.failing(
+        np.abs(points) > INT32_MAX, board_hand, board_in_hand, "players[{i}].points: {v} is too large", points
     )
-    return _assemble(chunk, reasons, boards, flat, source_file, batch)
+    stack = _np(boards.field("stack"), 1)
+    reasons.failing(
+        (stack < 1) | (stack > INT32_MAX),
+        board_hand,
+        board_in_hand,
+        "players[{i}].stack: {v} is not 1 to 2147483647",
+        stack,
+    )
 
-
-@dataclass
-class _Flat:
-    """The chunk as flat columns: per hand, per board (``board_*``), per card token and per placement (``pl_*``)."""
-
-    variant: np.ndarray
-    """Index into VARIANTS, -1 for an unknown variant."""
-    played: list[datetime | None]
-    board_hand: np.ndarray
-    board_in_hand: np.ndarray
-    seat: np.ndarray
-    misset: np.ndarray
-    codes: np.ndarray
-    token_board: np.ndarray
-    token_row: np.ndarray
-    """0 top, 1 middle, 2 bottom, 3 discards."""
-    fantasyland: np.ndarray
-    fantasyland_cards: np.ndarray
-    surrendered: np.ndarray
-    natural: pa.Array
-    pl_board: np.ndarray
-    pl_street: np.ndarray
-    pl_row: np.ndarray
-    pl_codes: np.ndarray
-    pl_pos: np.ndarray
-
-
-def _assemble(
-    chunk: Chunk, reasons: _Reasons, boards: pa.StructArray, f: _Flat, source_file: str, batch: str
-) -> Validated:
-    """Lake rows of the hands that passed, and a Problem for each that did not."""
-    rec = chunk.records
-    variant, played, board_hand, board_in_hand, seat = f.variant, f.played, f.board_hand, f.board_in_hand, f.seat
-    codes, token_board, token_row = f.codes, f.token_board, f.token_row
-    fl, fl_cards, surrendered, natural = f.fantasyland, f.fantasyland_cards, f.surrendered, f.natural
-    pl_board, pl_street, pl_row, pl_codes, pl_pos = f.pl_board, f.pl_street, f.pl_row, f.pl_codes, f.pl_pos
     bad = reasons.bad
     problems = []
     if bad.any():
@@ -426,99 +415,177 @@ def _assemble(
         for h, raw in zip(np.flatnonzero(bad).tolist(), raws, strict=True):
             text = str(raw)[:RAW_LIMIT]
             problems.append(Problem(int(chunk.lines[h]), int(chunk.offsets[h]), reasons.reason[h], hand_ids[h], text))
-    keep = ~bad
-    keep_board = keep[board_hand]
-    played_at = pa.array(played, pa.timestamp("us", tz="UTC"))
-    month_of_hand = pc.fill_null(pc.strftime(played_at, "%Y-%m"), UNKNOWN_MONTH)
-    variant_names = pa.array(VARIANTS)
 
-    def by_hand(values: pa.Array, rows: np.ndarray) -> pa.Array:
-        return values.take(pa.array(rows, pa.int64()))
-
-    # Boards: 13 codes in row order (a misset board keeps its cards in the order given).
-    m = len(boards)
+    # The accepted hands, their boards and placements, renumbered among themselves.
+    k = np.flatnonzero(~bad)
+    b = np.flatnonzero(~bad[board_hand])
     in_rows = token_row < 3
     order = np.lexsort((token_row[in_rows], token_board[in_rows]))  # by board, then top, middle, bottom
     cards = _cards_by_board(codes[in_rows][order], token_board[in_rows][order], m)
-    good_boards = np.flatnonzero(keep_board)
+    keep_pl = np.flatnonzero(~bad[board_hand[pl_board]]) if len(pl_board) else np.zeros(0, np.int64)
+    hands = HandColumns(
+        text={f: rec.column(f).combine_chunks().take(k) for f in TEXT_FIELDS},
+        variant=variant[k],
+        played_at=pa.array(played, pa.timestamp("us", tz="UTC")).take(k),
+        hand_number=rec.column("hand_number").combine_chunks().take(k),
+        button=rec.column("button").combine_chunks().take(k),
+        lines=chunk.lines[k],
+    )
+    board_columns = BoardColumns(
+        hand=np.searchsorted(k, board_hand[b]),
+        in_hand=board_in_hand[b],
+        seat=seat[b],
+        name=boards.field("name").take(b),
+        cards=cards[b],
+        misset=misset[b],
+        fantasyland=fl[b],
+        fantasyland_cards=fl_cards[b],
+        surrendered=surrendered[b],
+        natural=natural.take(pa.array(b, pa.int64())),
+        discards=_take_lists(codes[~in_rows], token_board[~in_rows], m, b),
+        points=boards.field("points").take(b),
+        stack=boards.field("stack").take(b),
+    )
+    placement_columns = PlacementColumns(
+        board=np.searchsorted(b, pl_board[keep_pl]),
+        street=pl_street[keep_pl],
+        order=pl_pos[keep_pl],
+        card=pl_codes[keep_pl],
+        row=pl_row[keep_pl],
+    )
+    return lake_rows(hands, board_columns, placement_columns, problems, source_file, batch)
 
-    source = rec.column("source").combine_chunks()
+
+TEXT_FIELDS = ("hand_id", "source", "site", "table", "session", "house_rules")
+
+
+@dataclass
+class HandColumns:
+    """Accepted hands, one value per hand: what both the validator and the JSONL scanner hand over."""
+
+    text: dict[str, pa.Array]
+    """The strings of TEXT_FIELDS."""
+    variant: np.ndarray
+    played_at: pa.Array
+    hand_number: pa.Array
+    button: pa.Array
+    lines: np.ndarray
+
+
+@dataclass
+class BoardColumns:
+    """Accepted boards; ``hand`` is the row of :class:`HandColumns` each belongs to."""
+
+    hand: np.ndarray
+    in_hand: np.ndarray
+    seat: np.ndarray
+    name: pa.Array
+    cards: np.ndarray
+    """(boards, 13) codes: top 3, middle 5, bottom 5 (a misset board in the order given)."""
+    misset: np.ndarray
+    fantasyland: np.ndarray
+    fantasyland_cards: np.ndarray
+    surrendered: np.ndarray
+    natural: pa.Array
+    discards: pa.ListArray
+    points: pa.Array
+    stack: pa.Array
+
+
+@dataclass
+class PlacementColumns:
+    """Accepted placements; ``board`` is the row of :class:`BoardColumns` each belongs to."""
+
+    board: np.ndarray
+    street: np.ndarray
+    order: np.ndarray
+    card: np.ndarray
+    row: np.ndarray
+    """Index into PLACEMENT_ROWS."""
+
+
+def lake_rows(
+    h: HandColumns, b: BoardColumns, p: PlacementColumns, problems: list[Problem], source_file: str, batch: str
+) -> Validated:
+    """The hands, boards and placements tables of accepted hands, with their identity and content keys."""
+    n = len(h.variant)
+    month_text = pc.fill_null(pc.strftime(h.played_at, "%Y-%m"), UNKNOWN_MONTH).dictionary_encode()
+    month_code = month_text.indices.to_numpy(zero_copy_only=False)
     # A hand is identified within its source and session: club sheets number their hands 1, 2, ... each night.
-    identity = [source, rec.column("session").combine_chunks(), rec.column("hand_id").combine_chunks()]
+    identity = [h.text["source"], h.text["session"], h.text["hand_id"]]
     hand_key = hash_strings(pc.binary_join_element_wise(*(pc.fill_null(c, "") for c in identity), "\x1f"))
-    content = np.zeros((len(rec), 1 + 4 * 14), dtype=np.uint8)
-    content[:, 0] = np.clip(variant, 0, 255)
-    slot = np.clip(board_in_hand, 0, 3)
+    content = np.zeros((n, 1 + 4 * 14), dtype=np.uint8)
+    content[:, 0] = np.clip(h.variant, 0, 255)
+    slot = np.clip(b.in_hand, 0, 3)
     for j in range(13):
-        content[board_hand, 1 + slot * 14 + 1 + j] = cards[:, j]
-    content[board_hand, 1 + slot * 14] = np.clip(seat, 0, 255).astype(np.uint8)
+        content[b.hand, 1 + slot * 14 + 1 + j] = b.cards[:, j]
+    content[b.hand, 1 + slot * 14] = np.clip(b.seat, 0, 255).astype(np.uint8)
     content_hash = hash_rows(content)
 
-    k = np.flatnonzero(keep)
-    n_players = np.bincount(board_hand, minlength=len(rec))
+    # Strings repeated on many rows (variant, month, batch, row names) are dictionary codes.
+    def variant(rows: np.ndarray) -> pa.Array:
+        return _coded(h.variant[rows], _VARIANT_NAMES)
+
+    def month(rows: np.ndarray) -> pa.Array:
+        return _coded(month_code[rows], month_text.dictionary)
+
+    every = np.arange(n)
     hands = pa.table(
         {
-            "hand_key": pa.array(hand_key[k], pa.uint64()),
-            "batch": _constant(batch, k.size),
-            "content_hash": pa.array(content_hash[k], pa.uint64()),
-            "hand_id": rec.column("hand_id").take(k),
-            "source": rec.column("source").take(k),
-            "variant": by_hand(variant_names, variant[k]),
-            "month": by_hand(month_of_hand, k),
-            "played_at": by_hand(played_at, k),
-            "site": rec.column("site").take(k),
-            "table": rec.column("table").take(k),
-            "session": rec.column("session").take(k),
-            "hand_number": rec.column("hand_number").take(k),
-            "button": pc.cast(rec.column("button").take(k), pa.int8()),
-            "house_rules": rec.column("house_rules").take(k),
-            "n_players": pa.array(n_players[k], pa.int8()),
-            "source_file": _constant(source_file, k.size),
-            "source_line": pa.array(chunk.lines[k], pa.int64()),
+            "hand_key": pa.array(hand_key, pa.uint64()),
+            "batch": _constant(batch, n),
+            "content_hash": pa.array(content_hash, pa.uint64()),
+            "hand_id": h.text["hand_id"],
+            "source": h.text["source"],
+            "variant": variant(every),
+            "month": month(every),
+            "played_at": h.played_at,
+            "site": h.text["site"],
+            "table": h.text["table"],
+            "session": h.text["session"],
+            "hand_number": h.hand_number,
+            "button": pc.cast(h.button, pa.int8()),
+            "house_rules": h.text["house_rules"],
+            "n_players": pa.array(np.bincount(b.hand, minlength=n), pa.int8()),
+            "source_file": _constant(source_file, n),
+            "source_line": pa.array(h.lines, pa.int64()),
         }
     )
-    b = good_boards
-    board_table = pa.table(
+    m = len(b.hand)
+    boards = pa.table(
         {
-            "hand_key": pa.array(hand_key[board_hand[b]], pa.uint64()),
-            "batch": _constant(batch, b.size),
-            "variant": by_hand(variant_names, variant[board_hand[b]]),
-            "month": by_hand(month_of_hand, board_hand[b]),
-            "seat": pa.array(seat[b], pa.int8()),
-            "player": boards.field("name").take(b),
-            "cards": pa.FixedSizeListArray.from_arrays(pa.array(cards[b].ravel(), pa.uint8()), 13),
-            "misset": pa.array(f.misset[b], pa.bool_()),
-            "fantasyland": pa.array(fl[b], pa.bool_()),
-            "fantasyland_cards": pa.array(np.where(fl_cards[b] > 0, fl_cards[b], 0), pa.int8()),
-            "surrendered": pa.array(surrendered[b], pa.bool_()),
-            "natural": natural.take(pa.array(b, pa.int64())),
-            "discards": _take_lists(codes[~in_rows], token_board[~in_rows], m, b),
-            "points": pc.cast(boards.field("points").take(b), pa.int32()),
-            "stack": pc.cast(boards.field("stack").take(b), pa.int32()),
+            "hand_key": pa.array(hand_key[b.hand], pa.uint64()),
+            "batch": _constant(batch, m),
+            "variant": variant(b.hand),
+            "month": month(b.hand),
+            "seat": pa.array(b.seat, pa.int8()),
+            "player": b.name,
+            "cards": pa.FixedSizeListArray.from_arrays(pa.array(b.cards.ravel(), pa.uint8()), 13),
+            "misset": pa.array(b.misset, pa.bool_()),
+            "fantasyland": pa.array(b.fantasyland, pa.bool_()),
+            "fantasyland_cards": pa.array(np.where(b.fantasyland_cards > 0, b.fantasyland_cards, 0), pa.int8()),
+            "surrendered": pa.array(b.surrendered, pa.bool_()),
+            "natural": b.natural,
+            "discards": b.discards,
+            "points": pc.cast(b.points, pa.int32()),
+            "stack": pc.cast(b.stack, pa.int32()),
         }
     )
-    keep_pl = np.flatnonzero(keep_board[pl_board]) if len(pl_board) else np.zeros(0, np.int64)
+    ph = b.hand[p.board]
     placements = pa.table(
         {
-            "hand_key": pa.array(hand_key[board_hand[pl_board[keep_pl]]], pa.uint64()),
-            "batch": _constant(batch, keep_pl.size),
-            "variant": by_hand(variant_names, variant[board_hand[pl_board[keep_pl]]]),
-            "month": by_hand(month_of_hand, board_hand[pl_board[keep_pl]]),
-            "seat": pa.array(seat[pl_board[keep_pl]], pa.int8()),
-            "street": pa.array(pl_street[keep_pl], pa.int8()),
-            "order": pa.array(pl_pos[keep_pl], pa.int16()),
-            "card": pa.array(pl_codes[keep_pl], pa.uint8()),
-            "row": by_hand(pa.array(PLACEMENT_ROWS), np.clip(pl_row[keep_pl], 0, 3)),
+            "hand_key": pa.array(hand_key[ph], pa.uint64()),
+            "batch": _constant(batch, ph.size),
+            "variant": variant(ph),
+            "month": month(ph),
+            "seat": pa.array(b.seat[p.board], pa.int8()),
+            "street": pa.array(p.street, pa.int8()),
+            "order": pa.array(p.order, pa.int16()),
+            "card": pa.array(p.card, pa.uint8()),
+            "row": _coded(np.clip(p.row, 0, 3), _ROW_NAMES),
         }
     )
-    return Validated(
-        hands,
-        board_table,
-        placements,
-        problems,
-        np.searchsorted(k, board_hand[b]),
-        np.searchsorted(k, board_hand[pl_board[keep_pl]]),
-    )
+    return Validated(hands, boards, placements, problems, b.hand, ph)
 
 
 def _cards_by_board(flat: np.ndarray, board_of: np.ndarray, m: int) -> np.ndarray:

@@ -1,0 +1,913 @@
+"""A compiled scanner that takes the common case of canonical JSONL without a general JSON parser.
+
+Each line is parsed and checked in one compiled pass over its bytes. A line is *taken* only when it is
+exactly the common case: one JSON object with the canonical field names, strings without escapes,
+two-letter cards, rows of 3 / 5 / 5, no surrender or natural, and every check of
+:mod:`pipeline.ingest.validate` passing. Anything else (a bad card, an escaped name, a misset board, a
+record that would be quarantined) is *left* for the general path: Arrow's reader, then the validator,
+which names the precise reason. The scanner never rejects a record, it only takes or leaves it, so what
+becomes of a record and the lake rows it turns into are the same on either path; the tests compare the
+two on valid, invalid and mutated records.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+from numba import njit, prange
+
+from pipeline.cards import _RANK_BYTE, _SUIT_BYTE, NO_CARD
+from pipeline.ingest.validate import (
+    FANTASYLAND_CARDS,
+    PLACEMENT_ROWS,
+    TEXT_FIELDS,
+    VARIANTS,
+    BoardColumns,
+    HandColumns,
+    PlacementColumns,
+)
+
+
+def _words(words: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Words as one byte array and offsets, followed by an index by length and first and last byte.
+
+    Every word list here is told apart by those, so a lookup is one table read and one comparison
+    instead of a search.
+    """
+    encoded = [w.encode() for w in words]
+    data = np.frombuffer(b"".join(encoded), dtype=np.uint8).copy()
+    offsets = np.cumsum([0, *map(len, encoded)]).astype(np.int64)
+    index = np.full((64, 256), -1, dtype=np.int64)
+    for i, w in enumerate(encoded):
+        slot = (w[0] * 31 + w[-1]) & 255
+        assert index[len(w), slot] < 0, "the words of a list must differ in length, first or last byte"
+        index[len(w), slot] = i
+    return data, np.concatenate([offsets, index.ravel()])
+
+
+HAND_KEYS = (
+    "hand_id",
+    "source",
+    "variant",
+    "played_at",
+    "site",
+    "table",
+    "session",
+    "hand_number",
+    "button",
+    "house_rules",
+    "players",
+)
+PLAYER_KEYS = (
+    "name",
+    "seat",
+    "top",
+    "middle",
+    "bottom",
+    "fantasyland",
+    "fantasyland_cards",
+    "surrendered",
+    "natural",
+    "discards",
+    "placements",
+    "points",
+    "stack",
+)
+PLACEMENT_KEYS = ("street", "card", "row")
+
+_HK, _HKO = _words(list(HAND_KEYS))
+_PK, _PKO = _words(list(PLAYER_KEYS))
+_LK, _LKO = _words(list(PLACEMENT_KEYS))
+_VK, _VKO = _words(list(VARIANTS))
+_RK, _RKO = _words(list(PLACEMENT_ROWS))
+_TEXT_SLOT = np.array([TEXT_FIELDS.index(k) if k in TEXT_FIELDS else -1 for k in HAND_KEYS], dtype=np.int64)
+_TRUE = np.frombuffer(b"true", dtype=np.uint8).copy()
+_FALSE = np.frombuffer(b"false", dtype=np.uint8).copy()
+_NULL = np.frombuffer(b"null", dtype=np.uint8).copy()
+
+_CLASSIC = VARIANTS.index("classic")
+_PINEAPPLES = np.array([VARIANTS.index(v) for v in ("pineapple", "progressive-pineapple", "pineapple-27")])
+_FL_ALLOWED = np.array([sum(1 << c for c in FANTASYLAND_CARDS.get(v, ())) for v in VARIANTS], dtype=np.int64)
+"""Fantasyland card counts each variant deals, as bit masks."""
+
+MAX_PLAYERS = 4
+MAX_DISCARDS = 4
+MAX_PLACEMENTS = 17
+MAX_STREET = 19
+INT32_MAX = 2**31 - 1
+LAST_STREET = 9
+"""No variant deals more streets; a later street is left to the general path, which names it."""
+OFC_PLACED = sum(1 << 5 * s for s in range(2, 10)) + (5 << 5)
+PINEAPPLE_PLACED = sum(2 << 5 * s for s in range(2, 6)) + (5 << 5)
+PINEAPPLE_DROPPED = sum(1 << 5 * s for s in range(2, 6))
+
+# Column indices of the per-hand and per-board integer outputs.
+H_VARIANT, H_PLAYERS, H_PLAYED, H_PLAYED_OK, H_NUMBER, H_NUMBER_OK, H_BUTTON, H_BUTTON_OK = range(8)
+B_SEAT, B_FL, B_FL_CARDS, B_DISCARDS, B_PLACEMENTS, B_HAS_PLACEMENTS, B_POINTS, B_POINTS_OK, B_STACK, B_STACK_OK = (
+    range(10)
+)
+
+
+# ---------------------------------------------------------------- JSON primitives (position in, position out)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _ws(buf: np.ndarray, p: int, e: int) -> int:
+    while p < e and (buf[p] == 32 or buf[p] == 9 or buf[p] == 10 or buf[p] == 13):
+        p += 1
+    return p
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _string(buf: np.ndarray, p: int, e: int) -> tuple[int, int, int]:
+    """A string without escapes or control characters, in valid UTF-8: (start, end, next) or next = -1."""
+    if p >= e or buf[p] != 34:
+        return 0, 0, -1
+    p += 1
+    start = p
+    while p < e:
+        c = buf[p]
+        if c == 34:
+            return start, p, p + 1
+        if c == 92 or c < 32:
+            return 0, 0, -1
+        if c < 128:
+            p += 1
+            continue
+        # UTF-8: the well-formed sequences of Unicode's table 3-7, nothing else.
+        if 0xC2 <= c <= 0xDF:
+            n, lo, hi = 1, 0x80, 0xBF
+        elif c == 0xE0:
+            n, lo, hi = 2, 0xA0, 0xBF
+        elif 0xE1 <= c <= 0xEC or c == 0xEE or c == 0xEF:
+            n, lo, hi = 2, 0x80, 0xBF
+        elif c == 0xED:
+            n, lo, hi = 2, 0x80, 0x9F
+        elif c == 0xF0:
+            n, lo, hi = 3, 0x90, 0xBF
+        elif 0xF1 <= c <= 0xF3:
+            n, lo, hi = 3, 0x80, 0xBF
+        elif c == 0xF4:
+            n, lo, hi = 3, 0x80, 0x8F
+        else:
+            return 0, 0, -1
+        if p + n >= e or not (lo <= buf[p + 1] <= hi):
+            return 0, 0, -1
+        for k in range(2, n + 1):
+            if not (0x80 <= buf[p + k] <= 0xBF):
+                return 0, 0, -1
+        p += n + 1
+    return 0, 0, -1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _int(buf: np.ndarray, p: int, e: int) -> tuple[int, int]:
+    """A JSON integer of at most 18 digits: (value, next) or next = -1 (fractions and exponents are left)."""
+    neg = False
+    if p < e and buf[p] == 45:
+        neg = True
+        p += 1
+    start = p
+    v = 0
+    while p < e and 48 <= buf[p] <= 57:
+        v = v * 10 + (buf[p] - 48)
+        p += 1
+    digits = p - start
+    if digits == 0 or digits > 18 or (digits > 1 and buf[start] == 48):
+        return 0, -1
+    if p < e and (buf[p] == 46 or buf[p] == 101 or buf[p] == 69):
+        return 0, -1
+    return (-v if neg else v), p
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _literal(buf: np.ndarray, p: int, e: int, lit: np.ndarray) -> int:
+    if p + lit.size > e:
+        return -1
+    for k in range(lit.size):
+        if buf[p + k] != lit[k]:
+            return -1
+    return p + lit.size
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _word(buf: np.ndarray, s: int, t: int, words: np.ndarray, offsets: np.ndarray) -> int:
+    """Index of the bytes ``buf[s:t]`` among ``words`` (see :func:`_words`), or -1."""
+    n = t - s
+    if n <= 0 or n >= 64:
+        return -1
+    index = offsets.size - 64 * 256  # offsets of the words, then the index
+    w = offsets[index + n * 256 + ((np.int64(buf[s]) * 31 + buf[t - 1]) & 255)]
+    if w < 0:
+        return -1
+    a = offsets[w]
+    for k in range(n):
+        if buf[s + k] != words[a + k]:
+            return -1
+    return w
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _key(buf: np.ndarray, p: int, e: int, words: np.ndarray, offsets: np.ndarray) -> tuple[int, int]:
+    """An object key and its colon: (index among ``words`` or -1, position of the value) or -1."""
+    s, t, p = _string(buf, p, e)
+    if p < 0:
+        return -1, -1
+    k = _word(buf, s, t, words, offsets)
+    p = _ws(buf, p, e)
+    if p >= e or buf[p] != 58:
+        return -1, -1
+    return k, _ws(buf, p + 1, e)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _after_item(buf: np.ndarray, p: int, e: int, close: int) -> tuple[int, bool]:
+    """After a value in an array or object: (next position, closed) or -1 when neither ',' nor the close."""
+    p = _ws(buf, p, e)
+    if p < e and buf[p] == 44:
+        return _ws(buf, p + 1, e), False
+    if p < e and buf[p] == close:
+        return p + 1, True
+    return -1, False
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _bool(buf: np.ndarray, p: int, e: int) -> tuple[int, int]:
+    """true / false / null as 1 / 0 / 0: (value, next) or next = -1."""
+    q = _literal(buf, p, e, _TRUE)
+    if q >= 0:
+        return 1, q
+    q = _literal(buf, p, e, _FALSE)
+    if q >= 0:
+        return 0, q
+    return 0, _literal(buf, p, e, _NULL)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _card(buf: np.ndarray, p: int, e: int, rank_byte: np.ndarray, suit_byte: np.ndarray) -> tuple[int, int]:
+    """A two-letter card string: (code, next) or next = -1."""
+    s, t, q = _string(buf, p, e)
+    if q < 0 or t - s != 2:
+        return 0, -1
+    r = rank_byte[buf[s]]
+    u = suit_byte[buf[s + 1]]
+    if r == NO_CARD or u == NO_CARD:
+        return 0, -1
+    return r * 4 + u, q
+
+
+@njit(cache=True, nogil=True)
+def _cards(
+    buf: np.ndarray, p: int, e: int, out: np.ndarray, at: int, cap: int, rank_byte: np.ndarray, suit_byte: np.ndarray
+) -> tuple[int, int]:
+    """A list of at most ``cap`` cards into ``out[at:]``: (count, next) or next = -1; null is no list (-1 count)."""
+    q = _literal(buf, p, e, _NULL)
+    if q >= 0:
+        return -1, q
+    if p >= e or buf[p] != 91:
+        return 0, -1
+    p = _ws(buf, p + 1, e)
+    n = 0
+    if p < e and buf[p] == 93:
+        return 0, p + 1
+    while True:
+        if n >= cap:
+            return 0, -1
+        code, p = _card(buf, p, e, rank_byte, suit_byte)
+        if p < 0:
+            return 0, -1
+        out[at + n] = code
+        n += 1
+        p, closed = _after_item(buf, p, e, 93)
+        if p < 0:
+            return 0, -1
+        if closed:
+            return n, p
+
+
+# ---------------------------------------------------------------- played_at
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _digits(buf: np.ndarray, p: int, n: int) -> int:
+    v = 0
+    for k in range(n):
+        c = buf[p + k]
+        if c < 48 or c > 57:
+            return -1
+        v = v * 10 + (c - 48)
+    return v
+
+
+@njit(cache=True, nogil=True)
+def _days_from_civil(y: int, m: int, d: int) -> int:
+    if m <= 2:
+        y -= 1
+    era = (y if y >= 0 else y - 399) // 400
+    yoe = y - era * 400
+    doy = (153 * (m + (-3 if m > 2 else 9)) + 2) // 5 + d - 1
+    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
+    return era * 146097 + doe - 719468
+
+
+@njit(cache=True, nogil=True)
+def _iso_time(buf: np.ndarray, s: int, t: int) -> tuple[int, bool]:
+    """``YYYY-MM-DDTHH:MM:SS[.fff|.ffffff][Z|+HH:MM|-HH:MM]`` as UTC microseconds (naive: UTC), or not ok.
+
+    Only this common shape is read here; any other time is left to the general path.
+    """
+    n = t - s
+    if n < 19 or buf[s + 4] != 45 or buf[s + 7] != 45 or buf[s + 10] != 84 or buf[s + 13] != 58 or buf[s + 16] != 58:
+        return 0, False
+    year, month, day = _digits(buf, s, 4), _digits(buf, s + 5, 2), _digits(buf, s + 8, 2)
+    hour, minute, second = _digits(buf, s + 11, 2), _digits(buf, s + 14, 2), _digits(buf, s + 17, 2)
+    if year < 1 or month < 1 or month > 12 or day < 1 or hour < 0 or hour > 23 or minute < 0 or minute > 59:
+        return 0, False
+    if second < 0 or second > 59:
+        return 0, False
+    leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+    month_days = 29 if month == 2 and leap else (28 if month == 2 else (30 if month in (4, 6, 9, 11) else 31))
+    if day > month_days:
+        return 0, False
+    p = s + 19
+    micros = 0
+    if p < t and buf[p] == 46:
+        width = 0
+        while p + 1 + width < t and 48 <= buf[p + 1 + width] <= 57:
+            width += 1
+        if width != 3 and width != 6:
+            return 0, False
+        micros = _digits(buf, p + 1, width) * (1000 if width == 3 else 1)
+        p += 1 + width
+    offset = 0
+    if p < t:
+        if buf[p] == 90 and p + 1 == t:
+            p += 1
+        elif (buf[p] == 43 or buf[p] == 45) and p + 6 == t and buf[p + 3] == 58:
+            oh, om = _digits(buf, p + 1, 2), _digits(buf, p + 4, 2)
+            if oh < 0 or oh > 23 or om < 0 or om > 59:
+                return 0, False
+            offset = (oh * 60 + om) * (1 if buf[p] == 43 else -1)
+            p += 6
+        else:
+            return 0, False
+    days = _days_from_civil(year, month, day)
+    seconds = days * 86400 + hour * 3600 + minute * 60 + second - offset * 60
+    return seconds * 1_000_000 + micros, True
+
+
+# ---------------------------------------------------------------- one line
+
+
+_PL_STREET = np.frombuffer(b'{"street": ', dtype=np.uint8).copy()
+_PL_CARD = np.frombuffer(b', "card": "', dtype=np.uint8).copy()
+_PL_ROW = np.frombuffer(b'", "row": "', dtype=np.uint8).copy()
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _compact_placement(
+    buf: np.ndarray, p: int, e: int, pl: np.ndarray, b: int, n: int, rank_byte: np.ndarray, suit_byte: np.ndarray
+) -> int:
+    """``{"street": 2, "card": "Kc", "row": "middle"}`` exactly as written by json.dumps; the next position or -1.
+
+    Most placements look like this, and matching the fixed bytes is much cheaper than tokenizing them.
+    """
+    q = _literal(buf, p, e, _PL_STREET)
+    if q < 0 or q + 1 >= e or not (49 <= buf[q] <= 57):
+        return -1
+    street = buf[q] - 48
+    q = _literal(buf, q + 1, e, _PL_CARD)
+    if q < 0 or q + 2 >= e:
+        return -1
+    r = rank_byte[buf[q]]
+    u = suit_byte[buf[q + 1]]
+    if r == NO_CARD or u == NO_CARD:
+        return -1
+    q = _literal(buf, q + 2, e, _PL_ROW)
+    if q < 0:
+        return -1
+    t = q
+    while t < e and buf[t] != 34:
+        t += 1
+    row = _word(buf, q, t, _RK, _RKO)
+    if row < 0 or t + 1 >= e or buf[t + 1] != 125:
+        return -1
+    pl[b, n, 0] = street
+    pl[b, n, 1] = r * 4 + u
+    pl[b, n, 2] = row
+    return t + 2
+
+
+@njit(cache=True, nogil=True)
+def _scan_placements(
+    buf: np.ndarray, p: int, e: int, pl: np.ndarray, b: int, rank_byte: np.ndarray, suit_byte: np.ndarray
+) -> tuple[int, int]:
+    """A placements list into ``pl[b]``: (count, next) or next = -1; null gives count -1."""
+    q = _literal(buf, p, e, _NULL)
+    if q >= 0:
+        return -1, q
+    if p >= e or buf[p] != 91:
+        return 0, -1
+    p = _ws(buf, p + 1, e)
+    if p < e and buf[p] == 93:
+        return 0, p + 1
+    n = 0
+    while True:
+        if n >= MAX_PLACEMENTS or p >= e or buf[p] != 123:
+            return 0, -1
+        q = _compact_placement(buf, p, e, pl, b, n, rank_byte, suit_byte)
+        if q >= 0:  # the layout json.dumps writes, matched byte for byte
+            n += 1
+            p, closed = _after_item(buf, q, e, 93)
+            if p < 0:
+                return 0, -1
+            if closed:
+                return n, p
+            continue
+        p = _ws(buf, p + 1, e)
+        street, card, row = -1, -1, -1
+        while True:
+            k, p = _key(buf, p, e, _LK, _LKO)
+            if p < 0 or k < 0:
+                return 0, -1
+            if k == 0 and street < 0:
+                street, p = _int(buf, p, e)
+                if p < 0 or street < 1 or street > MAX_STREET:
+                    return 0, -1
+            elif k == 1 and card < 0:
+                card, p = _card(buf, p, e, rank_byte, suit_byte)
+            elif k == 2 and row < 0:
+                s, t, p = _string(buf, p, e)
+                if p < 0:
+                    return 0, -1
+                row = _word(buf, s, t, _RK, _RKO)
+                if row < 0:
+                    return 0, -1
+            else:
+                return 0, -1
+            if p < 0:
+                return 0, -1
+            p, closed = _after_item(buf, p, e, 125)
+            if p < 0:
+                return 0, -1
+            if closed:
+                break
+        if street < 0 or card < 0 or row < 0:
+            return 0, -1
+        pl[b, n, 0] = street
+        pl[b, n, 1] = card
+        pl[b, n, 2] = row
+        n += 1
+        p, closed = _after_item(buf, p, e, 93)
+        if p < 0:
+            return 0, -1
+        if closed:
+            return n, p
+
+
+@njit(cache=True, nogil=True)
+def _scan_player(
+    buf: np.ndarray,
+    p: int,
+    e: int,
+    b: int,
+    bspan: np.ndarray,
+    bint: np.ndarray,
+    bcards: np.ndarray,
+    pl: np.ndarray,
+    rank_byte: np.ndarray,
+    suit_byte: np.ndarray,
+) -> int:
+    """One player object into board slot ``b``; the next position, or -1 to leave the line."""
+    if p >= e or buf[p] != 123:
+        return -1
+    p = _ws(buf, p + 1, e)
+    seen = 0
+    rows = 0
+    bint[b, B_SEAT] = -1
+    bint[b, B_FL] = 0
+    bint[b, B_FL_CARDS] = 0
+    bint[b, B_DISCARDS] = 0
+    bint[b, B_PLACEMENTS] = 0
+    bint[b, B_HAS_PLACEMENTS] = 0
+    bint[b, B_POINTS_OK] = 0
+    bint[b, B_STACK_OK] = 0
+    bspan[b, 0] = -1
+    if p < e and buf[p] == 125:
+        return -1
+    while True:
+        k, p = _key(buf, p, e, _PK, _PKO)
+        if p < 0 or k < 0 or seen & (1 << k):
+            return -1
+        seen |= 1 << k
+        if k == 0:  # name
+            s, t, p = _string(buf, p, e)
+            if p < 0 or t == s:
+                return -1
+            bspan[b, 0] = s
+            bspan[b, 1] = t
+        elif k == 1 or k == 6 or k == 11 or k == 12:  # seat, fantasyland_cards, points, stack
+            q = _literal(buf, p, e, _NULL)
+            if q >= 0:
+                p = q
+            else:
+                v, p = _int(buf, p, e)
+                if p < 0:
+                    return -1
+                if k == 1:
+                    if v < 0 or v > 15:
+                        return -1
+                    bint[b, B_SEAT] = v
+                elif k == 6:
+                    if v < 13 or v > 17:
+                        return -1
+                    bint[b, B_FL_CARDS] = v
+                elif k == 11:
+                    if v < -INT32_MAX or v > INT32_MAX:
+                        return -1
+                    bint[b, B_POINTS] = v
+                    bint[b, B_POINTS_OK] = 1
+                else:
+                    if v < 1 or v > INT32_MAX:
+                        return -1
+                    bint[b, B_STACK] = v
+                    bint[b, B_STACK_OK] = 1
+        elif k == 2 or k == 3 or k == 4:  # top, middle, bottom
+            width = 3 if k == 2 else 5
+            at = 0 if k == 2 else (3 if k == 3 else 8)
+            n, p = _cards(buf, p, e, bcards[b], at, width, rank_byte, suit_byte)
+            if p < 0 or n != width:
+                return -1
+            rows |= 1 << (k - 2)
+        elif k == 5:  # fantasyland
+            v, p = _bool(buf, p, e)
+            bint[b, B_FL] = v
+        elif k == 7:  # surrendered: only a plain false is taken
+            v, p = _bool(buf, p, e)
+            if v:
+                return -1
+        elif k == 8:  # natural: only null is taken
+            p = _literal(buf, p, e, _NULL)
+        elif k == 9:  # discards
+            n, p = _cards(buf, p, e, bcards[b], 13, MAX_DISCARDS, rank_byte, suit_byte)
+            bint[b, B_DISCARDS] = max(n, 0)
+        else:  # placements
+            n, p = _scan_placements(buf, p, e, pl, b, rank_byte, suit_byte)
+            if p >= 0 and n == 0:
+                return -1
+            bint[b, B_PLACEMENTS] = max(n, 0)
+            bint[b, B_HAS_PLACEMENTS] = n > 0
+        if p < 0:
+            return -1
+        p, closed = _after_item(buf, p, e, 125)
+        if p < 0:
+            return -1
+        if closed:
+            break
+    if bspan[b, 0] < 0 or rows != 7:
+        return -1
+    return p
+
+
+@njit(cache=True, nogil=True)
+def _same_bytes(buf: np.ndarray, a0: int, a1: int, b0: int, b1: int) -> bool:
+    if a1 - a0 != b1 - b0:
+        return False
+    for k in range(a1 - a0):  # noqa: SIM110 - compiled code, no generators
+        if buf[a0 + k] != buf[b0 + k]:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _check_hand(
+    buf: np.ndarray,
+    i: int,
+    hint: np.ndarray,
+    bspan: np.ndarray,
+    bint: np.ndarray,
+    bcards: np.ndarray,
+    pl: np.ndarray,
+    fl_allowed: np.ndarray,
+) -> bool:
+    """Every check of the validator, on one scanned hand: whether it passes them all."""
+    variant = hint[i, H_VARIANT]
+    n = hint[i, H_PLAYERS]
+    classic = variant == _CLASSIC
+    pine = variant == _PINEAPPLES[0] or variant == _PINEAPPLES[1] or variant == _PINEAPPLES[2]
+    if n < 2 or n > MAX_PLAYERS or (pine and n > 3):
+        return False
+    hand_mask = np.uint64(0)
+    hand_count = 0
+    seats = 0
+    for j in range(n):
+        b = i * MAX_PLAYERS + j
+        seat = bint[b, B_SEAT]
+        if seat < 0:
+            seat = j
+            bint[b, B_SEAT] = j
+        if seats & (1 << seat):
+            return False
+        seats |= 1 << seat
+        for j2 in range(j):
+            b2 = i * MAX_PLAYERS + j2
+            if _same_bytes(buf, bspan[b, 0], bspan[b, 1], bspan[b2, 0], bspan[b2, 1]):
+                return False
+        fl = bint[b, B_FL] == 1
+        flc = bint[b, B_FL_CARDS]
+        if fl and classic:
+            return False
+        if flc > 0 and not fl:
+            return False
+        if flc > 0 and not (fl_allowed[variant] >> flc) & 1:
+            return False
+        nd = bint[b, B_DISCARDS]
+        expected = (flc - 13 if flc > 0 else -1) if fl else (4 if pine else 0)
+        if nd > 0 and expected >= 0 and nd != expected:
+            return False
+        # The board's cards, row by row (top, middle, bottom, discards), as 52-bit masks.
+        f0 = f1 = f2 = f3 = np.uint64(0)
+        for c in range(13 + nd):
+            bit = np.uint64(1) << np.uint64(bcards[b, c])
+            if c < 3:
+                f0 |= bit
+            elif c < 8:
+                f1 |= bit
+            elif c < 13:
+                f2 |= bit
+            else:
+                f3 |= bit
+        hand_mask |= f0 | f1 | f2 | f3
+        hand_count += 13 + nd
+        if bint[b, B_HAS_PLACEMENTS]:
+            # Placed cards per row must be the final rows exactly; cards placed and discarded per street
+            # (5-bit counters packed per street) must follow the variant's deal.
+            p0 = p1 = p2 = p3 = np.uint64(0)
+            placed = np.int64(0)
+            dropped = np.int64(0)
+            for q in range(bint[b, B_PLACEMENTS]):
+                street = np.int64(pl[b, q, 0])
+                row = pl[b, q, 2]
+                if street > LAST_STREET:
+                    return False
+                bit = np.uint64(1) << np.uint64(pl[b, q, 1])
+                if row == 0:
+                    if p0 & bit:
+                        return False
+                    p0 |= bit
+                elif row == 1:
+                    if p1 & bit:
+                        return False
+                    p1 |= bit
+                elif row == 2:
+                    if p2 & bit:
+                        return False
+                    p2 |= bit
+                else:
+                    if p3 & bit:
+                        return False
+                    p3 |= bit
+                if row == 3:
+                    dropped += np.int64(1) << (5 * street)
+                else:
+                    placed += np.int64(1) << (5 * street)
+            if p0 != f0 or p1 != f1 or p2 != f2 or p3 != f3:
+                return False
+            if fl or classic:
+                want_p = np.int64(13) << 5
+                want_d = np.int64(0)
+                if fl:
+                    want_d = (np.int64(flc - 13) << 5) if flc > 0 else dropped & (np.int64(31) << 5)
+            elif pine:
+                want_p, want_d = PINEAPPLE_PLACED, PINEAPPLE_DROPPED
+            else:
+                want_p, want_d = OFC_PLACED, np.int64(0)
+            if placed != want_p or dropped != want_d:
+                return False
+    # No card twice in the hand, across rows and discards.
+    bits = 0
+    m = hand_mask
+    while m:
+        m &= m - np.uint64(1)
+        bits += 1
+    return bits == hand_count
+
+
+@njit(cache=True, nogil=True)
+def _scan_line(
+    buf: np.ndarray,
+    p: int,
+    e: int,
+    i: int,
+    hspan: np.ndarray,
+    hint: np.ndarray,
+    bspan: np.ndarray,
+    bint: np.ndarray,
+    bcards: np.ndarray,
+    pl: np.ndarray,
+    rank_byte: np.ndarray,
+    suit_byte: np.ndarray,
+    fl_allowed: np.ndarray,
+) -> bool:
+    p = _ws(buf, p, e)
+    if p >= e or buf[p] != 123:
+        return False
+    p = _ws(buf, p + 1, e)
+    for f in range(hspan.shape[1]):
+        hspan[i, f, 0] = -1
+        hspan[i, f, 1] = -1
+    hint[i, H_VARIANT] = -1
+    hint[i, H_PLAYERS] = 0
+    hint[i, H_PLAYED_OK] = 0
+    hint[i, H_NUMBER_OK] = 0
+    hint[i, H_BUTTON_OK] = 0
+    seen = 0
+    while True:
+        k, p = _key(buf, p, e, _HK, _HKO)
+        if p < 0 or k < 0 or seen & (1 << k):
+            return False
+        seen |= 1 << k
+        if k == 10:  # players
+            if p >= e or buf[p] != 91:
+                return False
+            p = _ws(buf, p + 1, e)
+            n = 0
+            while True:
+                if n >= MAX_PLAYERS:
+                    return False
+                p = _scan_player(buf, p, e, i * MAX_PLAYERS + n, bspan, bint, bcards, pl, rank_byte, suit_byte)
+                if p < 0:
+                    return False
+                n += 1
+                p, closed = _after_item(buf, p, e, 93)
+                if p < 0:
+                    return False
+                if closed:
+                    break
+            hint[i, H_PLAYERS] = n
+        elif k == 7 or k == 8:  # hand_number, button
+            q = _literal(buf, p, e, _NULL)
+            if q >= 0:
+                p = q
+            else:
+                v, p = _int(buf, p, e)
+                if p < 0 or v < 0 or (k == 8 and v > 15):
+                    return False
+                col = H_NUMBER if k == 7 else H_BUTTON
+                hint[i, col] = v
+                hint[i, col + 1] = 1
+        else:
+            q = _literal(buf, p, e, _NULL)
+            if q >= 0:
+                if k == 0 or k == 2:  # hand_id and variant are required
+                    return False
+                p = q
+            else:
+                s, t, p = _string(buf, p, e)
+                if p < 0:
+                    return False
+                if k == 2:
+                    hint[i, H_VARIANT] = _word(buf, s, t, _VK, _VKO)
+                    if hint[i, H_VARIANT] < 0:
+                        return False
+                elif k == 3:
+                    us, ok = _iso_time(buf, s, t)
+                    if not ok:
+                        return False
+                    hint[i, H_PLAYED] = us
+                    hint[i, H_PLAYED_OK] = 1
+                else:
+                    f = _TEXT_SLOT[k]
+                    if k == 0 and t == s:
+                        return False
+                    hspan[i, f, 0] = s
+                    hspan[i, f, 1] = t
+        p, closed = _after_item(buf, p, e, 125)
+        if p < 0:
+            return False
+        if closed:
+            break
+    if _ws(buf, p, e) != e or hspan[i, 0, 0] < 0 or hint[i, H_VARIANT] < 0 or hint[i, H_PLAYERS] == 0:
+        return False
+    return _check_hand(buf, i, hint, bspan, bint, bcards, pl, fl_allowed)
+
+
+@njit(parallel=True, cache=True, nogil=True)
+def _scan(
+    buf: np.ndarray,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    taken: np.ndarray,
+    hspan: np.ndarray,
+    hint: np.ndarray,
+    bspan: np.ndarray,
+    bint: np.ndarray,
+    bcards: np.ndarray,
+    pl: np.ndarray,
+    rank_byte: np.ndarray,
+    suit_byte: np.ndarray,
+    fl_allowed: np.ndarray,
+) -> None:
+    for i in prange(starts.size):
+        taken[i] = _scan_line(
+            buf, starts[i], ends[i], i, hspan, hint, bspan, bint, bcards, pl, rank_byte, suit_byte, fl_allowed
+        )
+
+
+@njit(cache=True, nogil=True)
+def _gather(buf: np.ndarray, spans: np.ndarray, offsets: np.ndarray, out: np.ndarray) -> None:
+    for i in range(spans.shape[0]):
+        s = spans[i, 0]
+        o = offsets[i]
+        for k in range(spans[i, 1] - s):
+            out[o + k] = buf[s + k]
+
+
+def _strings(buf: np.ndarray, spans: np.ndarray) -> pa.Array:
+    """An Arrow string array of byte spans of ``buf`` (a span starting at -1 is null)."""
+    valid = spans[:, 0] >= 0
+    lengths = np.where(valid, spans[:, 1] - spans[:, 0], 0)
+    offsets = np.zeros(spans.shape[0] + 1, dtype=np.int32)
+    np.cumsum(lengths, out=offsets[1:])
+    data = np.empty(int(offsets[-1]), dtype=np.uint8)
+    _gather(buf, np.where(valid[:, None], spans, 0), offsets, data)
+    bitmap = None if valid.all() else pa.array(valid).buffers()[1]
+    return pa.Array.from_buffers(pa.string(), spans.shape[0], [bitmap, pa.py_buffer(offsets), pa.py_buffer(data)])
+
+
+@dataclass
+class Scanned:
+    """The taken lines of a block as the validator's columns; ``left`` are the lines left to the general path."""
+
+    taken: np.ndarray
+    """Positions (in the block) of the taken lines."""
+    left: np.ndarray
+    hands: HandColumns
+    boards: BoardColumns
+    placements: PlacementColumns
+
+
+def scan(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, lines: np.ndarray) -> Scanned:
+    """Scan the lines ``buf[starts[i]:ends[i]]`` (source line numbers ``lines``): the taken ones as columns."""
+    n = starts.size
+    taken = np.zeros(n, dtype=np.bool_)
+    hspan = np.empty((n, len(TEXT_FIELDS), 2), dtype=np.int64)
+    hint = np.zeros((n, 8), dtype=np.int64)
+    slots = n * MAX_PLAYERS
+    bspan = np.empty((slots, 2), dtype=np.int64)
+    bint = np.zeros((slots, 10), dtype=np.int64)
+    bcards = np.zeros((slots, 13 + MAX_DISCARDS), dtype=np.uint8)
+    pl = np.zeros((slots, MAX_PLACEMENTS, 3), dtype=np.uint8)
+    _scan(buf, starts, ends, taken, hspan, hint, bspan, bint, bcards, pl, _RANK_BYTE, _SUIT_BYTE, _FL_ALLOWED)
+
+    hands = np.flatnonzero(taken)
+    h = hint[hands]
+    n_players = h[:, H_PLAYERS]
+    slot_used = np.arange(MAX_PLAYERS)[None, :] < n_players[:, None]
+    board_slots = (hands[:, None] * MAX_PLAYERS + np.arange(MAX_PLAYERS)[None, :])[slot_used]
+    b = bint[board_slots]
+    m = board_slots.size
+    n_discards = b[:, B_DISCARDS]
+    d_valid = np.arange(MAX_DISCARDS)[None, :] < n_discards[:, None]
+    d_offsets = np.zeros(m + 1, dtype=np.int32)
+    np.cumsum(n_discards, out=d_offsets[1:])
+    npl = b[:, B_PLACEMENTS]
+    pl_used = np.arange(MAX_PLACEMENTS)[None, :] < npl[:, None]
+    pl_rows = pl[board_slots][pl_used]
+    no_text = pa.nulls(m, pa.string())
+    return Scanned(
+        taken=hands,
+        left=np.flatnonzero(~taken),
+        hands=HandColumns(
+            text={f: _strings(buf, hspan[hands, j]) for j, f in enumerate(TEXT_FIELDS)},
+            variant=h[:, H_VARIANT],
+            played_at=pa.array(h[:, H_PLAYED], pa.timestamp("us", tz="UTC"), mask=h[:, H_PLAYED_OK] == 0),
+            hand_number=pa.array(h[:, H_NUMBER], pa.int64(), mask=h[:, H_NUMBER_OK] == 0),
+            button=pa.array(h[:, H_BUTTON], pa.int64(), mask=h[:, H_BUTTON_OK] == 0),
+            lines=lines[hands],
+        ),
+        boards=BoardColumns(
+            hand=np.repeat(np.arange(hands.size), n_players),
+            in_hand=np.nonzero(slot_used)[1],
+            seat=b[:, B_SEAT],
+            name=_strings(buf, bspan[board_slots]),
+            cards=bcards[board_slots, :13],
+            misset=np.zeros(m, dtype=bool),
+            fantasyland=b[:, B_FL].astype(bool),
+            fantasyland_cards=b[:, B_FL_CARDS],
+            surrendered=np.zeros(m, dtype=bool),
+            natural=no_text,
+            discards=pa.ListArray.from_arrays(pa.array(d_offsets), pa.array(bcards[board_slots, 13:][d_valid])),
+            points=pa.array(b[:, B_POINTS], pa.int64(), mask=b[:, B_POINTS_OK] == 0),
+            stack=pa.array(b[:, B_STACK], pa.int64(), mask=b[:, B_STACK_OK] == 0),
+        ),
+        placements=PlacementColumns(
+            board=np.repeat(np.arange(m), npl),
+            street=pl_rows[:, 0].astype(np.int64),
+            order=np.nonzero(pl_used)[1],
+            card=pl_rows[:, 1],
+            row=pl_rows[:, 2].astype(np.int64),
+        ),
+    )

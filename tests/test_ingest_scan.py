@@ -1,0 +1,305 @@
+"""The compiled JSONL scanner against the general path: same records taken, same rows, same reasons.
+
+The scanner may only take a line the general path (Arrow's reader, then the validator) would accept, and
+must turn it into exactly the same lake rows. Each test reads the same bytes both ways (the general path
+by making the scanner leave every line) and compares everything that comes out.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+import pipeline.ingest.jsonl as jsonl
+from pipeline.cards import CARD_NAMES
+from pipeline.ingest.jsonl_scan import scan
+from pipeline.ingest.validate import Validated, validate
+
+RANDOM_ROWS = np.array(["top"] * 3 + ["middle"] * 5 + ["bottom"] * 5)
+FL_CARDS = {"ofc": [13], "pineapple": [14], "progressive-pineapple": [14, 15, 16, 17], "pineapple-27": [14, 15]}
+TIMES = [
+    "2026-11-01T20:00:00Z",
+    "2026-11-01T20:00:00+02:00",
+    "2026-11-01T20:00:00-05:30",
+    "2026-11-01T20:00:00.123Z",
+    "2026-11-01T20:00:00.123456+01:00",
+    "2026-11-01T20:00:00",
+    "2024-02-29T23:59:59Z",
+    "2026-11-01 20:00:00",
+    "2026-11-01",
+    "2026-02-30T20:00:00Z",
+    "1999-12-31T23:59:59.5Z",
+    "not a time",
+]
+NAMES = ["ann", "Bob", "Zoë", "李雷", "o'neil", 'say "hi"', "back\\slash", "tab\there", "émile", "x" * 40]
+
+
+def _leave_all(buf: np.ndarray, starts: np.ndarray, stops: np.ndarray, lines: np.ndarray) -> Any:
+    """A scanner that takes nothing: every line goes the general way."""
+    s = scan(buf, starts[:0], stops[:0], lines[:0])
+    s.left = np.arange(starts.size)
+    return s
+
+
+def _read(data: bytes, monkeypatch: pytest.MonkeyPatch | None = None) -> tuple[Validated, int]:
+    """Everything the JSONL reader and the validator make of ``data``, and how many lines were taken fast."""
+    if monkeypatch is not None:
+        monkeypatch.setattr(jsonl, "scan", _leave_all)
+    chunks = list(jsonl.INGESTER.read(io.BytesIO(data), "t.jsonl"))
+    if monkeypatch is not None:
+        monkeypatch.undo()
+    assert sum(c.bytes_read for c in chunks) == len(data)
+    taken = sum(0 if c.scanned is None else c.scanned.taken.size for c in chunks)
+    results = [validate(c, "t.jsonl", "b1") for c in chunks]
+    out = results[0]
+    for r in results[1:]:
+        out = out + r
+    for c, r in zip(chunks, results, strict=True):
+        r.problems[:0] = c.problems
+    out.problems = [p for r in results for p in r.problems]
+    return out, taken
+
+
+def _rows(v: Validated) -> dict[str, list[dict]]:
+    """The lake rows in a canonical order, strings decoded, so the two paths can be compared."""
+
+    def plain(t: pa.Table) -> pa.Table:
+        return pa.table(
+            {
+                n: (c.cast(pa.string()) if pa.types.is_dictionary(c.type) else c)
+                for n, c in zip(t.column_names, t.columns, strict=True)
+            }
+        )
+
+    hands = sorted(plain(v.hands).to_pylist(), key=lambda r: r["source_line"])
+    boards = sorted(plain(v.boards).to_pylist(), key=lambda r: (r["hand_key"], r["seat"]))
+    placements = sorted(plain(v.placements).to_pylist(), key=lambda r: (r["hand_key"], r["seat"], r["order"]))
+    return {"hands": hands, "boards": boards, "placements": placements}
+
+
+def _problems(v: Validated) -> list[tuple[int, int, str, str | None]]:
+    return sorted((p.line, p.offset, p.reason, p.hand_id) for p in v.problems)
+
+
+def assert_same_both_ways(data: bytes, monkeypatch: pytest.MonkeyPatch) -> tuple[int, int]:
+    """Both paths give the same rows and problems; returns (lines taken fast, hands accepted)."""
+    fast, taken = _read(data)
+    slow, none_taken = _read(data, monkeypatch)
+    assert none_taken == 0
+    assert _problems(fast) == _problems(slow)
+    assert _rows(fast) == _rows(slow)
+    np.testing.assert_array_equal(np.bincount(fast.board_hand, minlength=fast.hands.num_rows) > 0, True)
+    return taken, fast.hands.num_rows
+
+
+def hand(rng: np.random.Generator, i: int) -> dict[str, Any]:
+    """A valid canonical record of any variant, with placements and optional fields in many shapes."""
+    variant = str(rng.choice(["ofc", "pineapple", "progressive-pineapple", "pineapple-27", "classic"]))
+    pine = variant != "ofc" and variant != "classic"
+    n = int(rng.integers(2, 4 if pine else 5))
+    deck = rng.permutation(52)
+    players = []
+    used = 0
+    names = rng.choice(NAMES, size=n, replace=False)
+    for p in range(n):
+        fl = variant != "classic" and rng.random() < 0.25
+        dealt = int(rng.choice(FL_CARDS[variant])) if fl else (17 if pine else 13)
+        cards = [str(c) for c in CARD_NAMES[deck[used : used + dealt]]]
+        used += dealt
+        rows = [str(r) for r in rng.permutation(RANDOM_ROWS)]
+        kept, dropped = cards[:13], cards[13:]
+        if pine and not fl:  # a discard each street after the first
+            kept = cards[:5] + [c for s in range(4) for c in cards[5 + 3 * s : 7 + 3 * s]]
+            dropped = [cards[7 + 3 * s] for s in range(4)]
+        if fl or variant == "classic":
+            placements = [{"street": 1, "card": c, "row": r} for c, r in zip(kept, rows, strict=True)]
+            placements += [{"street": 1, "card": c, "row": "discard"} for c in dropped]
+        elif pine:
+            placements = [{"street": 1, "card": kept[k], "row": rows[k]} for k in range(5)]
+            for s in range(4):
+                placements += [
+                    {"street": s + 2, "card": kept[5 + 2 * s + k], "row": rows[5 + 2 * s + k]} for k in (0, 1)
+                ]
+                placements.append({"street": s + 2, "card": dropped[s], "row": "discard"})
+        else:
+            placements = [{"street": max(1, k - 3), "card": kept[k], "row": rows[k]} for k in range(13)]
+        player: dict[str, Any] = {
+            "name": str(names[p]),
+            "top": [c for c, r in zip(kept, rows, strict=True) if r == "top"],
+            "middle": [c for c, r in zip(kept, rows, strict=True) if r == "middle"],
+            "bottom": [c for c, r in zip(kept, rows, strict=True) if r == "bottom"],
+        }
+        if rng.random() < 0.8:
+            player["seat"] = p
+        if fl:
+            player["fantasyland"] = True
+            if rng.random() < 0.7:
+                player["fantasyland_cards"] = dealt
+        elif rng.random() < 0.2:
+            player["fantasyland"] = False
+        if dropped and rng.random() < 0.9:
+            player["discards"] = dropped
+        if rng.random() < 0.8:
+            player["placements"] = placements
+        if rng.random() < 0.5:
+            player["points"] = int(rng.integers(-40, 40))
+        if rng.random() < 0.2:
+            player["stack"] = int(rng.integers(1, 500))
+        if rng.random() < 0.1:
+            player["surrendered"] = False
+        if rng.random() < 0.1:
+            player["natural"] = None
+        players.append(dict(sorted(player.items(), key=lambda kv: rng.random())) if rng.random() < 0.2 else player)
+    record: dict[str, Any] = {"hand_id": f"h{i}", "variant": variant, "players": players}
+    for key, value in (
+        ("source", str(rng.choice(["app", "club", "Café ♠"]))),
+        ("played_at", str(rng.choice(TIMES))),
+        ("site", "home"),
+        ("table", "t1"),
+        ("session", f"s{i % 7}"),
+        ("hand_number", int(rng.integers(0, 1000))),
+        ("button", int(rng.integers(0, n))),
+        ("house_rules", "ofc"),
+    ):
+        r = rng.random()
+        if r < 0.6:
+            record[key] = value
+        elif r < 0.7:
+            record[key] = None
+    return record
+
+
+def dump(record: dict[str, Any], rng: np.random.Generator) -> str:
+    """JSON as different writers lay it out: compact or spaced, ASCII-escaped or raw UTF-8."""
+    r = rng.random()
+    if r < 0.6:
+        return json.dumps(record, ensure_ascii=False)
+    if r < 0.8:
+        return json.dumps(record)
+    return json.dumps(record, separators=(",", ":"), ensure_ascii=False)
+
+
+def test_valid_records_are_taken_fast_and_give_the_same_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(7)
+    text = "\n".join(dump(hand(rng, i), rng) for i in range(1500)) + "\n"
+    taken, accepted = assert_same_both_ways(text.encode(), monkeypatch)
+    assert accepted > 1000
+    assert taken > 200  # escaped names, unusual times and the like go the general way, still accepted
+
+
+def test_the_benchmark_shape_is_taken_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.bench.bench_ingest import write_hands
+
+    path = pytest.importorskip("pathlib").Path
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        f = path(d) / "b.jsonl"
+        write_hands(f, 300, seed=3)
+        data = f.read_bytes()
+    taken, accepted = assert_same_both_ways(data, monkeypatch)
+    assert taken == accepted == 300
+
+
+MUTATIONS = [
+    b'"',
+    b"'",
+    b"\\",
+    b"{",
+    b"}",
+    b"[",
+    b"]",
+    b",",
+    b":",
+    b" ",
+    b"\n",
+    b"\r",
+    b"0",
+    b"1",
+    b"9",
+    b"-",
+    b".",
+    b"e",
+    b"A",
+    b"s",
+    b"x",
+    b"t",
+    b"n",
+    b"\x00",
+    b"\xff",
+    b"\xc3",
+    b"\xe2\x99\xa0",
+]
+
+
+def mutate(line: bytes, rng: np.random.Generator) -> bytes:
+    """One small damage: a byte replaced, inserted or deleted, a span duplicated, or two spans swapped."""
+    kind = rng.integers(0, 5)
+    at = int(rng.integers(0, len(line)))
+    if kind == 0:
+        return line[:at] + MUTATIONS[rng.integers(len(MUTATIONS))] + line[at + 1 :]
+    if kind == 1:
+        return line[:at] + MUTATIONS[rng.integers(len(MUTATIONS))] + line[at:]
+    if kind == 2:
+        return line[:at] + line[at + int(rng.integers(1, 8)) :]
+    if kind == 3:
+        span = int(rng.integers(2, 40))
+        return line[: at + span] + line[at : at + span] + line[at + span :]
+    # Swap two card tokens (or any two quoted words of the same length): duplicates, moved cards, renamed keys.
+    words = [m for m in range(len(line) - 4) if line[m] == 34 and line[m + 3] == 34]
+    if len(words) < 2:
+        return line
+    a, b = sorted(rng.choice(words, size=2, replace=False).tolist())
+    return line[:a] + line[b : b + 4] + line[a + 4 : b] + line[a : a + 4] + line[b + 4 :]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_damaged_records_go_the_same_way_on_both_paths(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(seed)
+    lines = []
+    for i in range(1200):
+        line = dump(hand(rng, i), rng).encode()
+        for _ in range(int(rng.integers(0, 3))):
+            line = mutate(line, rng)
+        lines.append(line)
+    taken, accepted = assert_same_both_ways(b"\n".join(lines) + b"\n", monkeypatch)
+    assert 0 < taken <= accepted < len(lines)
+
+
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        (lambda r: r.update(button=16), "button: 16 is not a seat 0..15"),
+        (lambda r: r.update(hand_number=-1), "hand_number: -1 is negative"),
+        (lambda r: r["players"][0].update(points=2**31), "players[0].points: 2147483648 is too large"),
+        (lambda r: r["players"][1].update(stack=0), "players[1].stack: 0 is not 1 to 2147483647"),
+    ],
+)
+def test_out_of_range_numbers_are_quarantined(change: Any, reason: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(5)
+    record = hand(rng, 0)
+    record["players"] = record["players"][:2]
+    change(record)
+    fast, _ = _read((json.dumps(record) + "\n").encode())
+    assert [p.reason for p in fast.problems] == [reason]
+    assert_same_both_ways((json.dumps(record) + "\n").encode(), monkeypatch)
+
+
+def test_an_enormous_line_is_quarantined_without_being_held(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(jsonl, "MAX_LINE_BYTES", 5000)
+    monkeypatch.setattr(jsonl, "BLOCK_BYTES", 300)
+    rng = np.random.default_rng(9)
+    good = [json.dumps(hand(rng, i)).encode() for i in range(3)]
+    huge = b'{"hand_id": "' + b"x" * 9000 + b'"}'
+    data = b"\n".join([good[0], huge, good[1], good[2]]) + b"\n"
+    chunks = list(jsonl.INGESTER.read(io.BytesIO(data), "t.jsonl"))
+    assert sum(c.bytes_read for c in chunks) == len(data)
+    problems = [p for c in chunks for p in c.problems]
+    assert [(p.line, p.offset) for p in problems] == [(2, len(good[0]) + 1)]
+    assert "longer than 5,000 bytes" in problems[0].reason
+    assert sum(c.count for c in chunks) == 4
