@@ -1,0 +1,1 @@
+"""The hand simulator: a seeded dealer that plays whole sessions with one bot strategy per seat."""
