@@ -246,3 +246,24 @@ def test_seen_keys_survive_many_chunks() -> None:
     assert seen.contains(known).all()
     others = rng.integers(0, 2**63, 5000, dtype=np.uint64)
     assert not seen.contains(np.setdiff1d(others, known)).any()
+
+
+def test_decompression_bombs_are_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import pipeline.ingest.run as run
+
+    monkeypatch.setattr(run, "RATIO_GRACE", 1 << 16)
+    good = write_jsonl(tmp_path / "good.jsonl", records()[:1])
+    bomb = b'{"hand_id": "x"' + b" " * (8 << 20) + b"}\n"  # 8 MiB of blanks: deflates about a thousand to one
+    (tmp_path / "bomb.jsonl.gz").write_bytes(gzip.compress(bomb))
+    with zipfile.ZipFile(tmp_path / "bomb.zip", "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("inner.jsonl", bomb)
+    lake = Lake(tmp_path / "lake")
+    report = ingest([good, tmp_path / "bomb.jsonl.gz", tmp_path / "bomb.zip"], lake, fmt="jsonl")
+    errors = {Path(f.source.split("!")[0]).name: f.error for f in report.files}
+    assert "possible decompression bomb" in errors["bomb.jsonl.gz"]
+    assert "possible decompression bomb" in errors["bomb.zip"]
+    assert errors["good.jsonl"] == ""
+    assert report.totals.accepted == 1
+    # A well-compressed but honest archive under the limits goes in.
+    (tmp_path / "ok.jsonl.gz").write_bytes(gzip.compress(good.read_bytes()))
+    assert ingest([tmp_path / "ok.jsonl.gz"], None).totals.accepted == 1

@@ -121,8 +121,9 @@ def _sources(path: Path) -> Iterator[Source]:
     if not path.is_file():
         raise IngestError(f"{path}: no such file or directory")
     if path.suffix == ".gz":
-        gunzip = lambda: gzip.open(path, "rb")  # noqa: E731, SIM115 - the reader closes it
-        yield Source(str(path), path.stat().st_size, gunzip, path)  # type: ignore[arg-type]
+        size = path.stat().st_size
+        gunzip = lambda: _Inflated.open(gzip.open(path, "rb"), str(path), size)  # noqa: E731, SIM115 - the reader closes it
+        yield Source(str(path), size, gunzip, path)
     elif path.suffix == ".zip":
         try:
             with zipfile.ZipFile(path) as zf:
@@ -132,7 +133,8 @@ def _sources(path: Path) -> Iterator[Source]:
         for m in members:
             if m.filename.startswith("/") or ".." in Path(m.filename).parts:
                 raise IngestError(f"{path}: refusing archive member with an unsafe path: {m.filename!r}")
-            yield Source(f"{path}!{m.filename}", m.compress_size, _member_opener(path, m.filename), path)
+            name = f"{path}!{m.filename}"
+            yield Source(name, m.compress_size, _member_opener(path, m.filename, name, m.compress_size), path)
     else:
         opener = lambda: path.open("rb", buffering=1 << 20)  # noqa: E731 - the reader closes it
         yield Source(str(path), path.stat().st_size, opener, path)
@@ -150,8 +152,47 @@ class _Member(io.BufferedReader):
         self._archive.close()
 
 
-def _member_opener(path: Path, name: str) -> Callable[[], BinaryIO]:
-    return lambda: _Member(zipfile.ZipFile(path), name)
+def _member_opener(path: Path, member: str, name: str, size: int) -> Callable[[], BinaryIO]:
+    return lambda: _Inflated.open(_Member(zipfile.ZipFile(path), member), name, size)
+
+
+MAX_RATIO = 200
+"""A compressed input may not inflate to more than this many times its size (JSONL compresses about 10 to 1)."""
+MAX_INFLATED = 1 << 40
+"""Nor to more than 1 TiB, whatever its size."""
+RATIO_GRACE = 64 << 20
+"""The ratio is not judged below this many bytes: a tiny archive of a small file may compress very well."""
+
+
+class _Inflated(io.RawIOBase):
+    """A decompressing stream that stops a zip or gzip bomb: past the limits it raises IngestError."""
+
+    def __init__(self, stream: BinaryIO, name: str, compressed: int) -> None:
+        self._stream = stream
+        self._name = name
+        self._limit = min(MAX_INFLATED, max(RATIO_GRACE, MAX_RATIO * compressed))
+        self.inflated = 0
+
+    @classmethod
+    def open(cls, stream: BinaryIO, name: str, compressed: int) -> BinaryIO:
+        return io.BufferedReader(cls(stream, name, compressed), buffer_size=1 << 20)  # type: ignore[return-value]
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        n = self._stream.readinto(buffer)  # type: ignore[attr-defined]
+        self.inflated += n or 0
+        if self.inflated > self._limit:
+            raise IngestError(
+                f"{self._name}: inflates to more than {self._limit:,} bytes "
+                f"(over {MAX_RATIO}x its size or {MAX_INFLATED:,} bytes): refused as a possible decompression bomb"
+            )
+        return n  # type: ignore[no-any-return]
+
+    def close(self) -> None:
+        self._stream.close()
+        super().close()
 
 
 def detect(source: Source) -> str:
