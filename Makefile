@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 # Reinstall when the project metadata changes.
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test bench lint format install clean
+.PHONY: demo test bench fuzz lint format install clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +26,10 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m tests.bench
+
+# The hostile-input properties of `make test`, with thousands of examples each.
+fuzz: $(STAMP)
+	OFC_FUZZ_EXAMPLES=$${OFC_FUZZ_EXAMPLES:-3000} $(BIN)/python -m pytest -q tests/test_fuzz.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -5,6 +5,8 @@ Run by ``make`` right after installing: ``python -m pipeline.warm``.
 
 from __future__ import annotations
 
+import io
+
 import numpy as np
 
 from pipeline.cards import deal
@@ -12,8 +14,16 @@ from pipeline.evaluate import evaluate_boards, lowball27, strength3, strength5
 
 
 def warm() -> None:
+    from pipeline.ingest.jsonl import INGESTER
+    from pipeline.ingest.validate import validate
+    from pipeline.paths import SAMPLES
     from pipeline.score.engine import Boards, score
     from schemas.rules import load_rules, preset_names
+
+    # Enough lines for both the one-thread and the parallel JSONL scanner.
+    lines = (SAMPLES / "worked-examples.jsonl").read_bytes() * 200
+    for chunk in INGESTER.read(io.BytesIO(lines), "warm"):
+        validate(chunk, "warm", "warm")
 
     boards = deal(6, 13, np.random.default_rng(0))
     evaluate_boards(boards)

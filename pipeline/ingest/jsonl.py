@@ -48,6 +48,8 @@ def _line_problem(line: bytes, number: int, offset: int) -> tuple[dict | None, P
         obj = json.loads(line)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         return None, Problem(number, offset, f"not valid JSON: {exc}", None, raw)
+    except RecursionError:
+        return None, Problem(number, offset, "not valid JSON: nested too deeply", None, raw)
     if not isinstance(obj, dict):
         return None, Problem(number, offset, "expected a JSON object", None, raw)
     hand_id = str(obj["hand_id"]) if "hand_id" in obj else None
@@ -84,7 +86,7 @@ class JsonlIngester:
             if line.strip():
                 try:
                     obj = json.loads(line)
-                except (json.JSONDecodeError, UnicodeDecodeError):
+                except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
                     return False
                 return isinstance(obj, dict) and "hand_id" in obj and "players" in obj
         return False
@@ -157,6 +159,7 @@ class JsonlIngester:
             return Chunk(_EMPTY, _NO_LINES, _NO_LINES, [], size)
         try:
             table = pj.read_json(io.BytesIO(b"\n".join(body)), parse_options=_PARSE)
+            table.validate(full=True)  # Arrow's reader lets invalid UTF-8 through; the lines below name it
             if table.num_rows == len(body):
                 return Chunk(table, numbers, offsets, [], size)
         except (pa.ArrowInvalid, pa.ArrowTypeError):

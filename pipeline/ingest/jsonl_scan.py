@@ -794,8 +794,7 @@ def _scan_line(
     return _check_hand(buf, i, hint, bspan, bint, bcards, pl, fl_allowed)
 
 
-@njit(parallel=True, cache=True, nogil=True)
-def _scan(
+def _scan_lines(
     buf: np.ndarray,
     starts: np.ndarray,
     ends: np.ndarray,
@@ -814,6 +813,12 @@ def _scan(
         taken[i] = _scan_line(
             buf, starts[i], ends[i], i, hspan, hint, bspan, bint, bcards, pl, rank_byte, suit_byte, fl_allowed
         )
+
+
+_scan_serial = njit(cache=True, nogil=True)(_scan_lines)
+_scan_parallel = njit(parallel=True, cache=True, nogil=True)(_scan_lines)
+PARALLEL_LINES = 512
+"""Fewer lines are scanned on one thread: starting the thread pool would cost more than it saves."""
 
 
 @njit(cache=True, nogil=True)
@@ -860,7 +865,8 @@ def scan(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, lines: np.ndarra
     bint = np.zeros((slots, 10), dtype=np.int64)
     bcards = np.zeros((slots, 13 + MAX_DISCARDS), dtype=np.uint8)
     pl = np.zeros((slots, MAX_PLACEMENTS, 3), dtype=np.uint8)
-    _scan(buf, starts, ends, taken, hspan, hint, bspan, bint, bcards, pl, _RANK_BYTE, _SUIT_BYTE, _FL_ALLOWED)
+    kernel = _scan_parallel if n >= PARALLEL_LINES else _scan_serial
+    kernel(buf, starts, ends, taken, hspan, hint, bspan, bint, bcards, pl, _RANK_BYTE, _SUIT_BYTE, _FL_ALLOWED)
 
     hands = np.flatnonzero(taken)
     h = hint[hands]

@@ -10,24 +10,24 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from numba import njit, prange
+from numba import njit
 
 _OFFSET = np.uint64(0xCBF29CE484222325)
 _PRIME = np.uint64(0x100000001B3)
 
 
-@njit(parallel=True, cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _fnv_strings(data: np.ndarray, offsets: np.ndarray, out: np.ndarray) -> None:
-    for i in prange(out.shape[0]):
+    for i in range(out.shape[0]):
         h = _OFFSET
         for j in range(offsets[i], offsets[i + 1]):
             h = (h ^ np.uint64(data[j])) * _PRIME
         out[i] = h
 
 
-@njit(parallel=True, cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _fnv_rows(rows: np.ndarray, out: np.ndarray) -> None:
-    for i in prange(rows.shape[0]):
+    for i in range(rows.shape[0]):
         h = _OFFSET
         for j in range(rows.shape[1]):
             h = (h ^ np.uint64(rows[i, j])) * _PRIME
