@@ -157,13 +157,16 @@ class JsonlIngester:
     def _block(self, body: list[bytes], numbers: np.ndarray, offsets: np.ndarray, size: int) -> Chunk:
         if not body:
             return Chunk(_EMPTY, _NO_LINES, _NO_LINES, [], size)
-        try:
-            table = pj.read_json(io.BytesIO(b"\n".join(body)), parse_options=_PARSE)
-            table.validate(full=True)  # Arrow's reader lets invalid UTF-8 through; the lines below name it
-            if table.num_rows == len(body):
-                return Chunk(table, numbers, offsets, [], size)
-        except (pa.ArrowInvalid, pa.ArrowTypeError):
-            pass
+        # Arrow's reader is given objects only (a bare `null` line crashes it), and what it returns is
+        # validated (it lets invalid UTF-8 and some malformed lists through); otherwise line by line.
+        if all(line.lstrip().startswith(b"{") for line in body):
+            try:
+                table = pj.read_json(io.BytesIO(b"\n".join(body)), parse_options=_PARSE)
+                table.validate(full=True)
+                if table.num_rows == len(body):
+                    return Chunk(table, numbers, offsets, [], size)
+            except (pa.ArrowInvalid, pa.ArrowTypeError):
+                pass
         good: list[dict] = []
         lines, offs, problems = [], [], []
         for line, n, o in zip(body, numbers.tolist(), offsets.tolist(), strict=True):

@@ -185,7 +185,10 @@ def _validate_records(chunk: Chunk, source_file: str, batch: str) -> Validated:
     bad_variant = np.flatnonzero(variant < 0)
     reasons.add(
         bad_variant,
-        [f"variant: unknown {v!r} (known: {', '.join(VARIANTS)})" for v in _values_at(variant_text, bad_variant)],
+        [
+            "variant: missing" if v is None else f"variant: unknown {v!r} (known: {', '.join(VARIANTS)})"
+            for v in _values_at(variant_text, bad_variant)
+        ],
     )
 
     players = rec.column("players").combine_chunks()
