@@ -303,3 +303,37 @@ def test_an_enormous_line_is_quarantined_without_being_held(monkeypatch: pytest.
     assert [(p.line, p.offset) for p in problems] == [(2, len(good[0]) + 1)]
     assert "longer than 5,000 bytes" in problems[0].reason
     assert sum(c.count for c in chunks) == 4
+
+
+def test_compiled_times_agree_with_python() -> None:
+    from datetime import UTC, datetime, timedelta, timezone
+
+    from pipeline.ingest.times import parse_times
+
+    rng = np.random.default_rng(11)
+    texts = list(TIMES)
+    for _ in range(3000):
+        t = datetime(1, 1, 1, tzinfo=UTC) + timedelta(seconds=int(rng.integers(0, 315_000_000_000)))
+        t = t.replace(microsecond=int(rng.integers(0, 1_000_000)))
+        shape = rng.integers(0, 5)
+        zone = timezone(timedelta(minutes=int(rng.integers(-23 * 60 - 59, 23 * 60 + 60))))
+        local = t.astimezone(zone) if shape in (1, 2) and 1 < t.year < 9999 else t
+        text = {
+            0: local.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            1: local.isoformat(timespec="seconds"),
+            2: local.isoformat(timespec="microseconds"),
+            3: local.strftime("%Y-%m-%dT%H:%M:%S.") + f"{local.microsecond // 1000:03d}",
+            4: local.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+        }[int(shape)]
+        texts.append(text)
+    stamps, bad = parse_times(pa.array([*texts, None]))
+    expected = []
+    for text in texts:
+        try:
+            t = datetime.fromisoformat(text)
+        except ValueError:
+            expected.append(None)
+            continue
+        expected.append((t if t.tzinfo else t.replace(tzinfo=UTC)).astimezone(UTC))
+    assert stamps.to_pylist() == [*expected, None]
+    assert bad.tolist() == [i for i, e in enumerate(expected) if e is None]

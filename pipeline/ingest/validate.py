@@ -15,7 +15,6 @@ the played-at time.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
 
 import numpy as np
 import pyarrow as pa
@@ -23,8 +22,8 @@ import pyarrow.compute as pc
 
 from pipeline.cards import CARD_NAMES, parse_card_column
 from pipeline.ingest.base import RAW_LIMIT, Chunk, Problem
+from pipeline.ingest.times import parse_times
 from pipeline.lake.hashing import hash_rows, hash_strings
-from schemas.hand import NAIVE_TIMEZONE
 from schemas.rules import Natural, Variant
 
 VARIANTS = [v.value for v in Variant]
@@ -141,24 +140,6 @@ def _lists(col: pa.Array) -> tuple[np.ndarray, pa.Array, np.ndarray]:
     """Per-list lengths (0 for null), the flat values, and each value's list index."""
     lengths = _np(pc.list_value_length(col), 0).astype(np.int64)
     return lengths, pc.list_flatten(col), np.repeat(np.arange(len(col)), lengths)
-
-
-def _times(values: list[str | None]) -> tuple[list[datetime | None], list[int]]:
-    """Parse ISO times (naive ones in the documented zone); return the parsed values and the bad positions."""
-    out: list[datetime | None] = []
-    bad: list[int] = []
-    for i, v in enumerate(values):
-        if v is None:
-            out.append(None)
-            continue
-        try:
-            t = datetime.fromisoformat(v)
-        except ValueError:
-            out.append(None)
-            bad.append(i)
-            continue
-        out.append((t if t.tzinfo else t.replace(tzinfo=NAIVE_TIMEZONE)).astimezone(UTC))
-    return out, bad
 
 
 def validate(chunk: Chunk, source_file: str, batch: str) -> Validated:
@@ -387,11 +368,9 @@ def _validate_records(chunk: Chunk, source_file: str, batch: str) -> Validated:
     else:
         pl_street = pl_row = pl_codes = np.zeros(0, np.int64)
 
-    played_text = rec.column("played_at").to_pylist()
-    played, bad_times = _times(played_text)
-    reasons.add(
-        np.array(bad_times, dtype=np.int64), [f"played_at: not an ISO time: {played_text[i]!r}" for i in bad_times]
-    )
+    played_text = rec.column("played_at").combine_chunks()
+    played, bad_times = parse_times(played_text)
+    reasons.add(bad_times, [f"played_at: not an ISO time: {v!r}" for v in _values_at(played_text, bad_times)])
     number = _np(rec.column("hand_number"), 0)
     reasons.add(np.flatnonzero(number < 0), [f"hand_number: {v} is negative" for v in number[number < 0]])
     button = _np(rec.column("button"), 0)
@@ -429,7 +408,7 @@ def _validate_records(chunk: Chunk, source_file: str, batch: str) -> Validated:
     hands = HandColumns(
         text={f: rec.column(f).combine_chunks().take(k) for f in TEXT_FIELDS},
         variant=variant[k],
-        played_at=pa.array(played, pa.timestamp("us", tz="UTC")).take(k),
+        played_at=played.take(k),
         hand_number=rec.column("hand_number").combine_chunks().take(k),
         button=rec.column("button").combine_chunks().take(k),
         lines=chunk.lines[k],
