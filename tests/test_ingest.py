@@ -267,3 +267,20 @@ def test_decompression_bombs_are_refused(tmp_path: Path, monkeypatch: pytest.Mon
     # A well-compressed but honest archive under the limits goes in.
     (tmp_path / "ok.jsonl.gz").write_bytes(gzip.compress(good.read_bytes()))
     assert ingest([tmp_path / "ok.jsonl.gz"], None).totals.accepted == 1
+
+
+def test_symbolic_links_do_not_lead_out_of_an_input_directory(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    write_jsonl(outside / "secret.jsonl", records()[:2])
+    inputs = tmp_path / "in"
+    (inputs / "nested").mkdir(parents=True)
+    write_jsonl(inputs / "mine.jsonl", records()[2:3])
+    (inputs / "escape.jsonl").symlink_to(outside / "secret.jsonl")
+    (inputs / "nested" / "dir").symlink_to(outside, target_is_directory=True)
+    (inputs / "alias.jsonl").symlink_to(inputs / "mine.jsonl")  # inside the root: followed
+    report = ingest([inputs], None)
+    names = sorted(Path(f.source).name for f in report.files)
+    assert names == ["alias.jsonl", "mine.jsonl"]
+    assert report.totals.accepted == 1
+    assert report.totals.duplicates == 1
