@@ -3,7 +3,8 @@
 ``RECORD`` mirrors :class:`schemas.hand.HandRecord` field for field (cards as
 text, times as ISO text): it is what ingesters hand over in bulk. The lake
 tables are flat, with cards as ``uint8`` codes, and partitioned by variant and
-month (``variant=pineapple/month=2026-11``).
+month (``variant=pineapple/month=2026-11``); the result tables of a rescore by
+rule set first (``rules_key=ofc@1a2b3c4d5e6f/variant=pineapple/month=2026-11``).
 """
 
 from __future__ import annotations
@@ -143,4 +144,114 @@ QUARANTINE = pa.schema(
 )
 """Records that could not be accepted, with where they were and why."""
 
-TABLES = {"hands": HANDS, "boards": BOARDS, "placements": PLACEMENTS, "batches": BATCHES, "quarantine": QUARANTINE}
+RESULT_PARTITIONS = ("rules_key", "variant", "month")
+"""Hive partition columns of the result tables: one folder per rule set, then as the boards scored."""
+
+LABEL = pa.dictionary(pa.int32(), pa.string())
+"""A string column with few distinct values (rule set, player, settlement), stored dictionary-encoded."""
+
+RESCORE_INPUT = pa.schema(
+    [
+        ("hand_key", pa.uint64()),
+        ("variant", pa.string()),
+        ("month", pa.string()),
+        ("seat", pa.int8()),
+        ("player", pa.string()),
+        ("cards", pa.list_(pa.uint8(), 13)),
+        ("misset", pa.bool_()),
+        ("fantasyland", pa.bool_()),
+        ("surrendered", pa.bool_()),
+        ("natural", pa.string()),
+        ("stack", pa.int32()),
+        ("points", pa.int32()),
+        ("button", pa.int8()),
+        ("house_rules", pa.string()),
+    ]
+)
+"""What rescoring reads: the boards of whole hands (as in ``BOARDS``; strings may be dictionary-encoded) with
+their hand's ``button`` (null: the highest seat) and ``house_rules``, the rules its recorded points follow."""
+
+
+def _results(columns: list[tuple[str, pa.DataType]], optional: tuple[str, ...] = ()) -> pa.Schema:
+    """A result table's schema: columns never null are declared so, and Parquet stores no null flags for them."""
+    return pa.schema([pa.field(name, kind, nullable=name in optional) for name, kind in columns])
+
+
+PAIR_RESULTS = _results(
+    [
+        ("hand_key", pa.uint64()),
+        ("rules", LABEL),
+        ("rules_key", LABEL),
+        ("variant", LABEL),
+        ("month", LABEL),
+        ("seat_a", pa.int8()),
+        ("seat_b", pa.int8()),
+        ("settled", LABEL),
+        ("row_top", pa.int8()),
+        ("row_middle", pa.int8()),
+        ("row_bottom", pa.int8()),
+        ("scoop", pa.int8()),
+        ("fouled_a", pa.bool_()),
+        ("fouled_b", pa.bool_()),
+        ("royalties_a", pa.int32()),
+        ("royalties_b", pa.int32()),
+        ("row_points", pa.int32()),
+        ("bonus", pa.int32()),
+        ("royalty_points", pa.int32()),
+        ("foul_points", pa.int32()),
+        ("natural_points", pa.int32()),
+        ("surrender_points", pa.int32()),
+        ("multiplier", pa.int32()),
+        ("points", pa.int32()),
+    ]
+)
+"""One row per pair of boards per hand per rule set; every figure is A's (B's is its negative).
+``settled``: played, natural, surrender, foul or both_fouled. ``row_*``: +1 A won the row, -1 B did, 0 a tie;
+``scoop``: +1 A scooped, -1 B did. ``points = (row_points + bonus) * multiplier + royalty_points + foul_points
++ natural_points + surrender_points``, then capped by table stakes when the rules have them."""
+
+PLAYER_RESULTS = _results(
+    [
+        ("hand_key", pa.uint64()),
+        ("rules", LABEL),
+        ("rules_key", LABEL),
+        ("variant", LABEL),
+        ("month", LABEL),
+        ("seat", pa.int8()),
+        ("player", LABEL),
+        ("points", pa.int32()),
+        ("royalty_top", pa.int32()),
+        ("royalty_middle", pa.int32()),
+        ("royalty_bottom", pa.int32()),
+        ("fouled", pa.bool_()),
+        ("fantasyland", pa.bool_()),
+        ("fantasyland_entry", pa.bool_()),
+        ("fantasyland_stay", pa.bool_()),
+        ("fantasyland_cards", pa.int8()),
+        ("recorded_points", pa.int32()),
+    ],
+    optional=("recorded_points",),
+)
+"""One row per board per hand per rule set: net points (zero-sum per hand), royalties per row, the foul, and
+Fantasyland: ``fantasyland`` played in it, ``fantasyland_entry`` / ``fantasyland_stay`` earned, and
+``fantasyland_cards`` the card count of the next hand when it is a Fantasyland hand (else 0).
+``recorded_points`` is what the source recorded, if anything."""
+
+TABLES = {
+    "hands": HANDS,
+    "boards": BOARDS,
+    "placements": PLACEMENTS,
+    "batches": BATCHES,
+    "quarantine": QUARANTINE,
+    "pair_results": PAIR_RESULTS,
+    "player_results": PLAYER_RESULTS,
+}
+
+TABLE_PARTITIONS = {
+    "hands": PARTITIONS,
+    "boards": PARTITIONS,
+    "placements": PARTITIONS,
+    "pair_results": RESULT_PARTITIONS,
+    "player_results": RESULT_PARTITIONS,
+}
+"""Each partitioned table's hive partition columns, outermost first."""

@@ -1,4 +1,5 @@
--- Derived views over the lake tables (hands, boards, placements, batches, quarantine).
+-- Derived views over the lake tables (hands, boards, placements, batches, quarantine, and the results of
+-- ofc rescore: pair_results, player_results).
 -- The lake tables themselves are defined by pipeline/query/db.py from the committed manifests.
 
 -- One row per board with its hand's facts and its rows as card codes (top 3, middle 5, bottom 5).
@@ -20,3 +21,22 @@ CREATE VIEW players AS
 SELECT player, count(*) AS hands, min(played_at) AS first_played, max(played_at) AS last_played
 FROM hand_boards
 GROUP BY player;
+
+-- Hands whose recorded points differ from the rescore under the rule set the hand declares as its house rules
+-- (by name or name@hash): every board of each such hand, recorded beside rescored, per rescore in the lake.
+CREATE VIEW recorded_mismatches AS
+WITH checked AS (
+    SELECT
+        h.hand_key, h.hand_id, h.source, h.source_file, h.source_line, h.house_rules,
+        r.rules, r.rules_key, r.seat, r.player, r.recorded_points, r.points,
+        bool_or(r.points <> r.recorded_points) OVER (PARTITION BY r.rules_key, r.hand_key) AS differs
+    FROM player_results r
+    JOIN hands h USING (hand_key)
+    WHERE h.house_rules IN (r.rules, r.rules_key) AND r.recorded_points IS NOT NULL
+)
+SELECT
+    hand_key, hand_id, source, source_file, source_line, house_rules, rules, rules_key, seat, player,
+    recorded_points, points AS rescored_points, points - recorded_points AS difference
+FROM checked
+WHERE differs
+ORDER BY source_file, source_line, rules_key, seat;

@@ -38,7 +38,7 @@ def score_file(
     A malformed line is reported on standard error with its line number and
     skipped; the rest are scored. Exit 1 only when nothing could be scored.
     """
-    from pipeline.score.engine import score
+    from pipeline.score.engine import prepare, score
     from pipeline.score.records import read_jsonl, to_boards, to_output
 
     rule_sets = [load(r) for r in rules]
@@ -56,8 +56,9 @@ def score_file(
             n_errors += len(batch.errors)
             n_hands += len(batch.records)
             boards = to_boards(batch.records, batch.codes) if batch.records else None
-            for rs in rule_sets:  # the batch is parsed once, then scored under each rule set
-                results = list(to_output(batch.records, score(boards, rs), rs)) if boards else []
+            prepared = prepare(boards) if boards else None
+            for rs in rule_sets:  # the batch is parsed and evaluated once, then scored under each rule set
+                results = list(to_output(batch.records, score(boards, rs, prepared), rs)) if boards else []
                 if as_json:
                     for r in results:
                         print_json(r)

@@ -23,20 +23,24 @@ import json
 import os
 import secrets
 import shutil
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cache
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from schemas.lake import PARTITIONS, TABLES
+from schemas.lake import PARTITIONS, TABLE_PARTITIONS, TABLES
 
-PARTITIONED = ("hands", "boards", "placements")
+PARTITIONED = tuple(TABLE_PARTITIONS)
+RESULT_TABLES = ("pair_results", "player_results")
 ROWS_PER_FILE = 4_000_000
 COMPRESSION = "zstd"
 
@@ -53,8 +57,57 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def _partition_dir(row: dict[str, Any]) -> str:
-    return "/".join(f"{k}={row[k]}" for k in PARTITIONS)
+def _partition_dir(row: dict[str, Any], columns: tuple[str, ...] = PARTITIONS) -> str:
+    return "/".join(f"{k}={row[k]}" for k in columns)
+
+
+def _writer_options(table: str, schema: pa.Schema) -> dict[str, Any]:
+    """How a table's files are written. Result tables are large and derived, so they are written for speed:
+    integers delta-encoded (no hashing into a dictionary), lz4, no statistics."""
+    if table not in RESULT_TABLES:
+        return {"compression": COMPRESSION}
+    ints = [f.name for f in schema if pa.types.is_integer(f.type)]
+    return {
+        "compression": "lz4",
+        "use_dictionary": [n for n in schema.names if n not in ints],
+        "column_encoding": dict.fromkeys(ints, "DELTA_BINARY_PACKED"),
+        "write_statistics": False,
+    }
+
+
+_PLAIN_FILES = ("hands", "placements")
+"""Tables whose types Parquet round-trips without the stored Arrow schema (no fixed-size lists)."""
+LOW_CARDINALITY = ("batch", "row", "source_file")
+"""String columns repeated on every row of a batch: written from dictionary codes, never as millions of strings."""
+
+
+@cache
+def _file_schema(table: str) -> pa.Schema:
+    """The Arrow schema of ``table``'s files: the table's, less its hive partition columns.
+
+    Low-cardinality strings are dictionary-encoded in memory; Parquet stores them as strings either way,
+    and files are written without the Arrow schema, so every reader sees plain strings.
+    """
+    parts = TABLE_PARTITIONS.get(table, ()) if table in PARTITIONED else ()
+    fields = []
+    for f in TABLES[table]:
+        if f.name in parts:
+            continue
+        if f.name in LOW_CARDINALITY and f.type == pa.string() and table in _PLAIN_FILES:
+            f = f.with_type(pa.dictionary(pa.int32(), pa.string()))
+        fields.append(f)
+    return pa.schema(fields)
+
+
+def _conform(data: pa.Table, schema: pa.Schema) -> pa.Table:
+    """``data``'s columns in ``schema``'s order and types (a plain string column is dictionary-encoded if asked)."""
+    columns = []
+    for f in schema:
+        column = data.column(f.name)
+        if pa.types.is_dictionary(f.type) and not pa.types.is_dictionary(column.type):
+            column = pc.dictionary_encode(column)
+        columns.append(column.cast(f.type))
+    return pa.Table.from_arrays(columns, schema=schema)
 
 
 @dataclass
@@ -76,48 +129,78 @@ class BatchWriter:
     _open: dict[tuple[str, str], _OpenFile] = field(default_factory=dict)
     _done: list[_OpenFile] = field(default_factory=list)
     _counter: int = 0
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    """Files are opened under it, so threads may write different tables at once (a rescore's two tables)."""
 
     @property
     def staging(self) -> Path:
         return self.lake.root / "_staging" / self.batch
 
     def write(self, table: str, data: pa.Table) -> None:
-        """Append rows to ``table``; partitioned tables are split by variant and month."""
+        """Append rows to ``table``; partitioned tables are split by their partition columns.
+
+        The split sorts small integer codes of the partition values (most chunks hold one partition and
+        are not split at all) rather than comparing strings row by row.
+        """
         if data.num_rows == 0:
             return
-        schema = TABLES[table]
-        data = data.select(schema.names).cast(schema)
-        if table not in PARTITIONED:
-            self._append(table, "", data)
+        parts = TABLE_PARTITIONS.get(table, ()) if table in PARTITIONED else ()
+        body = _conform(data, _file_schema(table))
+        if not parts:
+            self._append(table, "", body)
             return
-        keys = data.select(list(PARTITIONS)).group_by(list(PARTITIONS)).aggregate([]).to_pylist()
-        if len(keys) == 1:
-            self._append(table, _partition_dir(keys[0]), data.drop_columns(list(PARTITIONS)))
+        codes = np.zeros(data.num_rows, dtype=np.int64)
+        dictionaries = []
+        for k in parts:
+            column = data.column(k).combine_chunks()
+            encoded = column if pa.types.is_dictionary(column.type) else pc.dictionary_encode(column)
+            dictionaries.append(encoded.dictionary.to_pylist())
+            codes = codes * len(dictionaries[-1]) + encoded.indices.to_numpy(zero_copy_only=False)
+        present = codes[:1] if codes.min() == codes.max() else np.unique(codes)  # mostly one partition
+
+        def directory(code: int) -> str:
+            values = {}
+            for k, dictionary in zip(reversed(parts), reversed(dictionaries), strict=True):
+                code, i = divmod(code, len(dictionary))
+                values[k] = dictionary[i]
+            return _partition_dir(values, parts)
+
+        if present.size == 1:
+            self._append(table, directory(int(present[0])), body)
             return
-        for key in keys:
-            mask = pc.and_(*(pc.equal(data.column(k), key[k]) for k in PARTITIONS))
-            self._append(table, _partition_dir(key), data.filter(mask).drop_columns(list(PARTITIONS)))
+        order = np.argsort(codes, kind="stable")
+        bounds = np.searchsorted(codes[order], present)
+        for code, a, b in zip(present.tolist(), bounds.tolist(), [*bounds[1:].tolist(), codes.size], strict=True):
+            self._append(table, directory(code), body.take(pa.array(order[a:b])))
 
     def _append(self, table: str, partition: str, data: pa.Table) -> None:
         slot = (table, partition)
-        f = self._open.get(slot)
-        if f is not None and f.rows >= ROWS_PER_FILE:
-            f.writer.close()
-            self._done.append(self._open.pop(slot))
-            f = None
-        if f is None:
-            self._counter += 1
-            name = f"{self.batch}-{self._counter:04d}.parquet"
-            relative = Path(table) / partition / name if partition else Path(table) / name
-            staged = self.staging / relative
-            staged.parent.mkdir(parents=True, exist_ok=True)
-            writer = pq.ParquetWriter(staged, data.schema, compression=COMPRESSION)
-            f = self._open[slot] = _OpenFile(writer, staged, self.lake.root / relative)
+        with self._lock:
+            f = self._open.get(slot)
+            if f is not None and f.rows >= ROWS_PER_FILE:
+                f.writer.close()
+                self._done.append(self._open.pop(slot))
+                f = None
+            if f is None:
+                self._counter += 1
+                name = f"{self.batch}-{self._counter:04d}.parquet"
+                relative = Path(table) / partition / name if partition else Path(table) / name
+                staged = self.staging / relative
+                staged.parent.mkdir(parents=True, exist_ok=True)
+                options = _writer_options(table, data.schema)
+                store = table not in _PLAIN_FILES
+                writer = pq.ParquetWriter(staged, data.schema, store_schema=store, **options)
+                f = self._open[slot] = _OpenFile(writer, staged, self.lake.root / relative)
         f.writer.write_table(data, row_group_size=1 << 20)
         f.rows += data.num_rows
 
-    def commit(self, summary: dict[str, Any], sources: list[dict[str, Any]]) -> dict[str, Any]:
-        """Close every file, move it into place, then write the manifest: the batch's commit point."""
+    def commit(
+        self, summary: dict[str, Any], sources: list[dict[str, Any]], extra: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """Close every file, move it into place, then write the manifest: the batch's commit point.
+
+        ``extra`` adds keys to the manifest: a rescore's ``covers`` and the ``replaces`` that hide older files.
+        """
         finished = datetime.now(UTC)
         batch_row = {
             "batch": self.batch,
@@ -149,6 +232,7 @@ class BatchWriter:
             "files": sorted(str(f.final.relative_to(self.lake.root)) for f in files),
             "sources": sources,
             "summary": summary,
+            **(extra or {}),
         }
         self.lake.write_manifest(manifest)
         shutil.rmtree(self.staging, ignore_errors=True)
@@ -187,15 +271,17 @@ class Lake:
         return out
 
     def files(self, table: str) -> list[Path]:
-        """Committed files of ``table``."""
+        """Committed files of ``table``, less those a later batch replaced (a forced rescore)."""
         prefix = f"{table}/"
-        return [self.root / f for m in self.manifests() for f in m["files"] if f.startswith(prefix)]
+        manifests = self.manifests()
+        replaced = {f for m in manifests for f in m.get("replaces", ())}
+        return [self.root / f for m in manifests for f in m["files"] if f.startswith(prefix) and f not in replaced]
 
     def read(self, table: str, columns: list[str] | None = None) -> pa.Table:
         """A committed table (without hive partition columns), for small reads such as deduplication keys."""
         files = self.files(table)
         schema = TABLES[table]
-        physical = pa.schema([f for f in schema if not (table in PARTITIONED and f.name in PARTITIONS)])
+        physical = pa.schema([f for f in schema if f.name not in TABLE_PARTITIONS.get(table, ())])
         if columns is not None:
             physical = pa.schema([physical.field(c) for c in columns])
         if not files:
@@ -213,7 +299,10 @@ class Lake:
         _fsync_dir(self.manifest_dir)
 
     def collect_garbage(self) -> int:
-        """Delete staging left by a crashed writer and files no manifest lists. Call with the lock held."""
+        """Delete staging left by a crashed writer, files no manifest lists and files a later batch replaced.
+
+        Call with the lock held.
+        """
         removed = 0
         staging = self.root / "_staging"
         if staging.is_dir():
@@ -221,7 +310,9 @@ class Lake:
             removed += 1
         for tmp in self.manifest_dir.glob(".*.tmp") if self.exists() else []:
             tmp.unlink()
-        listed = {self.root / f for m in self.manifests() for f in m["files"]}
+        manifests = self.manifests()
+        replaced = {self.root / f for m in manifests for f in m.get("replaces", ())}
+        listed = {self.root / f for m in manifests for f in m["files"]} - replaced
         for table in TABLES:
             base = self.root / table
             if base.is_dir():

@@ -1,8 +1,9 @@
 """An in-process DuckDB connection over a lake, read-only for whatever SQL it is given.
 
 Each lake table is a view over exactly the files its committed manifests list
-(so a batch being written or left by a crash is never seen), with the hive
-partitions (variant, month) as columns. The derived views in ``sql/views.sql``
+(so a batch being written or left by a crash is never seen, nor results a
+forced rescore replaced), with the hive partitions (variant, month; the
+result tables also rules_key) as columns. The derived views in ``sql/views.sql``
 are created on top. Then the connection is locked down: files can be read only
 inside the lake, nothing can be written, and ad-hoc SQL may only query.
 """

@@ -142,12 +142,53 @@ class Scored:
 # ------------------------------------------------------------------ boards
 
 
-def board_facts(boards: Boards, c: CompiledRules) -> BoardFacts:
+@dataclass
+class Prepared:
+    """What scoring the same boards under any rule set shares: the rows' strengths and the pairs to compare.
+
+    :func:`prepare` it once and pass it to :func:`score` for each rule set, so many rule sets cost one
+    evaluation of the boards.
+    """
+
+    strength: np.ndarray
+    """(N, 3) int64: top, middle, bottom on the poker scale."""
+    cards: np.ndarray
+    a: np.ndarray
+    b: np.ndarray
+    slot: np.ndarray
+    _low: np.ndarray | None = None
+
+    def low(self) -> np.ndarray:
+        """The middles' 2-7 values, computed on first use."""
+        if self._low is None:
+            self._low = lowball27(self.cards[:, 3:8]).astype(np.int64)
+        return self._low
+
+
+def prepare(boards: Boards) -> Prepared:
+    """Evaluate the boards and list the pairs of each hand (criss-cross owners apart)."""
+    top, middle, bottom = evaluate_boards(boards.cards)
+    order = _order(boards)
+    if order is None:
+        a, b, slot = _pairs(boards.hand)
+    else:
+        a_s, b_s, slot = _pairs(boards.hand[order])
+        a, b = order[a_s], order[b_s]
+    apart = boards.owner[a] != boards.owner[b]  # criss-cross: a player's own boards are not compared
+    if not apart.all():
+        a, b, slot = a[apart], b[apart], slot[apart]
+    strength = np.stack([top, middle, bottom], axis=1).astype(np.int64)
+    return Prepared(strength, boards.cards, a, b, slot)
+
+
+def board_facts(boards: Boards, c: CompiledRules, prepared: Prepared | None = None) -> BoardFacts:
     rules = c.rules
     n = len(boards.hand)
-    top, middle, bottom = evaluate_boards(boards.cards)
-    low = lowball27(boards.cards[:, 3:8]) if c.lowball else None
-    strength = np.stack([top, low if low is not None else middle, bottom], axis=1).astype(np.int64)
+    p = prepared if prepared is not None else prepare(boards)
+    strength = p.strength
+    if c.lowball:
+        strength = strength.copy()
+        strength[:, 1] = p.low()
 
     surrendered = boards.surrendered & rules.surrender.allowed
     natural = _counted_naturals(boards, c, strength) if rules.naturals.enabled else np.full(n, NO_NATURAL, np.int8)
@@ -278,20 +319,13 @@ def _pairs(hand_sorted: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     return a, b, slot
 
 
-def score(boards: Boards, rules: RuleSet | CompiledRules) -> Scored:
-    """Score every pair of every hand in ``boards`` under ``rules``."""
+def score(boards: Boards, rules: RuleSet | CompiledRules, prepared: Prepared | None = None) -> Scored:
+    """Score every pair of every hand in ``boards`` under ``rules`` (``prepared``: from :func:`prepare`)."""
     c = rules if isinstance(rules, CompiledRules) else compile_rules(rules)
-    facts = board_facts(boards, c)
-    order = _order(boards)
-    if order is None:
-        a, b, slot = _pairs(boards.hand)
-    else:
-        a_s, b_s, slot = _pairs(boards.hand[order])
-        a, b = order[a_s], order[b_s]
-    apart = boards.owner[a] != boards.owner[b]  # criss-cross: a player's own boards are not compared
-    if not apart.all():
-        a, b, slot = a[apart], b[apart], slot[apart]
-    pairs = _score_pairs(a, b, slot, facts, boards, c)
+    p = prepared if prepared is not None else prepare(boards)
+    facts = board_facts(boards, c, p)
+    a, b = p.a, p.b
+    pairs = _score_pairs(a, b, p.slot, facts, boards, c)
     n = len(boards.hand)
     net = np.bincount(a, weights=pairs.points, minlength=n) - np.bincount(b, weights=pairs.points, minlength=n)
     return Scored(boards=facts, pairs=pairs, net=net.astype(np.int64))

@@ -1,0 +1,344 @@
+"""ofc rescore over a lake: results equal the engine's, incremental, crash-safe, recorded points checked."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from pipeline.cards import CARD_NAMES, deal
+from pipeline.ingest.run import ingest
+from pipeline.lake.store import BatchWriter, Lake, LakeError
+from pipeline.paths import SAMPLES
+from pipeline.query.db import connect, run_query
+from pipeline.rescore import scoring
+from pipeline.rescore.plan import RuleSetNameError, rule_sets_in
+from pipeline.rescore.run import rescore
+from pipeline.score.compile import NATURALS
+from pipeline.score.engine import score
+from pipeline.score.records import to_boards
+from schemas.rules import RuleSet, load_rules
+from tests.reference.hands import CRISS_CROSS, MISSET
+
+EXAMPLES = SAMPLES / "worked-examples.jsonl"
+RULE_FILES = Path(__file__).parent / "data" / "rules"
+
+
+def random_records(hands: int, seed: int, prefix: str = "r") -> list[dict[str, Any]]:
+    """OFC hands of 2-4 players (some in Fantasyland) and classic hands with naturals and surrenders."""
+    rng = np.random.default_rng(seed)
+    dealt = CARD_NAMES[deal(hands, 52, rng)].reshape(hands, 4, 13)
+    records = []
+    for h in range(hands):
+        classic = h % 3 == 0
+        n = int(rng.integers(2, 5))
+        players = []
+        for s in range(n):
+            cards = dealt[h, s].tolist()
+            if rng.random() < 0.7:  # set low to high: mostly valid boards
+                cards.sort(key=lambda c: "23456789TJQKA".index(c[0]))
+            p: dict[str, Any] = {"name": f"P{(h + s) % 6}", "seat": s}
+            p |= {"top": cards[:3], "middle": cards[3:8], "bottom": cards[8:]}
+            if classic:
+                p["surrendered"] = bool(rng.random() < 0.1)
+                if rng.random() < 0.1:
+                    p["natural"] = str(rng.choice([k.value for k in NATURALS]))
+                p["stack"] = int(rng.integers(3, 30))
+            else:
+                p["fantasyland"] = bool(rng.random() < 0.2)
+            players.append(p)
+        record: dict[str, Any] = {
+            "hand_id": f"{prefix}{h}",
+            "source": "test",
+            "variant": "classic" if classic else "ofc",
+            "played_at": f"2026-{10 + h % 2}-0{1 + h % 5}T20:00:00Z",
+            "players": players,
+        }
+        if rng.random() < 0.5:
+            record["button"] = int(rng.integers(0, n))
+        records.append(record)
+    return records
+
+
+def write_jsonl(path: Path, records: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+def lake_with(tmp_path: Path, *record_sets: list[dict[str, Any]]) -> Lake:
+    """A lake with one ingest batch per record set."""
+    lake = Lake(tmp_path / "lake")
+    for i, records in enumerate(record_sets):
+        report = ingest([write_jsonl(tmp_path / f"in{i}.jsonl", records)], lake)
+        assert report.totals.accepted == len(records), report.totals.reasons
+    return lake
+
+
+def query(lake: Lake, sql: str) -> list[dict[str, Any]]:
+    return run_query(connect(lake), sql).to_pylist()
+
+
+def player_points(lake: Lake, rules: RuleSet) -> dict[tuple[str, int], int]:
+    rows = query(
+        lake,
+        f"SELECT h.hand_id, r.seat, r.points FROM player_results r JOIN hands h USING (hand_key) "
+        f"WHERE r.rules_key = '{rules.key}'",
+    )
+    return {(r["hand_id"], r["seat"]): r["points"] for r in rows}
+
+
+def expected_points(records: list[dict[str, Any]], rules: RuleSet) -> dict[tuple[str, int], int]:
+    """The engine on the records themselves (the ``ofc score`` path), by hand id and seat."""
+    net = score(to_boards(records), rules).net.tolist()
+    keys = [(r["hand_id"], p.get("seat", i)) for r in records for i, p in enumerate(r["players"])]
+    return dict(zip(keys, net, strict=True))
+
+
+def examples() -> list[dict[str, Any]]:
+    return [json.loads(line) for line in EXAMPLES.read_text().splitlines()]
+
+
+# ------------------------------------------------------------------ results
+
+
+@pytest.mark.parametrize("name", ["ofc", "classic-1-6", "taiwanese", "pineapple-27", str(RULE_FILES / "stakes.toml")])
+def test_lake_results_equal_the_engine_on_the_records(
+    tmp_path: Path, name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    records = [*random_records(120, seed=5), CRISS_CROSS, MISSET]
+    lake = lake_with(tmp_path, records[:60], records[60:])
+    monkeypatch.setattr(scoring, "READ_ROWS", 7)  # hands straddle every read: they are held back whole
+    rules = load_rules(name)
+    report = rescore(lake, [rules])
+    assert [t.hands for t in report.run] == [len(records)]
+    assert len(report.result_batches) == 2  # one per source batch
+    assert player_points(lake, rules) == expected_points(records, rules)
+
+
+def test_worked_examples_give_the_rules_figures(tmp_path: Path) -> None:
+    lake = lake_with(tmp_path, examples())
+    sets = [load_rules(n) for n in ("ofc", "classic-2-4", "classic-plain", "pineapple", "progressive-pineapple")]
+    rescore(lake, sets)
+    ofc = player_points(lake, sets[0])
+    assert (ofc["E1", 0], ofc["E1", 1]) == (24, -24)
+    assert (ofc["E2", 0], ofc["E2", 1]) == (-16, 16)
+    assert ofc["E3", 0] == 2
+    assert (ofc["E4", 0], ofc["E4", 1], ofc["E4", 2]) == (36, -17, -19)
+    assert player_points(lake, sets[1])["E3", 0] == 3
+    assert player_points(lake, sets[2])["E3", 0] == 2
+    e1 = query(
+        lake,
+        "SELECT r.rules, r.royalty_top, r.royalty_middle, r.royalty_bottom, r.fantasyland_entry, r.fantasyland_cards "
+        "FROM player_results r JOIN hands h USING (hand_key) WHERE h.hand_id = 'E1' AND r.seat = 0",
+    )
+    by_rules = {r["rules"]: r for r in e1}
+    assert [by_rules["ofc"][f"royalty_{row}"] for row in ("top", "middle", "bottom")] == [7, 2, 25]
+    assert by_rules["ofc"]["fantasyland_entry"]
+    assert {r: by_rules[r]["fantasyland_cards"] for r in ("ofc", "pineapple", "progressive-pineapple")} == {
+        "ofc": 13,
+        "pineapple": 14,
+        "progressive-pineapple": 14,
+    }
+    e2 = query(
+        lake,
+        "SELECT p.settled, p.fouled_a, p.fouled_b, p.points, p.royalties_b FROM pair_results p "
+        "JOIN hands h USING (hand_key) WHERE h.hand_id = 'E2' AND p.rules = 'ofc'",
+    )
+    assert e2 == [{"settled": "foul", "fouled_a": True, "fouled_b": False, "points": -16, "royalties_b": 10}]
+
+
+def test_every_hand_is_zero_sum_under_every_rule_set(tmp_path: Path) -> None:
+    lake = lake_with(tmp_path, random_records(80, seed=2), [CRISS_CROSS, MISSET])
+    names = ("ofc", "taiwanese", "classic-1-6", RULE_FILES / "stakes.toml")
+    rescore(lake, [load_rules(n) for n in names])
+    assert query(lake, "SELECT count(DISTINCT rules_key) AS n FROM player_results") == [{"n": 4}]
+    unbalanced = "SELECT rules_key, hand_key FROM player_results GROUP BY ALL HAVING sum(points) <> 0"
+    assert query(lake, unbalanced) == []
+    pairs = query(
+        lake,
+        "WITH sides AS (SELECT rules_key, hand_key, seat_a AS seat, points FROM pair_results "
+        "UNION ALL SELECT rules_key, hand_key, seat_b, -points FROM pair_results) "
+        "SELECT count(*) AS n FROM (SELECT rules_key, hand_key, seat, sum(points) AS net FROM sides GROUP BY ALL) s "
+        "JOIN player_results r USING (rules_key, hand_key, seat) WHERE s.net <> r.points",
+    )
+    assert pairs == [{"n": 0}]
+    cc = player_points(lake, load_rules("ofc"))  # the hands worked out by hand in tests/reference/hands.py
+    assert (cc["cc", 0] + cc["cc", 2], cc["cc", 1] + cc["cc", 3]) == (97, -97)
+    assert player_points(lake, load_rules("classic-1-6"))["m", 0] == -6
+
+
+# --------------------------------------------------------------- increments
+
+
+def manifests_of(lake: Lake, kind: str) -> list[dict[str, Any]]:
+    return [m for m in lake.manifests() if m["kind"] == kind]
+
+
+def test_a_rerun_adds_nothing_and_new_batches_are_scored_next_time(tmp_path: Path) -> None:
+    lake = lake_with(tmp_path, random_records(30, seed=1))
+    rules = [load_rules("ofc"), load_rules("classic-2-4")]
+    first = rescore(lake, rules)
+    assert [t.hands for t in first.run] == [30, 30]
+    files = {t: lake.files(t) for t in ("pair_results", "player_results")}
+
+    again = rescore(lake, rules)
+    assert again.result_batches == []
+    assert [(t.hands, t.skipped) for t in again.run] == [(0, 1), (0, 1)]
+    assert [t.hands for t in again.lake] == [30, 30]
+    assert {t: lake.files(t) for t in files} == files
+    assert len(manifests_of(lake, "rescore")) == 1
+
+    ingest([write_jsonl(tmp_path / "more.jsonl", random_records(12, seed=8, prefix="new"))], lake)
+    third = rescore(lake, rules)
+    assert [(t.batches, t.hands, t.skipped) for t in third.run] == [(1, 12, 1), (1, 12, 1)]
+    assert [t.hands for t in third.lake] == [42, 42]
+    assert query(lake, "SELECT rules, count(DISTINCT hand_key) AS n FROM player_results GROUP BY ALL ORDER BY 1") == [
+        {"rules": "classic-2-4", "n": 42},
+        {"rules": "ofc", "n": 42},
+    ]
+
+
+def test_an_edited_rule_file_is_a_new_rule_set(tmp_path: Path) -> None:
+    lake = lake_with(tmp_path, random_records(20, seed=4))
+    house = tmp_path / "house.toml"
+    house.write_text('extends = "ofc"\nname = "house"\n')
+    before = load_rules(house)
+    rescore(lake, [before])
+    house.write_text('extends = "ofc"\nname = "house"\n[scoring]\nscoop_bonus = 5\n')
+    after = load_rules(house)
+    assert after.key != before.key
+    report = rescore(lake, [after])
+    assert [t.hands for t in report.run] == [20]
+    keys = query(lake, "SELECT DISTINCT rules, rules_key FROM player_results ORDER BY rules_key")
+    assert sorted(k["rules_key"] for k in keys) == sorted([before.key, after.key])
+    assert {r.key for r in rule_sets_in(lake.manifests())} == {before.key, after.key}
+
+
+def test_force_rescores_and_hides_the_old_results(tmp_path: Path) -> None:
+    lake = lake_with(tmp_path, random_records(25, seed=6))
+    ofc, plain = load_rules("ofc"), load_rules("classic-plain")
+    rescore(lake, [ofc, plain])
+    old = {str(f) for f in lake.files("pair_results") if f"rules_key={ofc.key}" in str(f)}
+    forced = rescore(lake, [ofc], force=True)
+    assert [t.hands for t in forced.run] == [25]
+    assert query(lake, "SELECT rules, count(*) AS n FROM player_results GROUP BY ALL ORDER BY 1") == [
+        {"rules": "classic-plain", "n": sum(len(r["players"]) for r in random_records(25, seed=6))},
+        {"rules": "ofc", "n": sum(len(r["players"]) for r in random_records(25, seed=6))},
+    ]
+    assert not old & {str(f) for f in lake.files("pair_results")}
+    assert all(Path(f).exists() for f in old)  # hidden at once, deleted by the next writer
+    rescore(lake, [ofc])
+    assert not any(Path(f).exists() for f in old)
+    assert [t.hands for t in rescore(lake, [ofc, plain]).lake] == [25, 25]
+
+
+def test_the_default_rule_sets_are_those_the_lake_has(tmp_path: Path) -> None:
+    lake = lake_with(tmp_path, random_records(10, seed=3))
+    rules = [load_rules("pineapple"), load_rules(RULE_FILES / "stakes.toml")]
+    rescore(lake, rules)
+    assert [r.key for r in rule_sets_in(lake.manifests())] == [r.key for r in rules]
+
+
+# -------------------------------------------------------------------- crashes
+
+
+def test_an_aborted_result_batch_is_invisible_and_the_next_run_finishes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lake = lake_with(tmp_path, random_records(40, seed=7))
+    monkeypatch.setattr(scoring, "READ_ROWS", 20)
+    real = scoring.score
+    calls = {"n": 0}
+
+    def failing(*args: Any) -> Any:
+        calls["n"] += 1
+        if calls["n"] == 5:  # results of earlier chunks are already with the writers
+            raise RuntimeError("killed")
+        return real(*args)
+
+    monkeypatch.setattr(scoring, "score", failing)
+    monkeypatch.setattr(BatchWriter, "abort", lambda self: None)  # as if the process died: staging stays
+    with pytest.raises(RuntimeError, match="killed"):
+        rescore(lake, [load_rules("ofc"), load_rules("classic-1-6")])
+    assert any((lake.root / "_staging").rglob("*.parquet"))
+    assert manifests_of(lake, "rescore") == []
+    assert query(lake, "SELECT count(*) AS n FROM pair_results") == [{"n": 0}]
+
+    monkeypatch.setattr(scoring, "score", real)
+    report = rescore(lake, [load_rules("ofc"), load_rules("classic-1-6")])
+    assert [t.hands for t in report.run] == [40, 40]
+    assert not (lake.root / "_staging").exists() or not any((lake.root / "_staging").rglob("*"))
+
+
+def test_files_moved_into_place_without_a_manifest_stay_invisible(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lake = lake_with(tmp_path, random_records(15, seed=9))
+
+    def crash(manifest: dict[str, Any]) -> None:
+        raise OSError("disk gone")
+
+    monkeypatch.setattr(lake, "write_manifest", crash)
+    with pytest.raises(OSError, match="disk gone"):
+        rescore(lake, [load_rules("ofc")])
+    assert list((lake.root / "pair_results").rglob("*.parquet"))  # on disk, listed by no manifest
+    assert query(lake, "SELECT count(*) AS n FROM player_results") == [{"n": 0}]
+    monkeypatch.undo()
+    assert [t.hands for t in rescore(lake, [load_rules("ofc")]).run] == [15]
+    listed = {str(f) for f in lake.files("pair_results")}
+    assert {str(f) for f in (lake.root / "pair_results").rglob("*.parquet")} == listed
+
+
+def test_boards_and_hands_out_of_step_are_an_error(tmp_path: Path) -> None:
+    """Rescoring joins a batch's boards and hands by their stored order; a batch that breaks it is refused."""
+    source = lake_with(tmp_path, random_records(6, seed=1))
+    partition = {"variant": "ofc", "month": "2026-11"}
+    hands, boards = (source.read(t) for t in ("hands", "boards"))
+    lake = Lake(tmp_path / "other")
+    with lake.locked():
+        writer = lake.begin("ingest")
+        for table, data in (("hands", hands.take(np.arange(hands.num_rows)[::-1].copy())), ("boards", boards)):
+            for column, value in partition.items():
+                data = data.append_column(column, pa.array([value] * data.num_rows))
+            writer.write(table, data)
+        counts = {"read": 6, "accepted": 6, "quarantined": 0, "duplicates": 0}
+        writer.commit(counts, [{"path": "reversed", **counts, "batch": writer.batch}])
+    with pytest.raises(LakeError, match="not stored in the same order"):
+        rescore(lake, [load_rules("ofc")])
+    assert manifests_of(lake, "rescore") == []
+
+
+def test_a_rule_set_name_that_cannot_name_a_folder_is_refused(tmp_path: Path) -> None:
+    lake = lake_with(tmp_path, random_records(3, seed=1))
+    with pytest.raises(RuleSetNameError, match="cannot name a lake folder"):
+        rescore(lake, [RuleSet(name="a/b")])
+
+
+# ----------------------------------------------------------- recorded points
+
+
+def test_recorded_points_are_checked_and_mismatches_listed(tmp_path: Path) -> None:
+    wrong = examples()
+    for rec in wrong:
+        rec["hand_id"] = "rec-" + rec["hand_id"]
+    # Recorded points that agree with ofc scoring for E1, and two that do not for E3 (1-6 gives A +2).
+    wrong[0]["players"][0]["points"], wrong[0]["players"][1]["points"] = 24, -24
+    wrong[2]["players"][0]["points"], wrong[2]["players"][1]["points"] = 3, -3
+    lake = lake_with(tmp_path, wrong)
+    ingest([SAMPLES / "poker-arena"], lake)
+    report = rescore(lake, [load_rules("ofc"), load_rules("classic-2-4")])
+    ofc, two_four = report.run
+    assert (ofc.recorded_checked, ofc.recorded_differing) == (2 + 4, 1)  # the poker-arena hands all agree
+    assert (two_four.recorded_checked, two_four.recorded_differing) == (0, 0)  # no hand declares 2-4
+    rows = query(lake, "SELECT * FROM recorded_mismatches")
+    assert [(r["hand_id"], r["seat"], r["recorded_points"], r["rescored_points"], r["difference"]) for r in rows] == [
+        ("rec-E3", 0, 3, 2, -1),
+        ("rec-E3", 1, -3, -2, 1),
+    ]
+    assert {r["rules_key"] for r in rows} == {load_rules("ofc").key}
+    again = rescore(lake, [load_rules("ofc")])
+    assert (again.lake[0].recorded_checked, again.lake[0].recorded_differing) == (6, 1)
