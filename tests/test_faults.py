@@ -16,6 +16,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -69,9 +70,28 @@ def leftovers(lake: Lake) -> list[Path]:
     return out
 
 
-def start(lake: Path, files: list[Path]) -> subprocess.Popen[bytes]:
+RESCORE = """
+import sys
+from pipeline.lake.store import Lake
+from pipeline.rescore.run import rescore
+from schemas.rules import load_rules
+rescore(Lake(sys.argv[1]), [load_rules(r) for r in sys.argv[2:]])
+"""
+RULES = ["ofc", "pineapple", "progressive-pineapple", "classic-2-4"]
+
+
+def start(lake: Path, args: Sequence[object], script: str = INGEST) -> subprocess.Popen[bytes]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.Popen([sys.executable, "-c", INGEST, str(lake), *map(str, files)], cwd=ROOT, env=env)
+    return subprocess.Popen([sys.executable, "-c", script, str(lake), *map(str, args)], cwd=ROOT, env=env)
+
+
+def results(lake: Lake) -> dict[str, object]:
+    """Result rows as a reader sees them, order-free."""
+    with connect(lake) as con:
+        return {
+            t: con.execute(f"SELECT * EXCLUDE (rules_key) FROM {t} ORDER BY ALL").fetchall()
+            for t in ("pair_results", "player_results")
+        }
 
 
 def test_ingest_killed_at_random_moments_then_rerun(inputs: list[Path], tmp_path: Path) -> None:
@@ -153,3 +173,37 @@ def test_two_ingests_at_once_both_succeed(inputs: list[Path], tmp_path: Path) ->
     for m in lake.manifests():
         assert m["files"]
     assert len(lake.manifests()) == 2
+
+
+def test_rescore_killed_at_random_moments_then_rerun(inputs: list[Path], tmp_path: Path) -> None:
+    import shutil
+
+    from pipeline.rescore.run import rescore
+    from schemas.rules import load_rules
+
+    base = Lake(tmp_path / "base")
+    ingest(inputs[:1], base)
+    ingest(inputs[1:], base)  # two source batches
+    reference = Lake(tmp_path / "reference")
+    shutil.copytree(base.root, reference.root)
+    rescore(reference, [load_rules(r) for r in RULES])
+    expected = results(reference)
+    assert len(expected["player_results"]) == 12000 * 3 * len(RULES)
+
+    t0 = time.perf_counter()
+    start(shutil.copytree(base.root, tmp_path / "timing"), RULES, RESCORE).wait()
+    full = time.perf_counter() - t0
+    rnd = random.Random(8)
+    for attempt in range(4):
+        lake = Lake(shutil.copytree(base.root, tmp_path / f"lake{attempt}"))
+        proc = start(lake.root, RULES, RESCORE)
+        time.sleep(rnd.uniform(0.2, full))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        seen = results(lake)
+        # Each source batch's results under all four rule sets are committed together, or not at all.
+        assert len(seen["player_results"]) in (0, 4000 * 3 * len(RULES), 12000 * 3 * len(RULES))
+        assert contents(lake) == contents(base)
+        rescore(lake, [load_rules(r) for r in RULES])
+        assert results(lake) == expected
+        assert leftovers(lake) == []
