@@ -6,6 +6,7 @@ Run by ``make`` right after installing: ``python -m pipeline.warm``.
 from __future__ import annotations
 
 import io
+import tempfile
 
 import numpy as np
 
@@ -15,8 +16,11 @@ from pipeline.evaluate import evaluate_boards, lowball27, strength3, strength5
 
 def warm() -> None:
     from pipeline.ingest.jsonl import INGESTER
+    from pipeline.ingest.run import ingest
     from pipeline.ingest.validate import validate
+    from pipeline.lake.store import Lake
     from pipeline.paths import SAMPLES
+    from pipeline.rescore.run import rescore
     from pipeline.score.engine import Boards, score
     from schemas.rules import load_rules, preset_names
 
@@ -24,6 +28,10 @@ def warm() -> None:
     lines = (SAMPLES / "worked-examples.jsonl").read_bytes() * 200
     for chunk in INGESTER.read(io.BytesIO(lines), "warm"):
         validate(chunk, "warm", "warm")
+    with tempfile.TemporaryDirectory() as tmp:  # a small lake, rescored: the rescore kernels
+        lake = Lake(tmp)
+        ingest([SAMPLES], lake)
+        rescore(lake, [load_rules("ofc"), load_rules("classic-2-4")])
 
     boards = deal(6, 13, np.random.default_rng(0))
     evaluate_boards(boards)
