@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from pipeline import __version__
-from pipeline.cli import demo, evaluate, ingest, rescore, rules, score, sql
+from pipeline.cli import demo, evaluate, ingest, rescore, rules, score, simulate, sql
 from pipeline.cli.console import EXIT_FAILED, debugging, err
 
 app = typer.Typer(
@@ -41,6 +41,7 @@ app.command("quarantine")(ingest.quarantine)
 app.command("sql")(sql.sql)
 app.command("score")(score.score_file)
 app.command("rescore")(rescore.rescore)
+app.command("simulate")(simulate.simulate)
 app.add_typer(rules.app, name="rules")
 app.command("demo")(demo.demo)
 

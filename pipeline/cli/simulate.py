@@ -1,0 +1,190 @@
+"""``ofc simulate``: play whole sessions with one bot per seat, into the lake or to JSONL, and summarise each bot."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+
+from pipeline.cli.console import EXIT_FAILED, EXIT_USAGE, err, fail, out, print_json
+from pipeline.cli.ingest import lake_option
+from pipeline.cli.rules import load
+from pipeline.paths import default_lake
+
+BOTS_HELP = (
+    "Bots, one per seat in seat order, comma-separated; a shorter list is repeated. "
+    "random: any legal placement, a random Fantasyland or classic setting. "
+    "heuristic: the placement a quick board evaluation rates best; Fantasyland set by the arranger; "
+    "classic: best five at the bottom, best five of the rest in the middle, naturals declared. "
+    "mc: Monte-Carlo rollouts of the heuristic's best placements, scored under the rule set; "
+    "Fantasyland and classic hands set by the arranger (classic: naturals, and surrender where allowed)."
+)
+
+
+def _progress() -> Progress:
+    """Hands simulated so far (stderr, terminals only)."""
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("hands"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=err,
+        transient=True,
+        disable=not err.is_terminal,
+    )
+
+
+def _start(text: str) -> datetime:
+    try:
+        return datetime.fromisoformat(text)
+    except ValueError:
+        fail(f"--start: not an ISO time: {text!r}", EXIT_USAGE)
+
+
+def simulate(
+    variant: str = typer.Option(
+        ..., "--variant", help="classic, ofc, pineapple, progressive-pineapple or pineapple-27.", show_default=False
+    ),
+    players: int = typer.Option(3, "--players", help="Players at each table (2-4; Pineapple at most 3)."),
+    hands: int = typer.Option(1000, "--hands", help="Hands to play in all."),
+    bots: str = typer.Option("heuristic", "--bots", help=BOTS_HELP),
+    rules: str | None = typer.Option(
+        None, "--rules", help="Preset name or rule file (default: the variant's preset).", show_default=False
+    ),
+    seed: int = typer.Option(0, "--seed", help="Seed: the same seed and arguments give the same hands, byte for byte."),
+    rollouts: int | None = typer.Option(
+        None, "--rollouts", help="mc: rollouts of each placement it weighs (default 12).", show_default=False
+    ),
+    session_hands: int = typer.Option(
+        100, "--session-hands", help="Hands per session (the button rotates and Fantasyland carries within one)."
+    ),
+    start: str = typer.Option("2026-01-01T00:00:00+00:00", "--start", help="When every session starts (ISO time)."),
+    lake: Path | None = lake_option(),
+    out_file: Path | None = typer.Option(
+        None, "--out", help="Write canonical JSONL here instead of the lake.", show_default=False
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+) -> None:
+    """Simulate hands with one bot per seat and write them to the lake (one batch) or to JSONL.
+
+    Sessions of --session-hands hands are played side by side; within a session the button
+    rotates and Fantasyland carries from hand to hand as the rule set says. At the end, each
+    bot's hands, points per hand with a 95% interval, foul rate and Fantasyland entry rate
+    (over normal hands), Fantasyland hands and stays.
+    """
+    from pipeline.ingest.run import IngestError
+    from pipeline.lake.store import Lake, LakeError
+    from pipeline.simulate.bots import DEFAULT_ROLLOUTS
+    from pipeline.simulate.run import PRESETS, SimulationError, plan, to_jsonl, to_lake
+    from schemas.rules import Variant
+
+    if lake is not None and out_file is not None:
+        fail("give --lake or --out, not both", EXIT_USAGE)
+    if out_file is not None and (out_file.is_dir() or not out_file.parent.is_dir()):
+        fail(f"--out: cannot write {out_file} (a folder, or its folder does not exist)", EXIT_USAGE)
+    known = {v.value: v for v in Variant}
+    if variant not in known:
+        fail(f"unknown variant {variant!r} (known: {', '.join(known)})", EXIT_USAGE)
+    rule_set = load(rules or PRESETS[known[variant]])
+    try:
+        spec = plan(
+            variant,
+            players,
+            hands,
+            bots,
+            rule_set,
+            seed=seed,
+            rollouts=DEFAULT_ROLLOUTS if rollouts is None else rollouts,
+            session_hands=session_hands,
+            start=_start(start),
+        )
+    except SimulationError as exc:
+        fail(str(exc), EXIT_USAGE)
+
+    with _progress() as progress:
+        task = progress.add_task(f"{spec.variant.value} x{spec.players}", total=spec.hands)
+
+        def on_progress(done: int) -> None:
+            progress.update(task, completed=done)
+
+        t0 = datetime.now()
+        try:
+            if out_file is not None:
+                outcome = to_jsonl(spec, out_file, on_progress)
+            else:
+                outcome = to_lake(spec, Lake(lake or default_lake()), on_progress)
+        except (IngestError, LakeError, OSError) as exc:
+            fail(str(exc), EXIT_USAGE)
+        seconds = (datetime.now() - t0).total_seconds()
+
+    result = _result(outcome, seconds)
+    print_json(result) if as_json else _print(result)
+    if result["output"].get("quarantined"):
+        err.print(f"{result['output']['quarantined']} simulated hand(s) were quarantined", markup=False)
+        raise typer.Exit(EXIT_FAILED)
+
+
+def _result(outcome: Any, seconds: float) -> dict[str, Any]:
+    spec = outcome.spec
+    output = dict(outcome.written)
+    if outcome.report is not None:
+        output.update(outcome.report.totals.counts())
+    return {
+        "run": spec.run_id,
+        "variant": spec.variant.value,
+        "rules": spec.rules.key,
+        "players": spec.players,
+        "hands": outcome.summary.hands,
+        "bots": list(spec.bots),
+        "seed": spec.seed,
+        "rollouts": spec.rollouts,
+        "session_hands": spec.session_hands,
+        "seconds": round(seconds, 3),
+        "hands_per_second": round(outcome.summary.hands / seconds, 1) if seconds > 0 else None,
+        "output": output,
+        "summary": outcome.summary.rows(),
+    }
+
+
+def _print(result: dict[str, Any]) -> None:
+    table = Table(
+        "bot",
+        "seats",
+        "hands",
+        "points / hand",
+        "95% interval",
+        "foul rate",
+        "Fantasyland rate",
+        "FL hands",
+        "FL stays",
+        title=f"{result['variant']} x{result['players']}, rules {result['rules']}, run {result['run']}",
+        title_justify="left",
+    )
+    for row in result["summary"]:
+        lo, hi = row["ci95"]
+        table.add_row(
+            row["bot"],
+            ",".join(map(str, row["seats"])),
+            f"{row['hands']:,}",
+            f"{row['points_per_hand']:+.2f}",
+            f"{lo:+.2f} .. {hi:+.2f}",
+            f"{row['foul_rate']:.1%}",
+            f"{row['fantasyland_rate']:.1%}",
+            f"{row['fantasyland_hands']:,}",
+            f"{row['fantasyland_stays']:,}",
+        )
+    out.print(table)
+    o = result["output"]
+    where = f"lake {o['lake']}, batch {o['batch']}" if "lake" in o else o["out"]
+    counts = f" (accepted {o['accepted']:,}, quarantined {o['quarantined']:,}, duplicates {o['duplicates']:,})"
+    out.print(
+        f"{result['hands']:,} hands in {result['seconds']:.1f} s ({result['hands_per_second']:,.0f} hands/s) "
+        f"-> {where}{counts if 'accepted' in o else ''}",
+        markup=False,
+    )

@@ -1,0 +1,424 @@
+"""The strategies a seat can play: ``random``, ``heuristic`` and ``mc``, each deciding for many tables at once.
+
+Every decision is a batch: the dealer hands a bot the ``m`` tables where one
+of its seats is to act, and gets back one answer per table.
+
+- ``random``: any legal placement of a street, uniformly; a Fantasyland hand
+  is 13 of its cards set at random and a classic hand its 13 cards set at
+  random (fouls allowed, nothing declared, never a surrender).
+- ``heuristic``: the placement its board value (``pipeline.simulate.kernels``)
+  rates best; Fantasyland hands set by ``arrange_fantasyland``; a classic hand
+  set quickly (the best five at the bottom, the best five of the rest in the
+  middle), declaring any natural the rules pay, never surrendering.
+- ``mc``: Monte-Carlo rollouts of the placements the heuristic rates best;
+  Fantasyland hands by ``arrange_fantasyland``; classic hands by
+  ``arrange_classic`` (all 72,072 settings), with naturals, and surrender when
+  the rules allow it and the best setting is expected to lose more than the
+  surrender costs.
+
+``mc`` on a street: the heuristic ranks every legal placement and the best
+``candidates`` of them within ``margin`` points of the best (all of them when
+fewer) are each completed ``rollouts`` times: the unseen cards are shuffled,
+this player's later streets and every other open board (an opponent who has
+not acted on this street yet included) are played out with the heuristic,
+and the completed boards are scored with the scoring engine under the rule
+set. A placement's worth is its mean net points, plus the worth of the
+Fantasyland the board earns (:class:`~pipeline.simulate.model.Weights`) for
+each opponent; an opponent in Fantasyland, whose cards are hidden, counts as
+a board that wins as often as it loses: a foul pays it the scoop, a valid
+board collects its royalties. Rollouts of a decision share their cards across
+placements (common random numbers), which makes the comparison sharper than
+the rollout count alone suggests. The heuristic is the completion policy
+because random completions foul most boards and would teach ``mc`` to fear
+every draw; the rollouts play it with bolder weights (:data:`MC_POLICY`) so
+that they explore the lines to Fantasyland, which the exact scoring of their
+outcomes then judges. With the defaults, ``mc`` fouls about a fifth of normal
+three-handed Pineapple hands and reaches Fantasyland in more than one in ten.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from itertools import combinations
+from typing import ClassVar
+
+import numpy as np
+
+from pipeline.score.compile import NATURALS, CompiledRules
+from pipeline.score.engine import Boards, score
+from pipeline.score.naturals import natural_kinds
+from pipeline.simulate import kernels
+from pipeline.simulate.model import Model, Weights
+from pipeline.simulate.streets import NO_CARD, Actions, Streets, actions
+from pipeline.simulate.threads import threads_for
+from schemas.rules import RuleSet
+
+DEFAULT_ROLLOUTS = 12
+DEFAULT_CANDIDATES = 6
+DEFAULT_MARGIN = 4.0
+"""Placements the heuristic rates this many points below its best are not rolled out."""
+MC_POLICY = Weights(foul_cost=3.0, fantasyland=(30.0, 36.0, 42.0, 48.0, 54.0))
+"""The heuristic ``mc`` ranks placements and plays its rollouts with: bolder than the ``heuristic`` bot
+(it fears a foul less and wants Fantasyland more), so rollouts explore the lines to Fantasyland that
+the exact scoring of their outcome then judges."""
+MC_GROUP = 256
+"""Tables whose rollouts are scored together (bounds memory: group x candidates x rollouts hands)."""
+# Rough microseconds of work per item, to decide whether a kernel is worth spreading over threads.
+SCORE_US = 0.5
+"""Scoring one board."""
+ARRANGE_US = 300.0
+"""Setting one Fantasyland or classic hand with the arranger."""
+CLASSIC_US = 5.0
+"""The quick classic setting of one hand."""
+
+
+def _street_us(cards: int) -> float:
+    """The heuristic's decision on one board: a first street of five is six times a later street."""
+    return 30.0 if cards == 5 else 5.0
+
+
+_COMB13 = np.array(list(combinations(range(13), 5)), dtype=np.int64)
+_COMB8 = np.array(list(combinations(range(8), 5)), dtype=np.int64)
+
+
+@dataclass(frozen=True)
+class Context:
+    """What every bot of a run shares."""
+
+    rules: RuleSet
+    compiled: CompiledRules
+    model: Model
+    streets: Streets
+    players: int
+    rollouts: int = DEFAULT_ROLLOUTS
+    candidates: int = DEFAULT_CANDIDATES
+    margin: float = DEFAULT_MARGIN
+    policy: Model | None = None
+    """The heuristic ``mc`` ranks placements and plays rollouts with (default: ``model``)."""
+
+
+class StreetView:
+    """What the player to act at ``m`` tables knows: every open board, and this street's cards.
+
+    Built from the dealer's arrays for the tables ``t`` where seat ``me`` acts; each field is
+    computed on first use, so a bot pays only for what it reads.
+    """
+
+    def __init__(
+        self,
+        street: int,
+        boards: np.ndarray,
+        counts: np.ndarray,
+        in_fantasyland: np.ndarray,
+        own_cards: np.ndarray,
+        t: np.ndarray,
+        me: np.ndarray,
+        dealt: np.ndarray,
+        rng: np.random.Generator,
+    ) -> None:
+        self.street = street
+        """0-based."""
+        self.me = me
+        """(m,) int64: the seat to act."""
+        self.dealt = dealt
+        """(m, k) uint8: this street's cards."""
+        self.rng = rng
+        self._all = (boards, counts, in_fantasyland, own_cards, t)
+
+    @property
+    def tables(self) -> int:
+        return int(self.me.shape[0])
+
+    @cached_property
+    def active(self) -> np.ndarray:
+        """(m, P) bool: seats playing this hand street by street (not in Fantasyland)."""
+        return ~self._all[2][self._all[4]]
+
+    @cached_property
+    def boards(self) -> np.ndarray:
+        """(m, P, 13) uint8: every seat's board so far (255: empty, or hidden in Fantasyland)."""
+        boards, _, _, _, t = self._all
+        return np.where(self.active[:, :, None], boards[t], NO_CARD).astype(np.uint8)
+
+    @cached_property
+    def counts(self) -> np.ndarray:
+        """(m, P, 3) int64: cards in each row (0 for a hidden board)."""
+        _, counts, _, _, t = self._all
+        return np.where(self.active[:, :, None], counts[t], 0)
+
+    def own(self) -> tuple[np.ndarray, np.ndarray]:
+        """This player's board (m, 13) and row counts (m, 3)."""
+        boards, counts, _, _, t = self._all
+        return np.ascontiguousarray(boards[t, self.me]), np.ascontiguousarray(counts[t, self.me])
+
+    @cached_property
+    def _seen(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        live = np.empty((self.tables, 17))
+        unseen = np.empty(self.tables)
+        known = kernels.seen(np.ascontiguousarray(self._all[3]), self.boards, ~self.active, live, unseen)
+        return known, live, unseen
+
+    @property
+    def known(self) -> np.ndarray:
+        """(m,) uint64: bit ``c`` set for every card this player has seen (own cards, discards, open boards)."""
+        return self._seen[0]
+
+    @property
+    def live(self) -> np.ndarray:
+        """(m, 17) float64: cards this player has not seen, per rank (13) then per suit (4)."""
+        return self._seen[1]
+
+    @property
+    def unseen(self) -> np.ndarray:
+        """(m,) float64: how many cards this player has not seen."""
+        return self._seen[2]
+
+
+@dataclass(frozen=True)
+class ClassicChoice:
+    """How classic hands were set."""
+
+    cards: np.ndarray
+    """(m, 13) uint8: top 3, middle 5, bottom 5."""
+    natural: np.ndarray
+    """(m,) int8: declared natural (index into NATURALS), -1 for none."""
+    surrender: np.ndarray
+    """(m,) bool."""
+
+
+class Bot:
+    """A strategy: one decision for many tables at once."""
+
+    name: ClassVar[str]
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+
+    def street_actions(self, street: int) -> Actions:
+        s = self.ctx.streets
+        return actions(s.dealt[street], s.discarded[street])
+
+    def place(self, view: StreetView) -> np.ndarray:
+        """(m,) index of the chosen action in :func:`street_actions` for each table."""
+        raise NotImplementedError
+
+    def fantasyland(self, cards: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """Set Fantasyland hands: ``cards`` (m, k) padded with 255 -> rows (m, 13), discards (m, k - 13) padded."""
+        from pipeline.simulate.arrange import arrange_fantasyland
+
+        with threads_for(cards.shape[0] * ARRANGE_US):
+            return arrange_fantasyland(cards, self.ctx.rules)
+
+    def classic(self, cards: np.ndarray, rng: np.random.Generator) -> ClassicChoice:
+        raise NotImplementedError
+
+
+def _random_order(valid: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Per row, the positions of ``valid`` entries in random order, then the others."""
+    keys = rng.random(valid.shape)
+    keys[~valid] = 2.0
+    return np.argsort(keys, axis=1, kind="stable")
+
+
+class RandomBot(Bot):
+    name = "random"
+
+    def place(self, view: StreetView) -> np.ndarray:
+        _, counts = view.own()
+        out = np.empty(view.tables, dtype=np.int64)
+        seed = view.rng.integers(0, 1 << 63, dtype=np.uint64)
+        kernels.random_choice(counts, self.street_actions(view.street).adds, seed, out)
+        return out
+
+    def fantasyland(self, cards: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        order = _random_order(cards != NO_CARD, rng)
+        shuffled = np.take_along_axis(cards, order, axis=1)
+        return shuffled[:, :13].copy(), shuffled[:, 13:].copy()
+
+    def classic(self, cards: np.ndarray, rng: np.random.Generator) -> ClassicChoice:
+        m = cards.shape[0]
+        return ClassicChoice(
+            cards=rng.permuted(cards, axis=1),
+            natural=np.full(m, -1, dtype=np.int8),
+            surrender=np.zeros(m, dtype=bool),
+        )
+
+
+class HeuristicBot(Bot):
+    name = "heuristic"
+
+    @property
+    def policy(self) -> Model:
+        return self.ctx.model
+
+    def _inputs(self, view: StreetView) -> tuple:
+        """The kernels' arguments for this street, up to the output array."""
+        board, counts = view.own()
+        s = self.ctx.streets
+        act = actions(s.dealt[view.street], s.discarded[view.street])
+        return (
+            board,
+            counts,
+            np.ascontiguousarray(view.dealt),
+            act.masks,
+            s.dealt[view.street] - s.discarded[view.street],
+            view.live,
+            view.unseen,
+            s.future_cards(view.street + 1),
+            s.open_slots(view.street + 1),
+            self.policy.args(),
+        )
+
+    def values(self, view: StreetView) -> np.ndarray:
+        """(m, A) the heuristic's value of every action (-inf where it does not fit)."""
+        args = self._inputs(view)
+        out = np.empty((view.tables, args[3].shape[0]))
+        with threads_for(view.tables * _street_us(view.dealt.shape[1])):
+            kernels.heuristic_values(*args, out)
+        return out
+
+    def place(self, view: StreetView) -> np.ndarray:
+        out = np.empty(view.tables, dtype=np.int64)
+        with threads_for(view.tables * _street_us(view.dealt.shape[1])):
+            kernels.heuristic_choice(*self._inputs(view), out)
+        return out
+
+    def classic(self, cards: np.ndarray, rng: np.random.Generator) -> ClassicChoice:
+        m = cards.shape[0]
+        out = np.empty((m, 13), dtype=np.uint8)
+        with threads_for(m * CLASSIC_US):
+            kernels.greedy_classic(np.ascontiguousarray(cards), _COMB13, _COMB8, self.ctx.model.args(), out)
+        return ClassicChoice(cards=out, natural=declarable(cards, self.ctx.compiled), surrender=np.zeros(m, bool))
+
+
+def declarable(cards: np.ndarray, compiled: CompiledRules) -> np.ndarray:
+    """(m,) int8: the most valuable natural the rules pay that each hand makes (-1: none, or naturals off)."""
+    m = cards.shape[0]
+    if not compiled.rules.naturals.enabled or m == 0:
+        return np.full(m, -1, dtype=np.int8)
+    made = natural_kinds(cards) & (compiled.natural_value >= 0)[None, :]
+    worth = np.where(made, compiled.natural_value[None, :], -1)
+    best = np.argmax(worth, axis=1)  # ties: the earlier (stronger) kind
+    return np.where(made.any(axis=1), best, -1).astype(np.int8)
+
+
+class MonteCarloBot(HeuristicBot):
+    name = "mc"
+
+    @property
+    def policy(self) -> Model:
+        return self.ctx.policy or self.ctx.model
+
+    def place(self, view: StreetView) -> np.ndarray:
+        values = self.values(view)
+        k = min(self.ctx.candidates, values.shape[1])
+        order = np.argsort(-values, axis=1, kind="stable")[:, :k]
+        ranked = np.take_along_axis(values, order, axis=1)
+        close = (ranked > -np.inf) & (ranked >= ranked[:, :1] - self.ctx.margin)
+        candidates = np.where(close, order, -1)
+        out = order[:, 0].copy()
+        if self.ctx.rollouts == 0:
+            return out
+        seeds = view.rng.integers(0, 1 << 63, size=view.tables, dtype=np.uint64)
+        contested = np.flatnonzero(close[:, 1:].any(axis=1)) if k > 1 else np.zeros(0, dtype=np.int64)
+        for lo in range(0, contested.size, MC_GROUP):
+            part = contested[lo : lo + MC_GROUP]
+            worth = self._worth(view, part, candidates[part], seeds[part])
+            out[part] = np.take_along_axis(candidates[part], np.argmax(worth, axis=1)[:, None], axis=1)[:, 0]
+        return out
+
+    def _worth(self, view: StreetView, part: np.ndarray, candidates: np.ndarray, seeds: np.ndarray) -> np.ndarray:
+        """(g, K) mean worth of each candidate over the rollouts (-inf for none)."""
+        ctx = self.ctx
+        s = ctx.streets
+        boards = np.ascontiguousarray(view.boards[part])
+        counts = np.ascontiguousarray(view.counts[part])
+        me = view.me[part]
+        active = np.ascontiguousarray(view.active[part])
+        g, players = active.shape
+        n_cand = candidates.shape[1]
+        out_me = np.empty((g, n_cand, ctx.rollouts, 13), dtype=np.uint8)
+        out_others = np.full((g, ctx.rollouts, players, 13), NO_CARD, dtype=np.uint8)
+        first = actions(s.dealt[0], s.discarded[0])
+        later = actions(s.dealt[-1], s.discarded[-1])
+        dealt = np.array(s.dealt, dtype=np.int64)
+        placed_after = np.cumsum(dealt - np.array(s.discarded, dtype=np.int64))
+        work = g * n_cand * ctx.rollouts * (s.count - view.street) * _street_us(3)
+        args = (
+            boards,
+            counts,
+            me,
+            active,
+            np.ascontiguousarray(view.dealt[part]),
+            np.ascontiguousarray(candidates),
+            view.street,
+            dealt,
+            np.array(s.discarded, dtype=np.int64),
+            placed_after,
+            (first.rows, first.masks),
+            (later.rows, later.masks),
+            view.known[part],
+            np.ascontiguousarray(view.live[part]),
+            view.unseen[part],
+            seeds,
+            self.policy.args(),
+        )
+        with threads_for(work):
+            kernels.rollouts(*args, out_me, out_others)
+        worth = self._score(out_me, out_others, active, me, candidates >= 0)
+        return np.where(candidates >= 0, worth, -np.inf)
+
+    def _score(
+        self, out_me: np.ndarray, out_others: np.ndarray, active: np.ndarray, me: np.ndarray, valid: np.ndarray
+    ) -> np.ndarray:
+        """Net points of every completed board of this player, plus Fantasyland and hidden opponents.
+
+        Boards are laid out hand by hand, seats in order, with the last seat as the button, so the
+        engine finds them in table order and sorts nothing.
+        """
+        ctx = self.ctx
+        g, n_cand, n_roll, _ = out_me.shape
+        players = active.shape[1]
+        full = np.empty((g, n_cand, n_roll, players, 13), dtype=np.uint8)
+        full[:] = out_others[:, None]
+        full[np.arange(g), :, :, me] = out_me
+        present = active[:, None, None, :] & valid[:, :, None, None]
+        present = np.broadcast_to(present, full.shape[:4])
+        slot = (np.cumsum(present.ravel()) - 1).reshape(full.shape[:4])
+        mine = slot[np.arange(g), :, :, me]
+        mine = np.where(valid[:, :, None], mine, 0).ravel()
+        hands = np.broadcast_to(np.arange(g * n_cand * n_roll).reshape(g, n_cand, n_roll, 1), present.shape)
+        seats = np.broadcast_to(np.arange(players), present.shape)
+        table = Boards.build(
+            hand=hands[present],
+            seat=seats[present],
+            cards=full[present],
+            button=np.full(int(present.sum()), players - 1),
+        )
+        with threads_for(len(table.hand) * SCORE_US):
+            result = score(table, ctx.compiled)
+        facts = result.boards
+        worth = result.net[mine].astype(np.float64)
+        opponents = players - 1
+        worth += ctx.model.fantasyland_value[facts.fantasyland_next[mine]] * opponents
+        hidden = np.repeat(players - active.sum(axis=1), n_cand * n_roll).astype(np.float64)
+        royalties = facts.royalties[mine].sum(axis=1)
+        worth += hidden * np.where(facts.fouled[mine], -ctx.compiled.scoop_amount, royalties)
+        return worth.reshape(g, n_cand, n_roll).mean(axis=2)
+
+    def classic(self, cards: np.ndarray, rng: np.random.Generator) -> ClassicChoice:
+        from pipeline.simulate.arrange import arrange_classic
+
+        rules = self.ctx.rules
+        below = -float(rules.surrender.cost) if rules.surrender.allowed else None
+        with threads_for(cards.shape[0] * ARRANGE_US):
+            chosen = arrange_classic(np.ascontiguousarray(cards), rules, surrender_below=below)
+        natural = np.full(cards.shape[0], -1, dtype=np.int8)
+        for i, kind in enumerate(NATURALS):
+            natural[np.asarray(chosen.natural == kind, dtype=bool)] = i
+        return ClassicChoice(cards=chosen.cards, natural=natural, surrender=np.asarray(chosen.surrender, bool))
+
+
+BOTS: dict[str, type[Bot]] = {b.name: b for b in (RandomBot, HeuristicBot, MonteCarloBot)}
+"""Every strategy by its name on the command line."""

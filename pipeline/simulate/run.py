@@ -1,0 +1,232 @@
+"""A simulation run: arguments checked, sessions planned and played, hands written to the lake or to JSONL.
+
+Everything random comes from one ``numpy`` generator seeded by ``--seed``, used
+in a fixed order (blocks of sessions, hands, streets, seats), and the compiled
+kernels draw from streams seeded by it; so the same arguments give the same
+hands, byte for byte. Identifiers are derived from the arguments too: the run
+id hashes them, sessions are ``<run id>-<session>``, hands
+``<session>-<hand number>``, and every session starts at ``--start``, one
+hand a minute. Hands reach the lake through the ingest checks, as one batch.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from pipeline.ingest.base import Chunk
+from pipeline.ingest.run import Report, ingest_chunks
+from pipeline.lake.store import Lake
+from pipeline.score.compile import compile_rules
+from pipeline.simulate.batch import HandBatch
+from pipeline.simulate.bots import BOTS, DEFAULT_ROLLOUTS, MC_POLICY, Context
+from pipeline.simulate.dealer import Dealer
+from pipeline.simulate.model import model_of
+from pipeline.simulate.records import SOURCE, RecordMeta, to_records, write_jsonl
+from pipeline.simulate.streets import streets_of
+from pipeline.simulate.summary import Summary
+from schemas.rules import Dealing, RuleSet, Variant, load_rules
+
+DEFAULT_SESSION = 100
+"""Hands per session: the span over which the button rotates and Fantasyland carries."""
+DEFAULT_START = datetime(2026, 1, 1, tzinfo=UTC)
+HAND_SECONDS = 60
+BLOCK_SESSIONS = 4096
+"""Sessions played side by side."""
+CHUNK_HANDS = 32_768
+"""Hands per chunk handed to the writer (bounds memory)."""
+PRESETS = {
+    Variant.CLASSIC: "classic-1-6",
+    Variant.OFC: "ofc",
+    Variant.PINEAPPLE: "pineapple",
+    Variant.PROGRESSIVE_PINEAPPLE: "progressive-pineapple",
+    Variant.PINEAPPLE_27: "pineapple-27",
+}
+"""The rule set a variant is simulated under when none is given."""
+
+
+class SimulationError(ValueError):
+    """Arguments that cannot be simulated."""
+
+
+@dataclass(frozen=True)
+class Spec:
+    """Everything a run depends on."""
+
+    rules: RuleSet
+    players: int
+    hands: int
+    bots: tuple[str, ...]
+    """One strategy per seat."""
+    seed: int = 0
+    rollouts: int = DEFAULT_ROLLOUTS
+    session_hands: int = DEFAULT_SESSION
+    start: datetime = DEFAULT_START
+
+    @property
+    def variant(self) -> Variant:
+        return self.rules.game.variant
+
+    @property
+    def run_id(self) -> str:
+        """A short hash of every argument (hands included: a longer run is a different run)."""
+        body = {
+            "rules": self.rules.key,
+            "variant": self.variant.value,
+            "players": self.players,
+            "hands": self.hands,
+            "bots": list(self.bots),
+            "seed": self.seed,
+            "rollouts": self.rollouts,
+            "session_hands": self.session_hands,
+            "start": self.start.isoformat(),
+        }
+        return "sim-" + hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:10]
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Player names: the bot and its seat, ``mc-0``, ``heuristic-1``."""
+        return tuple(f"{bot}-{seat}" for seat, bot in enumerate(self.bots))
+
+
+def plan(
+    variant: str,
+    players: int,
+    hands: int,
+    bots: str | list[str],
+    rules: RuleSet,
+    seed: int = 0,
+    rollouts: int = DEFAULT_ROLLOUTS,
+    session_hands: int = DEFAULT_SESSION,
+    start: datetime = DEFAULT_START,
+) -> Spec:
+    """Check the arguments against each other and the rule set; raise SimulationError naming what is wrong."""
+    known = [v.value for v in Variant]
+    if variant not in known:
+        raise SimulationError(f"unknown variant {variant!r} (known: {', '.join(known)})")
+    if rules.game.variant.value != variant:
+        raise SimulationError(
+            f"rules {rules.name!r} are for {rules.game.variant.value}, not {variant} "
+            f"(use --rules for a {variant} rule set)"
+        )
+    game = rules.game
+    if game.criss_cross:
+        raise SimulationError("criss-cross tables are not simulated")
+    if game.dealing is Dealing.PINEAPPLE and players > 3:
+        raise SimulationError(f"Pineapple deals 17 cards a player: at most 3 players, got {players}")
+    if not max(2, game.min_players) <= players <= game.max_players:
+        raise SimulationError(
+            f"{players} players: rules {rules.name!r} allow {max(2, game.min_players)} to {game.max_players}"
+        )
+    names = [b.strip() for b in (bots.split(",") if isinstance(bots, str) else bots)]
+    unknown = [b for b in names if b not in BOTS]
+    if unknown:
+        raise SimulationError(f"unknown bot {', '.join(map(repr, unknown))} (known: {', '.join(BOTS)})")
+    if hands < 1:
+        raise SimulationError(f"--hands must be at least 1, got {hands}")
+    if rollouts < 0:
+        raise SimulationError(f"--rollouts must be 0 or more, got {rollouts}")
+    if session_hands < 1:
+        raise SimulationError(f"--session-hands must be at least 1, got {session_hands}")
+    if start.tzinfo is None:
+        start = start.replace(tzinfo=UTC)
+    seat_bots = tuple(names[i % len(names)] for i in range(players))
+    return Spec(rules, players, hands, seat_bots, seed, rollouts, session_hands, start)
+
+
+def context(spec: Spec) -> Context:
+    rules = spec.rules
+    return Context(
+        rules=rules,
+        compiled=compile_rules(rules),
+        model=model_of(rules),
+        streets=streets_of(rules.game.dealing),
+        players=spec.players,
+        rollouts=spec.rollouts,
+        policy=model_of(rules, MC_POLICY),
+    )
+
+
+def play(spec: Spec) -> Iterator[HandBatch]:
+    """Every hand of the run, in chunks: blocks of sessions side by side, session by session within a chunk."""
+    rng = np.random.default_rng(spec.seed)
+    dealer = Dealer(context(spec), list(spec.bots))
+    n_sessions = math.ceil(spec.hands / spec.session_hands)
+    lengths = np.full(n_sessions, spec.session_hands, dtype=np.int64)
+    lengths[-1] = spec.hands - (n_sessions - 1) * spec.session_hands
+    for lo in range(0, n_sessions, BLOCK_SESSIONS):
+        session = np.arange(lo, min(lo + BLOCK_SESSIONS, n_sessions), dtype=np.int64)
+        yield from dealer.sessions(session, lengths[session], rng, CHUNK_HANDS)
+
+
+def meta(spec: Spec) -> RecordMeta:
+    return RecordMeta(
+        run_id=spec.run_id,
+        variant=spec.variant.value,
+        house_rules=spec.rules.name,
+        names=spec.names,
+        start=spec.start,
+        hand_seconds=HAND_SECONDS,
+    )
+
+
+@dataclass
+class Outcome:
+    """What a run produced."""
+
+    spec: Spec
+    summary: Summary
+    report: Report | None = None
+    """The ingest report when hands went to the lake."""
+    written: dict[str, Any] = field(default_factory=dict)
+
+
+def _records(spec: Spec, summary: Summary, on_progress: Callable[[int], None] | None) -> Iterator[pa.Table]:
+    m = meta(spec)
+    for batch in play(spec):
+        summary.add(batch)
+        yield to_records(batch, m)
+        if on_progress:
+            on_progress(summary.hands)
+
+
+def to_lake(spec: Spec, lake: Lake, on_progress: Callable[[int], None] | None = None) -> Outcome:
+    """Simulate into ``lake`` as one batch through the ingest checks."""
+    summary = Summary(list(spec.bots))
+
+    def chunks() -> Iterator[Chunk]:
+        done = 0
+        for records in _records(spec, summary, on_progress):
+            n = records.num_rows
+            lines = np.arange(done + 1, done + n + 1, dtype=np.int64)
+            yield Chunk(records, lines, np.zeros(n, dtype=np.int64), [], n)
+            done += n
+
+    report = ingest_chunks(chunks(), lake, f"{SOURCE}/{spec.run_id}", kind="simulate")
+    return Outcome(spec, summary, report, {"lake": str(lake.root), "batch": report.batch})
+
+
+def to_jsonl(spec: Spec, path: Path, on_progress: Callable[[int], None] | None = None) -> Outcome:
+    """Simulate into canonical JSONL at ``path`` (replaced if it exists)."""
+    summary = Summary(list(spec.bots))
+    with path.open("wb") as stream:
+        for records in _records(spec, summary, on_progress):
+            write_jsonl(records, stream)
+    return Outcome(spec, summary, None, {"out": str(path), "hands": summary.hands})
+
+
+def warm() -> None:
+    """Compile every kernel the simulator uses (a few hands of each kind), so later runs load them from cache."""
+    for variant, players, bots in (("pineapple", 3, "mc,heuristic,random"), ("classic", 2, "mc,heuristic,random")):
+        spec = plan(variant, players, 4, bots, load_rules(PRESETS[Variant(variant)]), rollouts=2, session_hands=4)
+        for _ in play(spec):
+            pass

@@ -1,0 +1,63 @@
+"""Simulating three-handed Pineapple into the lake, one bot at all three seats.
+
+Targets: ``random`` and ``heuristic`` >= 20,000 hands/s simulated and written to
+the lake (through the ingest checks, one batch); ``mc`` at its default rollouts
+>= 50 hands/s, fouling < 25% of normal hands and entering Fantasyland on >= 10%
+of them. The foul and Fantasyland rates of every bot are printed beside.
+``OFC_BENCH_SIM_HANDS`` sets the hands of the fast bots (default 200,000),
+``OFC_BENCH_SIM_MC_HANDS`` those of ``mc`` (default 2,000).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+
+from pipeline.lake.store import Lake
+from pipeline.simulate.run import Outcome, plan, to_lake
+from schemas.rules import load_rules
+from tests.bench.common import Figure, report
+
+HANDS = int(os.environ.get("OFC_BENCH_SIM_HANDS", "200000"))
+MC_HANDS = int(os.environ.get("OFC_BENCH_SIM_MC_HANDS", "2000"))
+FAST_TARGET = 20_000
+MC_TARGET = 50
+
+
+def _simulate(bot: str, hands: int) -> tuple[float, Outcome]:
+    spec = plan("pineapple", 3, hands, bot, load_rules("pineapple"), seed=7)
+    with tempfile.TemporaryDirectory() as root:
+        t0 = time.perf_counter()
+        outcome = to_lake(spec, Lake(root))
+        return time.perf_counter() - t0, outcome
+
+
+def run() -> bool:
+    for bot in ("random", "heuristic", "mc"):  # compile and load every kernel before timing
+        _simulate(bot, 30)
+    figures: list[Figure] = []
+    rates: list[Figure] = []
+    for bot, hands in (("random", HANDS), ("heuristic", HANDS), ("mc", MC_HANDS)):
+        seconds, outcome = _simulate(bot, hands)
+        row = outcome.summary.rows()[0]
+        accepted = outcome.report.totals.accepted if outcome.report else 0
+        speed = hands / seconds
+        target = MC_TARGET if bot == "mc" else FAST_TARGET
+        figures.append(
+            Figure(
+                f"{bot}: {hands:,} hands to the lake",
+                speed,
+                "hands/s",
+                f">= {target:,}",
+                speed >= target,
+                f"{seconds:.1f} s; {accepted:,} accepted",
+            )
+        )
+        foul, fl = row["foul_rate"] * 100, row["fantasyland_rate"] * 100
+        if bot == "mc":
+            figures.append(Figure("mc: foul rate of normal hands", foul, "%", "< 25%", foul < 25))
+            figures.append(Figure("mc: Fantasyland entry of normal hands", fl, "%", ">= 10%", fl >= 10))
+        else:
+            rates += [Figure(f"{bot}: foul rate", foul, "%"), Figure(f"{bot}: Fantasyland entry", fl, "%")]
+    return report("Simulator: three-handed Pineapple into the lake", figures + rates)

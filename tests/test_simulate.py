@@ -1,0 +1,199 @@
+"""The simulator: complete, consistent hands of every variant, Fantasyland carried as the rules say, and reruns
+that give the same bytes."""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+import numpy as np
+import pytest
+
+from pipeline.evaluate import lowball27
+from pipeline.score.compile import compile_rules
+from pipeline.score.engine import Boards, score
+from pipeline.simulate.batch import HandBatch
+from pipeline.simulate.run import Spec, plan, play
+from pipeline.simulate.streets import streets_of
+from schemas.rules import Dealing, RuleSet, load_rules
+
+VARIANTS = [
+    ("classic-1-6", 2, "mc,heuristic,random"),
+    ("classic-2-4", 4, "random,heuristic,mc"),
+    ("ofc", 2, "heuristic,random"),
+    ("ofc", 4, "mc,heuristic,random,heuristic"),
+    ("pineapple", 3, "mc,heuristic,random"),
+    ("progressive-pineapple", 3, "heuristic,random,heuristic"),
+    ("pineapple-27", 2, "heuristic,random"),
+]
+
+
+def spec_for(rules: str | RuleSet, players: int, bots: str, hands: int = 60, seed: int = 1, **kw: object) -> Spec:
+    rs = load_rules(rules) if isinstance(rules, str) else rules
+    return plan(rs.game.variant.value, players, hands, bots, rs, seed=seed, **kw)  # type: ignore[arg-type]
+
+
+def run(spec: Spec) -> HandBatch:
+    return HandBatch.concat(list(play(spec)))
+
+
+@pytest.fixture(scope="module")
+def played() -> dict[tuple[str, int], tuple[Spec, HandBatch]]:
+    out = {}
+    for rules, players, bots in VARIANTS:
+        spec = spec_for(rules, players, bots, hands=60, rollouts=4, session_hands=20)
+        out[rules, players] = (spec, run(spec))
+    return out
+
+
+@pytest.mark.parametrize(("rules", "players"), [(r, p) for r, p, _ in VARIANTS])
+def test_hands_are_complete_and_consistent(played: dict, rules: str, players: int) -> None:
+    spec, b = played[rules, players]
+    assert b.hands == spec.hands
+    dealt = np.arange(b.dealt.shape[2])[None, None, :] < b.n_dealt[:, :, None]
+    # No card twice in a hand, across players and discards.
+    cards = np.where(dealt, b.dealt, 255).reshape(b.hands, -1)
+    real = np.sort(cards, axis=1)
+    dup = (real[:, 1:] == real[:, :-1]) & (real[:, 1:] < 52)
+    assert not dup.any()
+    assert ((b.dealt < 52) == dealt).all()
+    # Every board holds 13 cards: exactly the dealt cards placed on a row, each in its row.
+    assert (b.cards < 52).all()
+    for p in range(players):
+        for h in range(b.hands):
+            placed = b.dealt[h, p][dealt[h, p] & (b.row[h, p] < 3)]
+            assert sorted(placed.tolist()) == sorted(b.cards[h, p].tolist())
+            for r, (lo, hi) in enumerate(((0, 3), (3, 8), (8, 13))):
+                on_row = b.dealt[h, p][dealt[h, p] & (b.row[h, p] == r)]
+                assert sorted(on_row.tolist()) == sorted(b.cards[h, p, lo:hi].tolist())
+    # Streets as the variant deals them; discards only where it has them.
+    streets = streets_of(spec.rules.game.dealing)
+    normal = ~b.fantasyland
+    discards = (dealt & (b.row == 3)).sum(axis=2)
+    assert (discards[normal] == sum(streets.discarded)).all()
+    assert (discards[b.fantasyland] == b.fantasyland_cards[b.fantasyland] - 13).all()
+    street_ok = np.where(b.fantasyland[:, :, None], 1, streets.street_of_card[None, None, : b.dealt.shape[2]])
+    assert ((b.street == street_ok) | ~dealt).all()
+    # Recorded points are the scoring engine's, and sum to zero at each table.
+    assert (b.points.sum(axis=1) == 0).all()
+    if spec.rules.game.dealing is not Dealing.CLASSIC:
+        assert not b.surrendered.any()
+        assert (b.natural < 0).all()
+
+
+def test_the_button_rotates_and_fantasyland_carries_as_the_rules_say(played: dict) -> None:
+    for (rules, players), (spec, b) in played.items():
+        rs = spec.rules
+        table = Boards.build(
+            hand=np.repeat(np.arange(b.hands), players),
+            seat=np.tile(np.arange(players), b.hands),
+            cards=b.cards.reshape(-1, 13),
+            button=np.repeat(b.button, players),
+            in_fantasyland=b.fantasyland.ravel(),
+            surrendered=b.surrendered.ravel(),
+            natural=b.natural.ravel(),
+        )
+        result = score(table, rs)
+        assert (result.net.reshape(b.hands, players) == b.points).all(), rules
+        next_cards = result.boards.fantasyland_next.reshape(b.hands, players)
+        same = b.session[1:] == b.session[:-1]
+        # The next hand of a session deals each player the Fantasyland this hand earned, and nothing else.
+        assert (b.fantasyland_cards[1:][same] == next_cards[:-1][same]).all(), rules
+        assert (b.fantasyland[1:][same] == (next_cards[:-1][same] > 0)).all(), rules
+        assert (b.hand_number[1:][same] == b.hand_number[:-1][same] + 1).all()
+        # The button moves one seat, except onto a hand in which someone is in Fantasyland.
+        frozen = b.fantasyland[1:].any(axis=1) & ~rs.game.button_moves_in_fantasyland
+        want = np.where(frozen, b.button[:-1], (b.button[:-1] + 1) % players)
+        assert (b.button[1:][same] == want[same]).all(), rules
+        # Entry and stay are exclusive: a Fantasyland hand never re-enters on an entry tier alone.
+        assert not (b.fantasyland & b.fantasyland_entry).any()
+        assert not (~b.fantasyland & b.fantasyland_stay).any()
+
+
+FANTASYLAND_COUNTS = {
+    "ofc": {13},
+    "pineapple": {14},
+    "progressive-pineapple": {14, 15, 16, 17},
+    "pineapple-27": {14, 15},
+}
+
+
+@pytest.mark.parametrize("rules", list(FANTASYLAND_COUNTS))
+def test_fantasyland_hands_deal_the_counts_the_rules_give(rules: str) -> None:
+    spec = spec_for(rules, 3 if rules != "ofc" else 2, "heuristic", hands=1200, session_hands=40)
+    b = run(spec)
+    counts = set(np.unique(b.fantasyland_cards[b.fantasyland]).tolist())
+    assert counts
+    assert counts <= FANTASYLAND_COUNTS[rules]
+    assert (b.n_dealt[b.fantasyland] == b.fantasyland_cards[b.fantasyland]).all()
+    assert (b.n_dealt[~b.fantasyland] == streets_of(spec.rules.game.dealing).cards).all()
+    # A Fantasyland hand fouls only when no setting of its cards is valid: never with a normal middle,
+    # and on a 2-7 middle only when no five of its cards qualify.
+    fouled = np.argwhere(b.fantasyland & b.fouled)
+    if not spec.rules.game.lowball_middle:
+        assert fouled.size == 0
+    qualifier = compile_rules(spec.rules).qualifier
+    for h, p in fouled:
+        cards = b.dealt[h, p, : b.n_dealt[h, p]]
+        fives = cards[np.array(list(combinations(range(cards.size), 5)))]
+        assert lowball27(fives).min() > qualifier
+    if rules == "progressive-pineapple":
+        assert max(counts) > 14  # KK, AA or trips on top were earned at least once
+
+
+def test_a_rule_set_that_moves_the_button_in_fantasyland(tmp_path) -> None:
+    house = tmp_path / "moving.toml"
+    house.write_text('extends = "pineapple"\n[game]\nbutton_moves_in_fantasyland = true\n')
+    spec = spec_for(str(house), 3, "heuristic", hands=600, session_hands=60)
+    b = run(spec)
+    same = b.session[1:] == b.session[:-1]
+    assert b.fantasyland.any()
+    assert (b.button[1:][same] == ((b.button[:-1] + 1) % 3)[same]).all()
+
+
+def test_classic_two_players_share_one_deck_over_two_hands() -> None:
+    b = run(spec_for("classic-1-6", 2, "heuristic", hands=40, session_hands=40))
+    first, second = b.dealt[0::2].reshape(20, -1), b.dealt[1::2].reshape(20, -1)
+    both = np.sort(np.concatenate([first, second], axis=1), axis=1)
+    assert (both == np.arange(52)).all()
+
+
+def test_classic_naturals_and_surrender_follow_the_rules() -> None:
+    from pipeline.score.naturals import natural_kinds
+
+    b = run(spec_for("classic-1-6", 3, "mc,heuristic,random", hands=600, session_hands=100))
+    declared = b.natural >= 0
+    made = natural_kinds(b.cards[declared])[np.arange(int(declared.sum())), b.natural[declared]]
+    assert made.all()  # only naturals the cards make are declared
+    assert not declared[:, 2].any()
+    assert not b.surrendered[:, 1:].any()
+    assert b.surrendered[:, 0].any()  # mc gives up its worst hands, where the rules allow it
+    no_surrender = load_rules("classic-2-4").model_copy(update={"surrender": load_rules("ofc").surrender})
+    b = run(spec_for(no_surrender, 3, "mc", hands=200))
+    assert not b.surrendered.any()
+
+
+def test_the_same_seed_gives_the_same_hands_and_another_seed_does_not() -> None:
+    one = run(spec_for("pineapple", 3, "mc,heuristic,random", hands=40, seed=5, rollouts=4))
+    two = run(spec_for("pineapple", 3, "mc,heuristic,random", hands=40, seed=5, rollouts=4))
+    other = run(spec_for("pineapple", 3, "mc,heuristic,random", hands=40, seed=6, rollouts=4))
+    for name in ("cards", "dealt", "row", "street", "points", "button", "fantasyland_cards"):
+        assert np.array_equal(getattr(one, name), getattr(two, name)), name
+    assert not np.array_equal(one.dealt, other.dealt)
+
+
+def _heads_up(rules: str, bots: str, hands: int, rollouts: int = 16) -> np.ndarray:
+    spec = spec_for(rules, 2, bots, hands=hands, seed=21, rollouts=rollouts, session_hands=50)
+    return run(spec).points[:, 0].astype(np.float64)
+
+
+def _lower_bound(points: np.ndarray) -> float:
+    """The lower end of a 99.9% interval of the mean (3.3 standard errors)."""
+    return float(points.mean() - 3.3 * points.std(ddof=1) / np.sqrt(points.size))
+
+
+def test_heuristic_beats_random_heads_up() -> None:
+    assert _lower_bound(_heads_up("pineapple", "heuristic,random", 2000)) > 0
+
+
+def test_mc_beats_heuristic_heads_up() -> None:
+    assert _lower_bound(_heads_up("pineapple", "mc,heuristic", 2000, rollouts=8)) > 0
