@@ -22,12 +22,14 @@ def warm() -> None:
     from pipeline.paths import SAMPLES
     from pipeline.rescore.run import rescore
     from pipeline.score.engine import Boards, score
+    from pipeline.simulate.run import warm as simulate_warm
     from schemas.rules import load_rules, preset_names
 
     # Enough lines for both the one-thread and the parallel JSONL scanner.
     lines = (SAMPLES / "worked-examples.jsonl").read_bytes() * 200
     for chunk in INGESTER.read(io.BytesIO(lines), "warm"):
         validate(chunk, "warm", "warm")
+    simulate_warm()
     with tempfile.TemporaryDirectory() as tmp:  # a small lake, rescored: the rescore kernels
         lake = Lake(tmp)
         ingest([SAMPLES], lake)
