@@ -78,6 +78,13 @@ from schemas.rules import load_rules
 rescore(Lake(sys.argv[1]), [load_rules(r) for r in sys.argv[2:]])
 """
 RULES = ["ofc", "pineapple", "progressive-pineapple", "classic-2-4"]
+SIMULATE = """
+import sys
+from pipeline.lake.store import Lake
+from pipeline.simulate.run import plan, to_lake
+from schemas.rules import load_rules
+to_lake(plan("pineapple", 3, 3000, "heuristic,random,heuristic", load_rules("pineapple"), seed=5), Lake(sys.argv[1]))
+"""
 
 
 def start(lake: Path, args: Sequence[object], script: str = INGEST) -> subprocess.Popen[bytes]:
@@ -206,4 +213,24 @@ def test_rescore_killed_at_random_moments_then_rerun(inputs: list[Path], tmp_pat
         assert contents(lake) == contents(base)
         rescore(lake, [load_rules(r) for r in RULES])
         assert results(lake) == expected
+        assert leftovers(lake) == []
+
+
+def test_simulation_killed_at_random_moments_then_rerun(tmp_path: Path) -> None:
+    reference = Lake(tmp_path / "reference")
+    t0 = time.perf_counter()
+    assert start(reference.root, [], SIMULATE).wait() == 0
+    full = time.perf_counter() - t0
+    expected = contents(reference)
+    assert expected["hands"] == 3000
+    rnd = random.Random(6)
+    for attempt in range(3):
+        lake = Lake(tmp_path / f"lake{attempt}")
+        proc = start(lake.root, [], SIMULATE)
+        time.sleep(rnd.uniform(0.3, full))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        assert contents(lake)["hands"] in (0, 3000)
+        assert start(lake.root, [], SIMULATE).wait() == 0  # the same seed: the same hands
+        assert contents(lake) == expected
         assert leftovers(lake) == []
