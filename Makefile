@@ -21,7 +21,11 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/ofc demo
 
+# The browser test opens the report in headless Chromium: installed from Debian when missing, if run as root.
 test: $(STAMP)
+	@command -v chromium >/dev/null || [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null || \
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || \
+		echo "could not install chromium: tests/test_browser.py will say why"
 	$(BIN)/python -m pytest -q
 
 bench: $(STAMP)

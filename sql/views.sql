@@ -40,3 +40,13 @@ SELECT
 FROM checked
 WHERE differs
 ORDER BY source_file, source_line, rules_key, seat;
+
+-- Statistics for the reports, from counts and sums (so they roll up from any grouping): the sample standard
+-- deviation of n values with sum s and sum of squares ss; 95% intervals: Wilson's for a share of k in n (sound
+-- near 0 and 1, where the normal one is not), and the normal one's half-width for a mean.
+CREATE MACRO sample_sd(s, ss, n) AS CASE WHEN n > 1 THEN sqrt(greatest((ss - s::DOUBLE * s / n) / (n - 1), 0)) END;
+CREATE MACRO wilson_low(k, n) AS CASE WHEN n > 0 THEN
+    ((k / n + 1.9208 / n) - 1.96 * sqrt((k / n) * (1 - k / n) / n + 0.9604 / (n * n))) / (1 + 3.8416 / n) END;
+CREATE MACRO wilson_high(k, n) AS CASE WHEN n > 0 THEN
+    ((k / n + 1.9208 / n) + 1.96 * sqrt((k / n) * (1 - k / n) / n + 0.9604 / (n * n))) / (1 + 3.8416 / n) END;
+CREATE MACRO mean_margin(s, ss, n) AS 1.96 * sample_sd(s, ss, n) / sqrt(n);

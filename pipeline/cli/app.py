@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from pipeline import __version__
-from pipeline.cli import demo, evaluate, ingest, rescore, rules, score, simulate, sql
+from pipeline.cli import demo, evaluate, ingest, report, rescore, rules, score, simulate, sql
 from pipeline.cli.console import EXIT_FAILED, debugging, err
 
 app = typer.Typer(
@@ -39,6 +39,7 @@ app.command("ingest")(ingest.ingest_paths)
 app.command("validate")(ingest.validate_paths)
 app.command("quarantine")(ingest.quarantine)
 app.command("sql")(sql.sql)
+app.command("report")(report.report)
 app.command("score")(score.score_file)
 app.command("rescore")(rescore.rescore)
 app.command("simulate")(simulate.simulate)

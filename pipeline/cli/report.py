@@ -1,0 +1,78 @@
+"""``ofc report``: one self-contained HTML file (or ``--json``: the numbers) answering the usual questions."""
+
+from __future__ import annotations
+
+import sys
+from datetime import date
+from pathlib import Path
+
+import typer
+
+from pipeline.cli.console import EXIT_USAGE, err, fail
+from pipeline.cli.ingest import lake_option
+from pipeline.paths import default_lake
+
+
+def _day(text: str | None) -> date | None:
+    if text is None:
+        return None
+    try:
+        return date.fromisoformat(text.strip())
+    except ValueError:
+        fail(f"--since takes a day, YYYY-MM-DD, got {text!r}", EXIT_USAGE)
+
+
+def report(
+    out: Path | None = typer.Option(None, "--out", "-o", help="Where to write the report (HTML; JSON with --json)."),
+    lake: Path | None = lake_option(),
+    player: str | None = typer.Option(None, "--player", help="Report on this player.", show_default=False),
+    variant: str | None = typer.Option(
+        None, "--variant", help="Only this variant, e.g. pineapple.", show_default=False
+    ),
+    rules: list[str] | None = typer.Option(
+        None,
+        "--rules",
+        "-r",
+        help="Rule sets to read (name or name@key), the leading one first; repeat for several. Default: every "
+        "rule set the lake has results under.",
+        show_default=False,
+    ),
+    since: str | None = typer.Option(None, "--since", help="Only hands played on or after this day (YYYY-MM-DD, UTC)."),
+    as_json: bool = typer.Option(
+        False, "--json", help="Write the numbers as JSON instead of HTML (stdout without --out)."
+    ),
+) -> None:
+    """Write a report: results, foul rate, royalties, Fantasyland and scoring variants.
+
+    The HTML file holds everything it needs (plotly.js included): it opens offline in any browser. The rule
+    sets are those of ofc rescore; sections about one rule set read the first.
+    """
+    from pipeline.lake.store import Lake
+    from pipeline.query.db import QueryError
+    from pipeline.query.named import NamedQueryError
+    from reports.html import render
+    from reports.report import Options, build
+
+    if out is None and not as_json:
+        fail("--out FILE is needed for the HTML report (or --json for the numbers)", EXIT_USAGE)
+    store = Lake(lake or default_lake())
+    if not store.exists():
+        fail(f"{store.root}: not a lake (ofc ingest creates one)", EXIT_USAGE)
+    options = Options(player=player, variant=variant, rules=tuple(rules or ()), since=_day(since))
+    try:
+        result = build(store, options)
+    except (QueryError, NamedQueryError) as exc:
+        fail(str(exc), EXIT_USAGE)
+    if as_json:
+        import json
+
+        text = json.dumps(result.data(), ensure_ascii=False, default=str)
+        if out is None:
+            sys.stdout.write(text + "\n")
+        else:
+            out.write_text(text + "\n", encoding="utf-8")
+        return
+    out.write_text(render(result), encoding="utf-8")
+    err.print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB)")
+    if not result.rules:
+        err.print("the lake has no results yet: ofc rescore writes them (the report shows the overview only)")

@@ -1,0 +1,663 @@
+"""The relations named queries read, defined over the lake's files for the rule sets a query is about.
+
+- ``board_results``: one row per board per rule set: its result (points, royalties, foul, Fantasyland
+  played and earned) and, when a query needs them, its hand's facts (time, session, hand number, table
+  size, button, seat relative to the button) and the board's own (card count of a Fantasyland hand, the
+  street it went dead at). Columns a query does not need are null, and their files are not read.
+- ``matchup_totals``: per rule set, variant and pair of players as seated (A, B): matchups played, A's
+  net points and their squares, scoops each way.
+- ``winner_totals``: per rule set after the first in scope and variant: hands, and hands whose winner (the
+  player with strictly the most points) differs from the first rule set's.
+- ``royalty_hands``: per rule set, row and royalty value, the hand that earns it.
+
+Why no joins on hand keys: the lake writes a batch's hands and boards partition by partition in the same
+order, every board of a hand next to each other, and a rescore writes each rule set's results in the order
+of the boards it read. So the tables line up row for row, partition by partition. ``board_results`` is a
+``POSITIONAL JOIN`` of their files (a hand repeated per board with ``unnest``) that checks on every row
+that the hand keys agree; the hand-level totals walk the columns side by side in compiled loops that check
+the hand keys too (a second rule set's results, read without theirs, must sum to zero over each hand).
+Either costs a scan, where a hash join on 10 M hand keys costs seconds more on two cores. A partition
+whose results are not one row per board is joined on its keys instead (``board_results``), or stops the
+query with an error (the hand-level totals).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from functools import cache, cached_property
+from typing import Any
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+from numba import njit
+
+from pipeline.lake.store import Lake
+
+HANDS = "hands"
+BOARDS = "boards"
+MATCHUPS = "matchups"
+WINNERS = "winners"
+NEEDS = (HANDS, BOARDS, MATCHUPS, WINNERS)
+"""What a query may ask the relations to read beyond the results."""
+BRANCHES = 8
+"""About how many positional joins per relation and rule set, each over a run of partitions: a positional
+join runs on one thread, so several keep both cores busy without a plan of hundreds of branches."""
+_MISALIGNED = "lake files out of order: rows of one hand do not line up across tables"
+
+
+@dataclass
+class Part:
+    """A run of partitions (variant, month) of boards batches: each table's files in the same order."""
+
+    folder: str = ""
+    """``variant=x/month=y``: the partition (a run merged from several keeps its first)."""
+    hands: list[str] = field(default_factory=list)
+    boards: list[str] = field(default_factory=list)
+    players: dict[str, list[str]] = field(default_factory=dict)
+    pairs: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def variant(self) -> str:
+        return dict(d.split("=", 1) for d in self.folder.split("/") if "=" in d).get("variant", "")
+
+    def extend(self, other: Part) -> None:
+        self.hands += other.hands
+        self.boards += other.boards
+        for mine, theirs in ((self.players, other.players), (self.pairs, other.pairs)):
+            for key, files in theirs.items():
+                mine.setdefault(key, []).extend(files)
+
+
+def parts(lake: Lake, manifests: list[dict[str, Any]], keys: Sequence[str]) -> list[Part]:
+    """Every partition of every batch of boards, with the latest result files of each rule set in ``keys``."""
+    from pipeline.rescore.plan import results, sources
+
+    replaced = {f for m in manifests for f in m.get("replaces", ())}
+    latest: dict[tuple[str, str], dict[str, Any]] = {}
+    for m in results(manifests):
+        for c in m.get("covers", []):
+            latest[(c["batch"], c["rules_key"])] = m
+    out = []
+    for source in sources(manifests):
+        found: dict[str, Part] = {}
+        for f in sorted(source["files"]):  # file names carry the write order
+            table, _, rest = f.partition("/")
+            if table in (HANDS, BOARDS) and f not in replaced:
+                folder = rest.rsplit("/", 1)[0]
+                getattr(found.setdefault(folder, Part(folder)), table).append(str(lake.root / f))
+        for key in keys:
+            m = latest.get((source["batch"], key))
+            for f in sorted(m["files"]) if m else []:
+                table, *dirs, _ = f.split("/")
+                part = found.get("/".join(dirs[1:]))
+                if table in ("player_results", "pair_results") and dirs[0] == f"rules_key={key}" and part:
+                    target = part.players if table == "player_results" else part.pairs
+                    target.setdefault(key, []).append(str(lake.root / f))
+        out.extend(p for p in found.values() if p.boards)
+    return out
+
+
+@cache
+def _file_rows(path: str) -> int:
+    """Rows in a committed file, from its footer (committed files never change)."""
+    return pq.ParquetFile(path).metadata.num_rows
+
+
+def _rows(files: list[str]) -> int:
+    return sum(_file_rows(f) for f in files)
+
+
+def aligned(part: Part, key: str) -> bool:
+    """The rule set's results have one row per board: written in board order, as a rescore writes them."""
+    return key in part.players and _rows(part.boards) == _rows(part.players[key])
+
+
+def chunks(found: list[Part], n: int = BRANCHES) -> list[Part]:
+    """Runs of consecutive parts of one variant, none much over ``1/n`` of the rows: each run is one branch.
+
+    Within a run the variant is one value, written into the SQL as a constant: grouping by a constant costs
+    nothing, grouping by a partition folder's text costs as much as the rest of a query. A positional join
+    runs on one thread, so no run may hold most of the rows.
+    """
+    if not found:
+        return []
+    most = max(sum(_rows(p.boards) for p in found) / n, 1)
+    runs: list[list[Part]] = []
+    size = 0
+    for p in found:
+        rows = _rows(p.boards)
+        if runs and runs[-1][0].variant == p.variant and size + rows <= most:
+            runs[-1].append(p)
+            size += rows
+        else:
+            runs.append([p])
+            size = rows
+    out = []
+    for run in runs:
+        merged = Part(run[0].folder)
+        for p in run:
+            merged.extend(p)
+        out.append(merged)
+    return out
+
+
+def _literal(text: str) -> str:
+    """A SQL string literal of a name from the lake's own metadata (a rule set key, a variant folder)."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+class _Files:
+    """Each list of files as a DuckDB view under a generated name: no path is ever spliced into SQL."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+        self.con = con
+        self.count = 0
+
+    def __call__(self, files: list[str], hive: bool = False) -> tuple[str, list[str]]:
+        self.count += 1
+        name = f"_lake_files_{self.count}"
+        rel = self.con.read_parquet(files, hive_partitioning=hive, union_by_name=True)
+        rel.create_view(name)
+        return name, rel.columns
+
+
+def _unnested(hands: str) -> str:
+    return f"(SELECT *, unnest(range(n_players)) AS board_index FROM {hands})"
+
+
+def _checked(condition: str) -> str:
+    return f"CASE WHEN {condition} THEN true ELSE error('{_MISALIGNED}') END"
+
+
+_HAND_COLUMNS = {
+    "played_at": "TIMESTAMPTZ",
+    "session": "VARCHAR",
+    "hand_number": "BIGINT",
+    "n_players": "TINYINT",
+    "button": "TINYINT",
+}
+
+
+def _hand_columns(alias: str | None) -> str:
+    if alias is None:
+        return ", ".join(f"NULL::{t} AS {c}" for c, t in _HAND_COLUMNS.items())
+    return ", ".join(f"{alias}.{c}" for c in _HAND_COLUMNS)
+
+
+def _board_branch(files: _Files, part: Part, key: str, needs: frozenset[str], keyed: bool = False) -> str:
+    """``board_results`` for a run of partitions and one rule set (joined on hand keys when ``keyed``)."""
+    results, _ = files(part.players[key], hive=True)
+    h = "h" if HANDS in needs else None
+    # Seats after the button; a hand with no button recorded has it on the highest seat (seats 0 .. n - 1).
+    button = "coalesce(h.button, h.n_players - 1)"
+    position = f"CAST((r.seat - {button} + h.n_players) % h.n_players AS TINYINT)" if h else "NULL::TINYINT"
+    board_columns = "NULL::TINYINT AS fantasyland_cards, NULL::TINYINT AS dead_street"
+    boards = hands = ""
+    if BOARDS in needs:
+        boards, columns = files(part.boards)
+        dead = "b.dead_street" if "dead_street" in columns else "NULL::TINYINT"  # lakes ingested before it
+        board_columns = f"b.fantasyland_cards, {dead} AS dead_street"
+    if h:
+        hands, _ = files(part.hands)
+    select = f"""
+        SELECT
+            r.hand_key, {_literal(key.rsplit("@", 1)[0])} AS rules, {_literal(key)} AS rules_key,
+            {_literal(part.variant)} AS variant, r.month, r.seat, r.player::VARCHAR AS player,
+            {_hand_columns(h)}, {position} AS position, r.fantasyland, {board_columns},
+            r.points, r.royalty_top, r.royalty_middle, r.royalty_bottom, r.fouled, r.fantasyland_entry,
+            r.fantasyland_stay, r.fantasyland_cards AS fantasyland_next"""
+    if keyed or not aligned(part, key):
+        on_boards = f" JOIN {boards} b ON b.hand_key = r.hand_key AND b.seat = r.seat" if boards else ""
+        on_hands = f" JOIN {hands} h ON h.hand_key = r.hand_key" if hands else ""
+        return f"{select} FROM {results} r{on_boards}{on_hands}"
+    sources, checks = [f"{results} r"], []
+    if boards:
+        sources.append(f"{boards} b")
+        checks.append("b.hand_key = r.hand_key AND b.seat = r.seat")
+    if hands:
+        sources.append(f"{_unnested(hands)} h")
+        checks.append("h.hand_key = r.hand_key")
+    where = f" WHERE {_checked(' AND '.join(checks))}" if checks else ""
+    return f"{select} FROM {' POSITIONAL JOIN '.join(sources)}{where}"
+
+
+# ------------------------------------------------------------------ hands as a whole: matchups and winners
+
+
+@njit(cache=True)
+def _pair_totals(
+    n_players: np.ndarray,
+    hand_keys: np.ndarray,
+    keep: np.ndarray,
+    hand_variant: np.ndarray,
+    seats: np.ndarray,
+    players: np.ndarray,
+    pair_keys: np.ndarray,
+    seat_a: np.ndarray,
+    seat_b: np.ndarray,
+    points: np.ndarray,
+    scoop: np.ndarray,
+    size: int,
+    out: np.ndarray,
+) -> bool:
+    """Walk hands, boards and pairs side by side, adding each kept pair to ``out[(variant, A, B)]``: matchups,
+    A's points, their squares, A's scoops, B's scoops. False when the tables do not line up."""
+    b = 0
+    p = 0
+    for h in range(n_players.shape[0]):
+        n = n_players[h]
+        while p < pair_keys.shape[0] and pair_keys[p] == hand_keys[h]:
+            a = -1
+            c = -1
+            for i in range(b, b + n):
+                if seats[i] == seat_a[p]:
+                    a = players[i]
+                if seats[i] == seat_b[p]:
+                    c = players[i]
+            if a < 0 or c < 0:
+                return False
+            if keep[h]:
+                cell = (hand_variant[h] * size + a) * size + c
+                x = np.int64(points[p])
+                out[cell, 0] += 1
+                out[cell, 1] += x
+                out[cell, 2] += x * x
+                out[cell, 3] += scoop[p] > 0
+                out[cell, 4] += scoop[p] < 0
+            p += 1
+        b += n
+    return p == pair_keys.shape[0] and b == seats.shape[0]
+
+
+@njit(inline="always", cache=True)
+def _top(players: np.ndarray, points: np.ndarray, first: int, n: int) -> int:
+    """The player with strictly the most points among boards ``first .. first + n``; -1 on a tie."""
+    best = -1
+    top = points[first]
+    ties = 0
+    for i in range(first, first + n):
+        if i == first or points[i] > top:
+            top = points[i]
+            best = players[i]
+            ties = 1
+        elif points[i] == top:
+            ties += 1
+    return best if ties == 1 else -1
+
+
+@njit(cache=True)
+def _winner_changes(
+    n_players: np.ndarray,
+    hand_keys: np.ndarray,
+    result_keys: np.ndarray,
+    players: np.ndarray,
+    points_a: np.ndarray,
+    points_b: np.ndarray,
+    out: np.ndarray,
+) -> bool:
+    """``out[h]``: 1 when hand ``h``'s winner differs between the two point columns, else 0.
+
+    False when the tables do not line up: the first results' hand keys are checked against the hands, and
+    the second results (read without their keys) must sum to zero over each hand, as every hand's do.
+    """
+    b = 0
+    for h in range(n_players.shape[0]):
+        n = n_players[h]
+        if b + n > result_keys.shape[0] or result_keys[b] != hand_keys[h] or result_keys[b + n - 1] != hand_keys[h]:
+            return False
+        total = 0
+        for i in range(b, b + n):
+            total += points_b[i]
+        if total != 0:
+            return False
+        out[h] = _top(players, points_a, b, n) != _top(players, points_b, b, n)
+        b += n
+    return b == result_keys.shape[0]
+
+
+class _Stream:
+    """A run of parts read as whole columns, each table's files in part order, read once each when first asked."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, found: list[Part], since_us: int | None) -> None:
+        self.con = con
+        self.found = found
+        self.since_us = since_us
+        self.variants = sorted({p.variant for p in found})
+        self.names: list[str] = []
+        self._cache: dict[tuple[str, ...], dict[str, Any]] = {}
+
+    def read(self, files: list[str], columns: list[str]) -> dict[str, Any]:
+        """The columns of ``files`` in order: numpy arrays (Arrow arrays where nulls may be)."""
+        key = (*files, "|", *columns)
+        if key not in self._cache:
+            table = self.con.read_parquet(files).select(*columns).to_arrow_table()
+            out: dict[str, Any] = {}
+            for name in columns:
+                column = table.column(name)
+                if column.null_count or pa.types.is_timestamp(column.type):
+                    out[name] = column.combine_chunks()
+                else:
+                    out[name] = column.to_numpy()  # one copy of the chunks, not a combine then a copy
+            self._cache[key] = out
+        return self._cache[key]
+
+    @cached_property
+    def hands(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(boards per hand, hand keys, kept by the first day, variant code) of every hand."""
+        when = ["played_at"] if self.since_us is not None else []
+        h = self.read([f for p in self.found for f in p.hands], ["n_players", "hand_key", *when])
+        keep = np.ones(h["n_players"].size, dtype=bool)
+        if self.since_us is not None:
+            after = pc.greater_equal(h["played_at"].cast(pa.int64()), self.since_us)
+            keep = pc.fill_null(after, False).to_numpy(zero_copy_only=False)
+        codes = np.array([self.variants.index(p.variant) for p in self.found], dtype=np.int64)
+        variant = np.repeat(codes, [_rows(p.hands) for p in self.found])
+        return h["n_players"], h["hand_key"], keep, variant
+
+    @cached_property
+    def players(self) -> np.ndarray:
+        """Each board's player as a code into ``names`` (the files' dictionaries unified, no string per row)."""
+        files = [f for p in self.found for f in p.boards]
+        column = pq.read_table(files, columns=["player"], read_dictionary=["player"]).column(0).unify_dictionaries()
+        if column.num_chunks == 0:
+            return np.zeros(0, np.int32)
+        self.names = column.chunk(0).dictionary.to_pylist()
+        return np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in column.chunks]).astype(np.int32)
+
+
+def _table(columns: dict[str, list[Any]], sums: np.ndarray, names: list[str]) -> pa.Table:
+    values = {n: pa.array(sums[:, i] if len(sums) else [], pa.int64()) for i, n in enumerate(names)}
+    return pa.table({**{k: pa.array(v, pa.string()) for k, v in columns.items()}, **values})
+
+
+MATCHUP_VALUES = ["matchups", "points", "squares", "a_scoops", "b_scoops"]
+
+
+def _runs(found: list[Part], keys: Sequence[str], has: Callable[[Part, str], bool]) -> dict[tuple[int, ...], list[str]]:
+    """The rule sets grouped by the parts that have what they need: each group is read as one stream."""
+    out: dict[tuple[int, ...], list[str]] = {}
+    for key in keys:
+        picked = tuple(i for i, p in enumerate(found) if has(p, key))
+        if picked:
+            out.setdefault(picked, []).append(key)
+    return out
+
+
+def matchup_totals(
+    con: duckdb.DuckDBPyConnection, found: list[Part], keys: Sequence[str], since_us: int | None
+) -> pa.Table:
+    """Per rule set, variant and pair of players (as seated: A, B): matchups, A's points, their squares, scoops."""
+    tables = [
+        _table({"rules_key": [], "variant": [], "player_a": [], "player_b": []}, np.zeros((0, 5)), MATCHUP_VALUES)
+    ]
+    for picked, run_keys in _runs(found, keys, lambda p, k: k in p.pairs).items():
+        run = [found[i] for i in picked]
+        s = _Stream(con, run, since_us)
+        n_players, hand_keys, keep, hand_variant = s.hands
+        seats = s.read([f for p in run for f in p.boards], ["seat"])["seat"]
+        players = s.players
+        size = max(len(s.names), 1)
+        cells = len(s.variants) * size * size
+        if cells > 1 << 24:
+            raise duckdb.InvalidInputException(f"too many players for head-to-head totals: {size:,}")
+        for key in run_keys:
+            pairs = s.read([f for p in run for f in p.pairs[key]], ["hand_key", "seat_a", "seat_b", "points", "scoop"])
+            sums = np.zeros((cells, 5), dtype=np.int64)
+            ok = _pair_totals(
+                n_players,
+                hand_keys,
+                keep,
+                hand_variant,
+                seats,
+                players,
+                pairs["hand_key"],
+                pairs["seat_a"],
+                pairs["seat_b"],
+                pairs["points"],
+                pairs["scoop"],
+                size,
+                sums,
+            )
+            if not ok:
+                raise duckdb.InvalidInputException(_MISALIGNED)
+            present = np.flatnonzero(sums[:, 0])
+            variant, a, b = present // (size * size), present // size % size, present % size
+            columns = {
+                "rules_key": [key] * present.size,
+                "variant": [s.variants[v] for v in variant.tolist()],
+                "player_a": [s.names[i] for i in a.tolist()],
+                "player_b": [s.names[i] for i in b.tolist()],
+            }
+            tables.append(_table(columns, sums[present], MATCHUP_VALUES))
+    return pa.concat_tables(tables)
+
+
+def winner_totals(
+    con: duckdb.DuckDBPyConnection, found: list[Part], keys: Sequence[str], since_us: int | None
+) -> pa.Table:
+    """Per rule set after the first and variant: hands, and hands whose winner differs from the first rule set's."""
+    tables = [_table({"baseline": [], "rules_key": [], "variant": []}, np.zeros((0, 2)), ["hands", "changed"])]
+    base = keys[0] if keys else ""
+    for picked, run_keys in _runs(found, keys[1:], lambda p, k: k in p.players and base in p.players).items():
+        run = [found[i] for i in picked]
+        s = _Stream(con, run, since_us)
+        n_players, hand_keys, keep, hand_variant = s.hands
+        a = s.read([f for p in run for f in p.players[base]], ["hand_key", "points"])
+        for key in run_keys:
+            b = s.read([f for p in run for f in p.players[key]], ["points"])
+            changed = np.zeros(n_players.size, dtype=np.int8)
+            ok = b["points"].size == a["points"].size and _winner_changes(
+                n_players, hand_keys, a["hand_key"], s.players, a["points"], b["points"], changed
+            )
+            if not ok:
+                raise duckdb.InvalidInputException(_MISALIGNED)
+            variant = hand_variant[keep]
+            sums = np.stack(
+                [
+                    np.bincount(variant, minlength=len(s.variants)),
+                    np.bincount(variant, weights=changed[keep], minlength=len(s.variants)),
+                ],
+                axis=1,
+            ).astype(np.int64)
+            present = np.flatnonzero(sums[:, 0])
+            columns = {
+                "baseline": [base] * present.size,
+                "rules_key": [key] * present.size,
+                "variant": [s.variants[v] for v in present.tolist()],
+            }
+            tables.append(_table(columns, sums[present], ["hands", "changed"]))
+    return pa.concat_tables(tables)
+
+
+_TOTALS: dict[tuple[Any, ...], pa.Table] = {}
+"""The last hand-level totals computed, by what they were computed from: a report's queries share them."""
+
+
+def _totals(
+    kind: Callable[..., pa.Table],
+    con: duckdb.DuckDBPyConnection,
+    found: list[Part],
+    keys: Sequence[str],
+    since_us: int | None,
+) -> pa.Table:
+    files = tuple(
+        f
+        for p in found
+        for f in (*p.hands, *p.boards, *(x for k in keys for x in (*p.players.get(k, ()), *p.pairs.get(k, ()))))
+    )
+    key = (kind.__name__, tuple(keys), since_us, files)
+    if key not in _TOTALS:
+        if len(_TOTALS) >= 4:
+            _TOTALS.clear()
+        _TOTALS[key] = kind(con, found, keys, since_us)
+    return _TOTALS[key]
+
+
+# ------------------------------------------------------------------ defining them
+
+
+_EMPTY_BOARDS = f"""
+    SELECT NULL::UBIGINT AS hand_key, NULL::VARCHAR AS rules, NULL::VARCHAR AS rules_key, NULL::VARCHAR AS variant,
+           NULL::VARCHAR AS month, NULL::TINYINT AS seat, NULL::VARCHAR AS player,
+           {_hand_columns(None)}, NULL::TINYINT AS position, NULL::BOOLEAN AS fantasyland,
+           NULL::TINYINT AS fantasyland_cards, NULL::TINYINT AS dead_street, NULL::INTEGER AS points,
+           NULL::INTEGER AS royalty_top, NULL::INTEGER AS royalty_middle, NULL::INTEGER AS royalty_bottom,
+           NULL::BOOLEAN AS fouled, NULL::BOOLEAN AS fantasyland_entry, NULL::BOOLEAN AS fantasyland_stay,
+           NULL::TINYINT AS fantasyland_next
+    WHERE false"""
+
+_SELECTIONS = """
+CREATE OR REPLACE MACRO boards_of(rule_keys, who, game, from_day) AS TABLE
+    SELECT * FROM board_results
+    WHERE list_contains(rule_keys, rules_key) AND (who IS NULL OR player = who) AND (game IS NULL OR variant = game)
+      AND (from_day IS NULL OR played_at >= timezone('UTC', from_day::TIMESTAMP));
+CREATE OR REPLACE MACRO matchups_of(rule_keys, who, game) AS TABLE
+    SELECT * FROM matchup_totals
+    WHERE list_contains(rule_keys, rules_key) AND (who IS NULL OR player_a = who OR player_b = who)
+      AND (game IS NULL OR variant = game);
+CREATE OR REPLACE MACRO changes_of(rule_keys, game) AS TABLE
+    SELECT * FROM winner_totals WHERE list_contains(rule_keys, rules_key) AND (game IS NULL OR variant = game);
+"""
+"""Where named queries start: rule set keys, a player, a variant and a first day (UTC); null: all. The
+hand-level totals are computed with the first day already applied."""
+
+
+def define(
+    con: duckdb.DuckDBPyConnection,
+    lake: Lake,
+    keys: Sequence[str],
+    needs: frozenset[str],
+    since: date | None = None,
+    one_player: bool = False,
+) -> None:
+    """(Re)define the relations for rule sets ``keys`` (the first is the baseline), reading what ``needs`` asks.
+
+    ``needs`` holds ``HANDS`` for the hands' columns of ``board_results`` (time, session, table size, seat
+    relative to the button), ``BOARDS`` for the boards' own (Fantasyland card count, dead street),
+    ``MATCHUPS`` / ``WINNERS`` to compute ``matchup_totals`` / ``winner_totals`` from hands played on or
+    after ``since``. ``one_player``: the query keeps one player's boards, a small fraction of them, so their
+    hands and boards are found by key (a join built from those few boards) rather than by scanning them all.
+    """
+    manifests = lake.manifests()
+    found = parts(lake, manifests, keys)
+    files = _Files(con)
+    branches: list[str] = []
+    for key in keys:
+        scored = [p for p in found if key in p.players]
+        odd = [p for p in scored if not aligned(p, key)]
+        runs = chunks([p for p in scored if p not in odd]) + odd
+        branches += [_board_branch(files, p, key, needs, one_player and bool(needs & {HANDS, BOARDS})) for p in runs]
+    body = "\nUNION ALL BY NAME\n".join(branches) if branches else _EMPTY_BOARDS
+    con.execute(f"CREATE OR REPLACE VIEW board_results AS {body}")
+    since_us = None
+    if since is not None:
+        since_us = int((datetime(since.year, since.month, since.day, tzinfo=UTC)).timestamp()) * 1_000_000
+    con.register("matchup_totals", _totals(matchup_totals, con, found, keys if MATCHUPS in needs else [], since_us))
+    con.register("winner_totals", _totals(winner_totals, con, found, keys if WINNERS in needs else [], since_us))
+    con.execute(_SELECTIONS)
+    con.register("royalty_hands", royalty_hands(manifests))
+
+
+# ------------------------------------------------------------------ royalty hands
+
+
+def royalty_hands(manifests: list[dict[str, Any]]) -> pa.Table:
+    """Per rule set in the lake, row and royalty value: the hand category (and name) that earns it.
+
+    From the rule set's compiled royalty tables evaluated at every strength: a value earned by hands of one
+    category is that category (and, when they share their rank too, that hand: ``pair of queens``); a value
+    several categories earn names them all. So a report reads royalties, never cards: every row was
+    already evaluated by the rescore.
+    """
+    from pipeline.rescore.plan import rule_sets_in
+
+    rows: list[dict[str, Any]] = []
+    for rules in rule_sets_in(manifests):
+        rows.extend(_royalty_rows(rules.model_dump_json()))
+    return pa.Table.from_pylist(rows, schema=ROYALTY_HANDS)
+
+
+ROYALTY_HANDS = pa.schema(
+    [
+        ("rules_key", pa.string()),
+        ("row", pa.string()),
+        ("points", pa.int32()),
+        ("category", pa.string()),
+        ("category_order", pa.int8()),
+        ("hand", pa.string()),
+    ]
+)
+
+
+@cache
+def _royalty_rows(rules_json: str) -> tuple[dict[str, Any], ...]:
+    from pipeline.evaluate import CATEGORY_NAMES, describe, tables
+    from pipeline.score.compile import compile_rules
+    from schemas.rules import RuleSet
+
+    c = compile_rules(RuleSet.model_validate_json(rules_json))
+    key = c.rules.key
+    out: list[dict[str, Any]] = []
+    five = tables.N_CARDS == 5
+    by_row = {"top": (c.royalty_top, ~five), "middle": (c.royalty_middle, five), "bottom": (c.royalty_bottom, five)}
+    for row, (table, width) in by_row.items():
+        if row == "middle" and c.lowball:
+            out.extend(_lowball_rows(key, c.royalty_middle_low))
+            continue
+        for points in np.unique(table[width & (table > 0)]):
+            strengths = np.flatnonzero(width & (table == points))
+            cats = np.unique(tables.CATEGORY[strengths])
+            names = " / ".join(CATEGORY_NAMES[i] for i in cats)
+            if len(cats) == 1 and (tables.CATEGORY[strengths] == tables.STRAIGHT_FLUSH).all():
+                royal = (tables.RANK1[strengths] == tables.ACE).all()
+                hand = "royal flush" if royal else names
+            elif len(cats) == 1 and np.unique(tables.RANK1[strengths]).size == 1 and cats[0] != tables.HIGH_CARD:
+                hand = str(describe(strengths[:1])[0]).split(",")[0]
+            else:
+                hand = names
+            out.append(
+                {
+                    "rules_key": key,
+                    "row": row,
+                    "points": int(points),
+                    "category": names,
+                    "category_order": int(cats.max()),
+                    "hand": hand,
+                }
+            )
+    return tuple(out)
+
+
+_LOW_NAMES = ("deuce", "trey", "four", "five", "six", "seven", "eight", "nine", "ten", "jack", "queen", "king", "ace")
+
+
+def _lowball_rows(key: str, table: np.ndarray) -> list[dict[str, Any]]:
+    """The royalties of a 2-7 middle, named by their highest card (``seven-low``)."""
+    from pipeline.evaluate import tables
+
+    out = []
+    for points in np.unique(table[table > 0]):
+        values = np.flatnonzero(table == points)
+        highs = np.unique(tables.LOW_RANK1[values])
+        if values.size == 1 and values[0] == 0:
+            hand = "7-5-4-3-2"
+        elif highs.size == 1:
+            hand = f"{_LOW_NAMES[highs[0]]}-low"
+        else:
+            hand = f"{_LOW_NAMES[highs.min()]}- to {_LOW_NAMES[highs.max()]}-low"
+        out.append(
+            {
+                "rules_key": key,
+                "row": "middle",
+                "points": int(points),
+                "category": "2-7 low",
+                "category_order": 0,
+                "hand": hand,
+            }
+        )
+    return out

@@ -1,0 +1,312 @@
+"""Plotly figures for the report, one builder per chart, each from the rows of a named query.
+
+Every text that comes from the data (players, variants, rule sets, hands) is HTML-escaped before it reaches
+a figure: Plotly renders a few tags in labels (``<b>``, ``<a href>``), and escaped text shows as typed.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from typing import Any
+
+import plotly.graph_objects as go
+
+Rows = list[dict[str, Any]]
+
+COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
+ROWS = ("top", "middle", "bottom")
+MAX_BARS = 30
+"""Players shown in a bar chart at most (the ones with the most hands): more is unreadable."""
+
+
+def text(value: Any) -> str:
+    """Data as label text: escaped, so that it shows literally."""
+    return html.escape("" if value is None else str(value), quote=False)
+
+
+def _layout(fig: go.Figure, title: str, x: str = "", y: str = "", height: int = 420) -> go.Figure:
+    fig.update_layout(
+        title={"text": text(title), "x": 0.01},
+        template="plotly_white",
+        height=height,
+        margin={"l": 60, "r": 20, "t": 60, "b": 60},
+        xaxis_title=text(x),
+        yaxis_title=text(y),
+        legend={"orientation": "h", "y": -0.2},
+    )
+    return fig
+
+
+def _error(rows: Rows, value: str, low: str, high: str) -> dict[str, Any]:
+    """Asymmetric error bars from an interval's bounds."""
+    return {
+        "type": "data",
+        "symmetric": False,
+        "array": [(r[high] - r[value]) if r[high] is not None else 0 for r in rows],
+        "arrayminus": [(r[value] - r[low]) if r[low] is not None else 0 for r in rows],
+    }
+
+
+def bars_with_intervals(
+    rows: Rows, label: str, value: str, low: str, high: str, title: str, y: str, percent: bool = False
+) -> go.Figure:
+    """One bar per row with its 95% interval."""
+    fig = go.Figure(
+        go.Bar(
+            x=[text(r[label]) for r in rows],
+            y=[r[value] for r in rows],
+            error_y=_error(rows, value, low, high),
+            marker_color=COLORS[0],
+        )
+    )
+    _layout(fig, title, "", y)
+    if percent:
+        fig.update_yaxes(tickformat=".1%")
+    return fig
+
+
+def foul_rates(rows: Rows) -> go.Figure:
+    """Foul rate with intervals, one panel per breakdown (players: those with the most boards)."""
+    dims = [
+        d for d in ("variant", "table size", "seat", "fantasyland", "player") if any(r["dimension"] == d for r in rows)
+    ]
+    fig = go.Figure()
+    for i, dim in enumerate(dims):
+        picked = [r for r in rows if r["dimension"] == dim]
+        if dim == "player":
+            picked = sorted(picked, key=lambda r: -r["boards"])[:MAX_BARS]
+        fig.add_trace(
+            go.Bar(
+                name=text(dim),
+                x=[text(f"{dim}: {r['group']}") if dim != "player" else text(r["group"]) for r in picked],
+                y=[r["foul_rate"] for r in picked],
+                error_y=_error(picked, "foul_rate", "ci_low", "ci_high"),
+                marker_color=COLORS[i % len(COLORS)],
+            )
+        )
+    _layout(fig, "Foul rate (95% intervals)", "", "boards fouled", height=480)
+    fig.update_yaxes(tickformat=".0%")
+    return fig
+
+
+def dead_streets(rows: Rows) -> go.Figure:
+    """Where fouled boards went dead: the share of each variant's fouled boards per street."""
+    fig = go.Figure()
+    for i, variant in enumerate(dict.fromkeys(r["variant"] for r in rows)):
+        mine = [r for r in rows if r["variant"] == variant]
+        fig.add_trace(
+            go.Bar(
+                name=text(variant),
+                x=[str(r["street"]) if r["street"] is not None else "no placements" for r in mine],
+                y=[r["share_of_fouled"] for r in mine],
+                marker_color=COLORS[i % len(COLORS)],
+            )
+        )
+    _layout(fig, "Street at which fouled boards went dead", "street", "share of fouled boards")
+    fig.update_yaxes(tickformat=".0%")
+    streets = sorted({r["street"] for r in rows if r["street"] is not None})
+    order = [str(x) for x in streets] + (["no placements"] if any(r["street"] is None for r in rows) else [])
+    fig.update_xaxes(type="category", categoryorder="array", categoryarray=order)
+    return fig
+
+
+def royalty_heatmap(rows: Rows) -> go.Figure:
+    """How often each row makes each royalty-earning category: a heatmap, rows top to bottom."""
+    paid = [r for r in rows if r["points"] > 0]
+    categories = sorted({r["category"] for r in paid}, key=lambda c: _category_order(paid, c))
+    z = [
+        [sum(r["frequency"] for r in paid if r["row"] == row and r["category"] == c) for c in categories]
+        for row in ROWS
+    ]
+    fig = go.Figure(
+        go.Heatmap(
+            x=[text(c) for c in categories],
+            y=list(ROWS),
+            z=z,
+            colorscale="Blues",
+            texttemplate="%{z:.2%}",
+            hovertemplate="%{y} %{x}: %{z:.3%} of boards<extra></extra>",
+            colorbar={"tickformat": ".1%"},
+        )
+    )
+    _layout(fig, "Royalty frequency: share of boards by row and hand", "hand", "row", height=360)
+    fig.update_yaxes(autorange="reversed")
+    return fig
+
+
+def _category_order(rows: Rows, category: str) -> tuple[int, str]:
+    return (min(r["points"] for r in rows if r["category"] == category), category)
+
+
+def royalty_points(rows: Rows) -> go.Figure:
+    """Royalty points per board by row, stacked, for all boards, each variant and each player."""
+    picked = [r for r in rows if r["dimension"] != "player"]
+    picked += sorted((r for r in rows if r["dimension"] == "player"), key=lambda r: -r["boards"])[:MAX_BARS]
+    fig = go.Figure(
+        [
+            go.Bar(name=row, x=[text(r["group"]) for r in picked], y=[r[row] for r in picked], marker_color=COLORS[i])
+            for i, row in enumerate(ROWS)
+        ]
+    )
+    _layout(fig, "Royalty points per board, by row", "", "points per board")
+    fig.update_layout(barmode="stack")
+    return fig
+
+
+def fantasyland_funnel(rows: Rows) -> go.Figure:
+    """Normal hands, the entries they earned, Fantasyland hands played, and the stays they earned."""
+    total = {r["hand_kind"]: r for r in rows if r["variant"] == "all variants"}
+    normal, fl = total.get("normal", {}), total.get("fantasyland", {})
+    stages = ["normal hands", "earned Fantasyland", "Fantasyland hands", "stayed in Fantasyland"]
+    values = [normal.get("hands", 0), normal.get("entries", 0), fl.get("hands", 0), fl.get("stays", 0)]
+    fig = go.Figure(go.Funnel(y=stages, x=values, textinfo="value", marker_color=COLORS[2]))
+    return _layout(fig, "Fantasyland funnel", "", "", height=380)
+
+
+def fantasyland_points(rows: Rows) -> go.Figure:
+    """Points per hand in normal and Fantasyland hands, by the Fantasyland hand's card count, with intervals."""
+    picked = [
+        r for r in rows if r["variant"] != "all variants" and (r["hand_kind"] == "normal" or r["cards"] is not None)
+    ]
+    labels = [text(f"{r['variant']}: {_kind(r)}") for r in picked]
+    fig = go.Figure(
+        go.Bar(
+            x=labels,
+            y=[r["points_per_hand"] for r in picked],
+            error_y=_error(picked, "points_per_hand", "points_ci_low", "points_ci_high"),
+            marker_color=[COLORS[1] if r["hand_kind"] == "fantasyland" else COLORS[0] for r in picked],
+        )
+    )
+    return _layout(fig, "Points per hand, normal and Fantasyland (95% intervals)", "", "points per hand")
+
+
+def _kind(row: dict[str, Any]) -> str:
+    if row["hand_kind"] == "normal":
+        return "normal"
+    return f"Fantasyland {row['cards']} cards" if row["cards"] else "Fantasyland, card count not recorded"
+
+
+def cumulative(rows: Rows) -> go.Figure:
+    """Running net points day by day, one line per player."""
+    fig = go.Figure()
+    for i, player in enumerate(dict.fromkeys(r["player"] for r in rows)):
+        mine = [r for r in rows if r["player"] == player]
+        fig.add_trace(
+            go.Scatter(
+                name=text(player),
+                x=[r["day"].isoformat() if r["day"] is not None else None for r in mine],
+                y=[r["cumulative_points"] for r in mine],
+                mode="lines",
+                line={"color": COLORS[i % len(COLORS)]},
+            )
+        )
+    return _layout(fig, "Cumulative points over time", "day", "net points")
+
+
+def sessions(rows: Rows, player: str) -> go.Figure:
+    """Running net points hand by hand through each of a player's latest sessions."""
+    fig = go.Figure()
+    for i, session in enumerate(dict.fromkeys(r["session"] for r in rows)):
+        mine = [r for r in rows if r["session"] == session]
+        fig.add_trace(
+            go.Scatter(
+                name=text(session),
+                x=[r["hand"] for r in mine],
+                y=[r["cumulative_points"] for r in mine],
+                mode="lines",
+                line={"color": COLORS[i % len(COLORS)]},
+            )
+        )
+    return _layout(fig, f"Cumulative points through {player}'s latest sessions", "hand of the session", "net points")
+
+
+def head_to_head(rows: Rows, player: str | None) -> go.Figure:
+    """A player's points per matchup against each opponent; without a player, a heatmap of every pair."""
+    if player is not None:
+        mine = [r for r in rows if r["player"] == player]
+        fig = bars_with_intervals(
+            mine, "opponent", "points_per_matchup", "ci_low", "ci_high", f"{player} against each opponent", ""
+        )
+        fig.update_yaxes(title_text="points per matchup")
+        return fig
+    busiest = _busiest(rows)
+    index = {p: i for i, p in enumerate(busiest)}
+    z: list[list[float | None]] = [[None] * len(busiest) for _ in busiest]
+    for r in rows:
+        if r["player"] in index and r["opponent"] in index:
+            z[index[r["player"]]][index[r["opponent"]]] = r["points_per_matchup"]
+    labels = [text(p) for p in busiest]
+    fig = go.Figure(
+        go.Heatmap(
+            x=labels,
+            y=labels,
+            z=z,
+            colorscale="RdBu",
+            zmid=0,
+            hovertemplate="%{y} against %{x}: %{z:.2f} points per matchup<extra></extra>",
+        )
+    )
+    return _layout(fig, "Head to head: points per matchup (row player against column player)", "", "", height=560)
+
+
+def _busiest(rows: Rows) -> list[str]:
+    counts: dict[str, int] = {}
+    for r in rows:
+        counts[r["player"]] = counts.get(r["player"], 0) + r["matchups"]
+    return sorted(counts, key=lambda p: (-counts[p], p))[:MAX_BARS]
+
+
+def scoring_variants(rows: Rows, rule_names: Sequence[str]) -> go.Figure:
+    """Points per hand of each player under each rule set, side by side, with intervals."""
+    players = [r for r in rows if r["player"] is not None]
+    hands: dict[str, int] = {}
+    for r in players:
+        hands[r["player"]] = max(hands.get(r["player"], 0), r["hands"])
+    shown = sorted(hands, key=lambda p: (-hands[p], p))[:MAX_BARS]
+    fig = go.Figure()
+    for i, key in enumerate(rule_names):
+        mine = {r["player"]: r for r in players if r["rules_key"] == key}
+        picked = [mine[p] for p in shown if p in mine]
+        fig.add_trace(
+            go.Bar(
+                name=text(key),
+                x=[text(r["player"]) for r in picked],
+                y=[r["points_per_hand"] for r in picked],
+                error_y=_error(picked, "points_per_hand", "ci_low", "ci_high"),
+                marker_color=COLORS[i % len(COLORS)],
+            )
+        )
+    _layout(fig, "Points per hand under each rule set (95% intervals)", "", "points per hand", height=460)
+    fig.update_layout(barmode="group")
+    return fig
+
+
+def swing(rows: Rows) -> go.Figure:
+    """How much each rule set swings results: the standard deviation of a board's points per hand."""
+    overall = [r for r in rows if r["player"] is None]
+    fig = go.Figure(
+        go.Bar(x=[text(r["rules_key"]) for r in overall], y=[r["stddev"] for r in overall], marker_color=COLORS[4])
+    )
+    return _layout(fig, "Swing: standard deviation of points per hand", "", "points", height=360)
+
+
+def winner_changes(rows: Rows) -> go.Figure:
+    """Share of hands whose winner changes against the baseline rule set, per rule set and variant."""
+    fig = go.Figure()
+    for i, variant in enumerate(dict.fromkeys(r["variant"] for r in rows)):
+        mine = [r for r in rows if r["variant"] == variant]
+        fig.add_trace(
+            go.Bar(
+                name=text(variant),
+                x=[text(r["rules_key"]) for r in mine],
+                y=[r["change_rate"] for r in mine],
+                error_y=_error(mine, "change_rate", "ci_low", "ci_high"),
+                marker_color=COLORS[i % len(COLORS)],
+            )
+        )
+    baseline = rows[0]["baseline"] if rows else ""
+    _layout(fig, f"Hands whose winner changes against {baseline}", "", "share of hands", height=400)
+    fig.update_yaxes(tickformat=".1%")
+    fig.update_layout(barmode="group")
+    return fig

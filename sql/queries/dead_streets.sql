@@ -1,0 +1,30 @@
+-- The street at which fouled boards became impossible to complete without fouling, per variant: how many went
+-- dead at each street, as a share of the variant's fouled boards and of all its boards, and the running share.
+-- Street null: fouled boards with no placements recorded (set all at once, or histories of final rows only).
+-- @param rules rules: the rule set whose results are read (the lake's first by default)
+-- @param player text?: only this player's boards
+-- @param variant text?: only this variant
+-- @param since date?: only hands played on or after this day (UTC)
+-- @needs boards
+WITH counts AS (
+    SELECT variant, fouled, dead_street, count(*) AS n
+    FROM boards_of([$rules], $player, $variant, $since)
+    GROUP BY ALL
+),
+shares AS (
+    SELECT
+        variant, fouled, dead_street, n,
+        sum(n) OVER (PARTITION BY variant) AS boards,
+        sum(CASE WHEN fouled THEN n ELSE 0 END) OVER (PARTITION BY variant) AS fouled_boards
+    FROM counts
+)
+SELECT
+    variant,
+    dead_street AS street,
+    n AS boards_dead,
+    n / fouled_boards AS share_of_fouled,
+    n / boards AS share_of_boards,
+    sum(n) OVER (PARTITION BY variant ORDER BY dead_street NULLS LAST) / fouled_boards AS cumulative_share
+FROM shares
+WHERE fouled
+ORDER BY variant, dead_street NULLS LAST;

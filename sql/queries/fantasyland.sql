@@ -1,0 +1,50 @@
+-- Fantasyland conversion: normal hands and how many earned Fantasyland (entry rate), Fantasyland hands by their
+-- card count and how many stayed (stay rate), the foul rate and points per hand of each, with 95% intervals;
+-- per variant and over all variants (cards null: every card count).
+-- @param rules rules: the rule set whose results are read (the lake's first by default)
+-- @param player text?: only this player's boards
+-- @param variant text?: only this variant
+-- @param since date?: only hands played on or after this day (UTC)
+-- @needs boards
+WITH fine AS MATERIALIZED (
+    SELECT
+        variant, fantasyland,
+        CASE WHEN fantasyland THEN coalesce(fantasyland_cards, 0) ELSE 0 END AS cards,
+        count(*) AS hands,
+        count(*) FILTER (WHERE fantasyland_entry) AS entries,
+        count(*) FILTER (WHERE fantasyland_stay) AS stays,
+        count(*) FILTER (WHERE fouled) AS fouls,
+        sum(points) AS points,
+        sum(points::BIGINT * points) AS squares
+    FROM boards_of([$rules], $player, $variant, $since)
+    GROUP BY ALL
+),
+groups AS (
+    SELECT 0 AS level, variant, fantasyland, CASE WHEN fantasyland THEN cards END AS cards,
+           sum(COLUMNS(* EXCLUDE (variant, fantasyland, cards)))
+    FROM fine GROUP BY ALL
+    UNION ALL
+    SELECT 1, variant, true, NULL, sum(COLUMNS(* EXCLUDE (variant, fantasyland, cards)))
+    FROM fine WHERE fantasyland GROUP BY variant HAVING count(DISTINCT cards) > 1
+    UNION ALL
+    SELECT 2, 'all variants', fantasyland, NULL, sum(COLUMNS(* EXCLUDE (variant, fantasyland, cards)))
+    FROM fine GROUP BY fantasyland
+)
+SELECT
+    variant,
+    CASE WHEN fantasyland THEN 'fantasyland' ELSE 'normal' END AS hand_kind,
+    cards,
+    hands,
+    entries,
+    CASE WHEN NOT fantasyland THEN entries / hands END AS entry_rate,
+    stays,
+    CASE WHEN fantasyland THEN stays / hands END AS stay_rate,
+    fouls,
+    fouls / hands AS foul_rate,
+    wilson_low(fouls, hands) AS foul_ci_low,
+    wilson_high(fouls, hands) AS foul_ci_high,
+    points / hands AS points_per_hand,
+    points / hands - mean_margin(points, squares, hands) AS points_ci_low,
+    points / hands + mean_margin(points, squares, hands) AS points_ci_high
+FROM groups
+ORDER BY level = 2, variant, fantasyland, cards NULLS FIRST;

@@ -1,0 +1,31 @@
+-- Head to head: each player's net points against each opponent, per matchup (one per hand they shared) with a
+-- 95% interval, and scoops each way.
+-- @param rules rules: the rule set whose results are read (the lake's first by default)
+-- @param player text?: only this player's matchups
+-- @param variant text?: only this variant
+-- @param since date?: only hands played on or after this day (UTC)
+-- @needs matchups
+WITH fine AS (
+    SELECT * FROM matchups_of([$rules], $player, $variant)
+),
+sides AS (
+    SELECT player_a AS player, player_b AS opponent, matchups AS n, points, squares, a_scoops AS scoops, b_scoops AS scooped
+    FROM fine
+    UNION ALL
+    SELECT player_b, player_a, matchups, -points, squares, b_scoops, a_scoops FROM fine
+),
+per AS (
+    SELECT player, opponent, sum(n) AS matchups, sum(points) AS points, sum(squares) AS squares,
+           sum(scoops) AS scoops, sum(scooped) AS scooped
+    FROM sides
+    WHERE $player IS NULL OR player = $player
+    GROUP BY player, opponent
+)
+SELECT
+    player, opponent, matchups, points,
+    points / matchups AS points_per_matchup,
+    points / matchups - mean_margin(points, squares, matchups) AS ci_low,
+    points / matchups + mean_margin(points, squares, matchups) AS ci_high,
+    scoops, scooped
+FROM per
+ORDER BY player, points DESC, opponent;

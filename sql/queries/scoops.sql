@@ -1,0 +1,30 @@
+-- Scoops: for each player, the head-to-head matchups played (one per opponent per hand), how many they scooped
+-- (won every row, or the opponent fouled) and how many they were scooped in, with 95% Wilson intervals.
+-- @param rules rules: the rule set whose results are read (the lake's first by default)
+-- @param player text?: only this player
+-- @param variant text?: only this variant
+-- @param since date?: only hands played on or after this day (UTC)
+-- @needs matchups
+WITH fine AS (
+    SELECT * FROM matchups_of([$rules], $player, $variant)
+),
+sides AS (
+    SELECT player_a AS player, matchups AS n, a_scoops AS scoops, b_scoops AS scooped FROM fine
+    UNION ALL
+    SELECT player_b, matchups, b_scoops, a_scoops FROM fine
+),
+per AS (
+    SELECT player, sum(n) AS matchups, sum(scoops) AS scoops, sum(scooped) AS scooped
+    FROM sides
+    WHERE $player IS NULL OR player = $player
+    GROUP BY player
+)
+SELECT
+    player, matchups, scoops,
+    scoops / matchups AS scoop_rate,
+    wilson_low(scoops, matchups) AS ci_low,
+    wilson_high(scoops, matchups) AS ci_high,
+    scooped,
+    scooped / matchups AS scooped_rate
+FROM per
+ORDER BY scoop_rate DESC, player;

@@ -1,0 +1,244 @@
+"""The report over a lake of 10,000,000 hands: every named query, then ``ofc report`` end to end.
+
+Targets: each named query <= 2 s and the whole report (every query, every figure, the HTML file written)
+<= 15 s, in a fresh process. The lake is written directly with the lake writer (no JSON): sessions of two-
+and three-player OFC, Pineapple and Progressive Pineapple hands over a year, sixty players, a few percent of
+Fantasyland hands, boards three in four set in rank order so that not everything fouls (and, when the boards
+table has the column, the street each fouled board went dead at). Its results are then written by ``ofc
+rescore``'s own code under three rule sets.
+Set ``OFC_BENCH_REPORT_HANDS`` to scale it, ``OFC_BENCH_REPORT_LAKE`` to keep the lake in that folder
+between runs (it is built once).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+
+from pipeline.cards import deal
+from pipeline.evaluate import evaluate_boards, fouled
+from pipeline.lake.store import Lake
+from schemas.lake import BOARDS
+from tests.bench.common import Figure, report
+
+HANDS = int(os.environ.get("OFC_BENCH_REPORT_HANDS", "10000000"))
+KEEP = os.environ.get("OFC_BENCH_REPORT_LAKE", "")
+RULES = ["ofc", "classic-2-4", "taiwanese"]
+PLAYERS = 60
+SESSION = 250
+"""Hands per session (a table of the same players, the button moving round)."""
+CHUNK = 1_000_000
+"""Hands per write: bounds the builder's memory."""
+BATCHES = 4
+START_US = 1_767_225_600_000_000  # 2026-01-01T00:00:00Z
+YEAR_US = 365 * 86_400 * 1_000_000
+VARIANTS = ("ofc", "pineapple", "progressive-pineapple")
+LAST_STREET = {"ofc": 9, "pineapple": 5, "progressive-pineapple": 5}
+FANTASYLAND_CARDS = {"ofc": (13,), "pineapple": (14,), "progressive-pineapple": (14, 15, 16, 17)}
+
+
+def _dictionary(values: np.ndarray, names: list[str]) -> pa.DictionaryArray:
+    return pa.DictionaryArray.from_arrays(pa.array(values.astype(np.int32)), pa.array(names))
+
+
+def _const(value: str, n: int) -> pa.DictionaryArray:
+    return _dictionary(np.zeros(n, np.int32), [value])
+
+
+def _chunk(first: int, n: int, seats: int, batch: str, rng: np.random.Generator) -> tuple[pa.Table, pa.Table]:
+    """Hands ``first .. first + n`` (whole sessions of ``seats`` players) as the hands and boards tables."""
+    m = n * seats
+    ids = np.arange(first, first + n, dtype=np.int64)
+    session = ids // SESSION
+    number = ids % SESSION + 1
+    n_sessions = int(session[-1] - session[0]) + 1
+    s_rng = np.random.default_rng(int(session[0]) * 7919 + seats)
+    variant = s_rng.integers(0, 2 if seats == 3 else 1, n_sessions) + (seats == 3)  # Pineapple seats three at most
+    variant = np.where(s_rng.random(n_sessions) < 0.5, 0, variant)
+    table_players = np.argsort(s_rng.random((n_sessions, PLAYERS)), axis=1)[:, :seats]
+    start = START_US + (s_rng.random(n_sessions) * YEAR_US).astype(np.int64)
+    local = (session - session[0]).astype(np.int64)
+    played_at = start[local] + (number - 1) * 60_000_000
+    month = np.datetime_as_string(played_at.astype("datetime64[us]"), unit="M")
+    month_names, month_codes = np.unique(month, return_inverse=True)
+    hand_variant = variant[local]
+    hand_key = (ids.astype(np.uint64) + np.uint64(1)) * np.uint64(0x9E3779B97F4A7C15)
+
+    cards = deal(n, 13 * seats, rng).reshape(m, 13)
+    sensible = rng.random(m) < 0.75
+    cards = np.where(sensible[:, None], np.sort(cards, axis=1), cards)
+    board_variant = np.repeat(hand_variant, seats)
+    fantasyland = rng.random(m) < 0.04
+    fl_cards = np.zeros(m, np.int8)
+    for v, name in enumerate(VARIANTS):
+        options = np.array(FANTASYLAND_CARDS[name], np.int8)
+        pick = fantasyland & (board_variant == v)
+        fl_cards[pick] = options[rng.integers(0, options.size, int(pick.sum()))]
+    hands = pa.table(
+        {
+            "hand_key": hand_key,
+            "batch": _const(batch, n),
+            "content_hash": hand_key ^ np.uint64(0x5BD1E995),
+            "hand_id": pa.array(number).cast(pa.string()),
+            "source": _const("bench", n),
+            "variant": _dictionary(hand_variant, list(VARIANTS)),
+            "month": _dictionary(month_codes, month_names.tolist()),
+            "played_at": pa.array(played_at, pa.timestamp("us", tz="UTC")),
+            "site": pa.nulls(n, pa.string()),
+            "table": pa.nulls(n, pa.string()),
+            "session": pa.array(session).cast(pa.string()),
+            "hand_number": pa.array(number),
+            "button": pa.array((number % seats).astype(np.int8)),
+            "house_rules": pa.nulls(n, pa.string()),
+            "n_players": pa.array(np.full(n, seats, np.int8)),
+            "source_file": _const("bench", n),
+            "source_line": pa.array(ids),
+        }
+    )
+    boards = {
+        "hand_key": np.repeat(hand_key, seats),
+        "batch": _const(batch, m),
+        "variant": _dictionary(board_variant, list(VARIANTS)),
+        "month": _dictionary(np.repeat(month_codes, seats), month_names.tolist()),
+        "seat": pa.array(np.tile(np.arange(seats, dtype=np.int8), n)),
+        "player": _dictionary(table_players[local].ravel(), [f"player{i:02d}" for i in range(PLAYERS)]),
+        "cards": pa.FixedSizeListArray.from_arrays(pa.array(cards.ravel()), 13),
+        "misset": pa.array(np.zeros(m, bool)),
+        "fantasyland": pa.array(fantasyland),
+        "fantasyland_cards": pa.array(fl_cards),
+        "surrendered": pa.array(np.zeros(m, bool)),
+        "natural": pa.nulls(m, pa.string()),
+        "discards": pa.nulls(m, pa.list_(pa.uint8())),
+        "points": pa.nulls(m, pa.int32()),
+        "stack": pa.nulls(m, pa.int32()),
+    }
+    if "dead_street" in BOARDS.names:
+        last = np.array([LAST_STREET[v] for v in VARIANTS], np.int8)[board_variant]
+        dead = np.where(fantasyland, 1, rng.integers(1, last + 1, dtype=np.int8))
+        boards["dead_street"] = pa.array(dead, mask=~fouled(*evaluate_boards(cards)))
+    return hands, pa.table(boards)
+
+
+def build_lake(root: Path, hands: int, seed: int) -> None:
+    """``hands`` hands written straight into the lake, in ``BATCHES`` ingest batches; a third of them heads-up."""
+    rng = np.random.default_rng(seed)
+    lake = Lake(root)
+    heads_up = hands // 3 // SESSION * SESSION
+    plan = [(2, 0, heads_up), (3, heads_up, hands)]
+    per_batch = -(-hands // BATCHES)
+    with lake.locked():
+        writer = None
+        written = 0
+        for seats, lo, hi in plan:
+            for first in range(lo, hi, CHUNK):
+                n = min(CHUNK, hi - first)
+                if writer is None:
+                    writer = lake.begin("ingest")
+                hands_table, boards_table = _chunk(first, n, seats, writer.batch, rng)
+                writer.write("hands", hands_table)
+                writer.write("boards", boards_table)
+                written += n
+                if written >= per_batch:
+                    counts = {"read": written, "accepted": written, "quarantined": 0, "duplicates": 0}
+                    writer.commit(counts, [{"path": "bench", "format": "bench", **counts, "batch": writer.batch}])
+                    writer, written = None, 0
+        if writer is not None:
+            counts = {"read": written, "accepted": written, "quarantined": 0, "duplicates": 0}
+            writer.commit(counts, [{"path": "bench", "format": "bench", **counts, "batch": writer.batch}])
+
+
+QUERIES = """
+import json, sys, time
+from pipeline.lake.store import Lake
+from pipeline.query import named
+from pipeline.query.db import connect
+
+lake = Lake(sys.argv[1])
+con = connect(lake)
+params = {"sessions": {"player": "player00"}}
+out = {}
+for name in named.queries():
+    t0 = time.perf_counter()
+    rows = named.run(con, lake, name, params.get(name, {})).num_rows
+    out[name] = {"seconds": time.perf_counter() - t0, "rows": rows}
+print(json.dumps(out))
+"""
+
+
+def _queries(lake: Path) -> dict[str, dict[str, float]]:
+    """Each named query once, in order, in a fresh process (after one warm-up process on a small lake)."""
+    proc = subprocess.run([sys.executable, "-c", QUERIES, str(lake)], capture_output=True, text=True, check=True)
+    return json.loads(next(line for line in proc.stdout.splitlines() if line.startswith("{")))
+
+
+def _report(lake: Path, out: Path) -> float:
+    """``ofc report`` end to end, as a user runs it: a fresh process, every query, every chart, the file."""
+    t0 = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "pipeline", "report", "--lake", str(lake), "--out", str(out)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return time.perf_counter() - t0
+
+
+def _rescore(lake: Path) -> None:
+    from pipeline.rescore.run import rescore
+    from schemas.rules import load_rules
+
+    rescore(Lake(lake), [load_rules(name) for name in RULES])
+
+
+def _built(root: Path, hands: int, seed: int) -> float:
+    """Build and rescore a lake unless ``root`` already holds one; the seconds it took (0 when kept)."""
+    if (root / "_manifests").is_dir():
+        return 0.0
+    t0 = time.perf_counter()
+    build_lake(root, hands, seed)
+    _rescore(root)
+    return time.perf_counter() - t0
+
+
+def run() -> bool:
+    work = Path(tempfile.mkdtemp(prefix="ofc-bench-report-"))
+    try:
+        warm = work / "warm"
+        _built(warm, 20_000, seed=1)
+        _queries(warm)  # compile and load caches
+        lake = Path(KEEP) if KEEP else work / "lake"
+        built = _built(lake, HANDS, seed=2)
+        timings = _queries(lake)
+        report_seconds = _report(lake, work / "report.html")
+        size = (work / "report.html").stat().st_size / 1e6
+        figures = [
+            Figure(
+                f"ofc report over {HANDS:,} hands, {len(RULES)} rule sets, end to end",
+                report_seconds,
+                "s",
+                "<= 15",
+                report_seconds <= 15,
+                f"a fresh process: every query, every chart, a {size:.1f} MB file"
+                + (f"; lake built and rescored in {built:.0f} s" if built else "; lake kept from an earlier run"),
+            )
+        ]
+        for name, t in timings.items():
+            figures.append(
+                Figure(f"named query {name}", t["seconds"], "s", "<= 2", t["seconds"] <= 2, f"{t['rows']:,} rows")
+            )
+        return report(f"report: named queries and ofc report over {HANDS:,} hands", figures)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(0 if run() else 1)

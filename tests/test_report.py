@@ -1,0 +1,194 @@
+"""``ofc report`` (HTML and JSON) and ``ofc sql`` with named queries, on the small test lake."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from pathlib import Path
+
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from pipeline.cli import app
+from reports import figures
+from reports.html import figure_json, render
+from reports.report import Options, build
+from tests.test_report_lake import INJECTION, XSS, ReportLake, shared_lake
+
+
+@pytest.fixture(scope="module")
+def report_lake(tmp_path_factory: pytest.TempPathFactory) -> ReportLake:
+    return shared_lake(tmp_path_factory)
+
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def page(report_lake: ReportLake, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    out = tmp_path_factory.mktemp("report") / "report.html"
+    result = runner.invoke(app, ["report", "--lake", str(report_lake.lake.root), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    return out, out.read_text(encoding="utf-8")
+
+
+def _scripts(text: str) -> list[str]:
+    return re.findall(r"<script[^>]*>(.*?)</script>", text, flags=re.S)
+
+
+def test_report_is_one_self_contained_page(page: tuple[Path, str]) -> None:
+    _, text = page
+    assert text.startswith("<!DOCTYPE html>")
+    assert "Plotly.newPlot" in text
+    assert "plotly.js" in text.lower()
+    assert not re.search(r"""<(script|link)[^>]+(src|href)=["']?https?:""", text)  # nothing fetched
+    charts = int(re.search(r'data-charts="(\d+)"', text).group(1))
+    assert charts >= 10
+    assert text.count('class="chart"') == charts
+    for section in ("overview", "results", "fouls", "royalties", "fantasyland", "scoring"):
+        assert f'<section id="{section}">' in text
+
+
+def test_data_text_is_escaped_everywhere(page: tuple[Path, str]) -> None:
+    _, text = page
+    for name in XSS:
+        assert name not in text  # neither raw in the page nor raw inside a script element
+    assert html.escape(XSS[0]) in text  # shown as text in the tables
+    scripts = _scripts(text)
+    assert len(scripts) == text.count("<script")  # no script was closed early by a name
+    for body in scripts[2:]:  # after the page's own script and plotly.js: the filters and the charts, as data
+        assert "<" not in body
+    assert "<img" not in text
+    assert text.count("<script") == 3 + int(re.search(r'data-charts="(\d+)"', text).group(1))
+
+
+def test_a_chart_cannot_be_broken_out_of() -> None:
+    fig = figures.bars_with_intervals(
+        [{"n": "</script><script>alert(1)</script>", "v": 1.0, "lo": 0.5, "hi": 1.5}], "n", "v", "lo", "hi", "t", "y"
+    )
+    body = figure_json(fig)
+    assert "<" not in body
+    assert ">" not in body
+    assert json.loads(body)["data"][0]["x"] == ["&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;"]
+
+
+def test_report_numbers_match_the_lake(report_lake: ReportLake) -> None:
+    report = build(report_lake.lake, Options())
+    data = report.data()
+    boards = report_lake.boards(report_lake.rule_keys[0])
+    assert data["filters"]["rules"] == report_lake.rule_keys
+    fouls = {r["dimension"]: r for r in data["queries"]["foul_rate"]}["all"]
+    assert fouls["boards"] == boards.height
+    assert fouls["fouled"] == boards["fouled"].sum()
+    assert data["headline"]["fouls"]["foul rate"].startswith(f"{boards['fouled'].mean():.2%}")
+    hands = report_lake.frame("hands").height
+    assert data["headline"]["overview"]["hands"] == f"{hands:,}"
+    fl = boards.filter(pl.col("fantasyland"))
+    assert data["headline"]["fantasyland"]["stay rate"] == f"{fl['fantasyland_stay'].mean():.2%}"
+    assert data["headline"]["fantasyland"]["foul rate in Fantasyland"] == f"{fl['fouled'].mean():.2%}"
+
+
+def test_report_for_one_player(report_lake: ReportLake, tmp_path: Path) -> None:
+    out = tmp_path / "p.json"
+    args = ["report", "--lake", str(report_lake.lake.root), "--player", INJECTION, "--json", "--out", str(out)]
+    result = runner.invoke(app, [*args, "--rules", "classic-2-4", "--rules", "ofc", "--since", "2026-03-02"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(out.read_text())
+    assert data["filters"]["player"] == INJECTION
+    assert data["filters"]["rules"] == report_lake.rule_keys[::-1]
+    results = data["queries"]["results"]
+    assert {r["group"] for r in results if r["dimension"] == "player"} == {INJECTION}
+    mine = report_lake.boards(report_lake.rule_keys[1]).filter(
+        (pl.col("player") == INJECTION) & (pl.col("played_at").dt.date() >= pl.date(2026, 3, 2))
+    )
+    assert {r["dimension"]: r for r in results}["all"]["hands"] == mine.height
+    assert {r["opponent"] for r in data["queries"]["head_to_head"]} <= set(
+        report_lake.boards(report_lake.rule_keys[1])["player"].unique().to_list()
+    ) - {INJECTION}
+
+
+def test_report_needs_an_output_and_a_lake(tmp_path: Path) -> None:
+    assert runner.invoke(app, ["report", "--lake", str(tmp_path)]).exit_code == 2
+    result = runner.invoke(app, ["report", "--lake", str(tmp_path / "none"), "--out", str(tmp_path / "r.html")])
+    assert result.exit_code == 2
+    assert "not a lake" in result.output
+
+
+def test_report_rejects_unknown_rules_and_days(report_lake: ReportLake, tmp_path: Path) -> None:
+    base = ["report", "--lake", str(report_lake.lake.root), "--out", str(tmp_path / "r.html")]
+    result = runner.invoke(app, [*base, "--rules", "nope"])
+    assert result.exit_code == 2
+    assert "no results under rules 'nope'" in result.output
+    assert runner.invoke(app, [*base, "--since", "yesterday"]).exit_code == 2
+
+
+def test_render_escapes_the_filters(report_lake: ReportLake) -> None:
+    text = render(build(report_lake.lake, Options(player=XSS[1])))
+    assert XSS[1] not in text
+    assert html.escape(XSS[1]) in text
+
+
+def test_sql_list(report_lake: ReportLake) -> None:
+    result = runner.invoke(app, ["sql", "--list", "--json"])
+    assert result.exit_code == 0
+    listed = {q["name"]: q for q in json.loads(result.output)}
+    assert {"foul_rate", "royalty_frequency", "fantasyland", "scoring_variants", "head_to_head"} <= set(listed)
+    assert {p["name"] for p in listed["foul_rate"]["params"]} == {"rules", "player", "variant", "since"}
+    table = runner.invoke(app, ["sql", "--list"])
+    assert table.exit_code == 0
+    assert "head_to_head" in table.output
+
+
+def test_sql_named_query_with_bound_parameters(report_lake: ReportLake) -> None:
+    lake = ["--lake", str(report_lake.lake.root)]
+    result = runner.invoke(app, ["sql", "results", *lake, "--param", f"player={INJECTION}", "--json"])
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(line) for line in result.output.splitlines()]
+    assert {r["group"] for r in rows if r["dimension"] == "player"} == {INJECTION}
+    csv = runner.invoke(app, ["sql", "foul_rate", *lake, "-p", "variant=ofc", "--csv"])
+    assert csv.exit_code == 0
+    assert csv.output.startswith('"dimension","group"')
+    table = runner.invoke(app, ["sql", "overview", *lake])
+    assert table.exit_code == 0
+    assert "all variants" in table.output
+    bad = runner.invoke(app, ["sql", "results", *lake, "--param", "colour=red"])
+    assert bad.exit_code == 2
+    assert "no parameter 'colour'" in bad.output
+    assert runner.invoke(app, ["sql", "results", *lake, "--param", "no-equals"]).exit_code == 2
+    assert runner.invoke(app, ["sql", "no_such_query", *lake]).exit_code == 2
+
+
+def test_sql_ad_hoc_stays_read_only(report_lake: ReportLake) -> None:
+    lake = ["--lake", str(report_lake.lake.root)]
+    ok = runner.invoke(app, ["sql", "SELECT count(*) AS n FROM hands", *lake, "--json"])
+    assert ok.exit_code == 0
+    assert json.loads(ok.output)["n"] == report_lake.frame("hands").height
+    for statement in ("DROP VIEW hands", "CREATE TABLE x AS SELECT 1", "COPY hands TO '/tmp/x.csv'"):
+        result = runner.invoke(app, ["sql", statement, *lake])
+        assert result.exit_code == 2, statement
+    markup = runner.invoke(app, ["sql", "SELECT '[/bold] [red]x' AS s", *lake])
+    assert markup.exit_code == 0
+    assert "[/bold] [red]x" in markup.output
+    params = runner.invoke(app, ["sql", "SELECT 1", *lake, "--param", "a=b"])
+    assert params.exit_code == 2
+
+
+def test_a_lake_without_results(tmp_path: Path) -> None:
+    """Before any rescore: the overview alone, and named queries that say what to run."""
+    from pipeline.ingest.run import ingest
+    from pipeline.lake.store import Lake
+    from tests.test_report_lake import SAMPLES
+
+    lake = Lake(tmp_path / "lake")
+    ingest([SAMPLES / "worked-examples.jsonl"], lake)
+    out = tmp_path / "r.html"
+    result = runner.invoke(app, ["report", "--lake", str(lake.root), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    text = out.read_text(encoding="utf-8")
+    assert 'data-charts="0"' in text
+    assert "none: run ofc rescore" in text
+    named = runner.invoke(app, ["sql", "results", "--lake", str(lake.root)])
+    assert named.exit_code == 2
+    assert "run ofc rescore first" in named.output
