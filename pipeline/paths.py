@@ -15,3 +15,8 @@ OUT = DATA / "out"
 def default_lake() -> Path:
     """``$OFC_LAKE`` if set, else ``data/lake`` in the project."""
     return Path(os.environ.get("OFC_LAKE") or DATA / "lake")
+
+
+def default_out() -> Path:
+    """``$OFC_OUT`` if set, else ``data/out`` in the project: where the demo writes its report."""
+    return Path(os.environ.get("OFC_OUT") or OUT)

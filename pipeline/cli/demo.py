@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -11,7 +12,7 @@ from rich.table import Table
 
 from pipeline.cli.console import out, print_json, user_errors
 from pipeline.cli.evaluate import board_report, render
-from pipeline.paths import SAMPLES, default_lake
+from pipeline.paths import SAMPLES, default_lake, default_out
 
 EXAMPLES = SAMPLES / "worked-examples.jsonl"
 DEMO_RULES = ("ofc", "pineapple", "progressive-pineapple", "classic-1-6", "classic-2-4", "classic-plain", "taiwanese")
@@ -70,11 +71,12 @@ def demo(
     seed: int = typer.Option(7, help="Seed of the simulated sessions."),
     as_json: bool = typer.Option(False, "--json", help="Print the figures as JSON."),
 ) -> None:
-    """Run the main job on the embedded default: simulate a session mix, ingest the samples, rescore the lake.
+    """Run the main job on the embedded default: simulate, ingest, rescore, report.
 
     Simulated Pineapple and classic sessions and the sample histories (data/samples) go into the
-    default lake; the lake is rescored under several rule sets; the worked examples of the rules
-    are shown scored under each. Run it twice: the second run adds nothing and scores nothing new.
+    default lake; the lake is rescored under several rule sets; the report is written to
+    data/out/report.html and its headline figures printed. Run it twice: the second run adds
+    nothing and scores nothing new.
     """
     from pipeline.cli.ingest import summary_of as ingest_summary
     from pipeline.cli.rescore import summary_of as rescore_summary
@@ -88,6 +90,7 @@ def demo(
         simulated = _simulate(lake, seed)
         ingested = ingest_summary(ingest([SAMPLES], lake))
         rescored = rescore_summary(rescore(lake, [load_rules(r) for r in RESCORE_RULES]))
+        report_path, headline = _report(lake)
         records, codes = _examples()
         labels = [f"{r['hand_id']}/{p['name']}" for r in records for p in r["players"]]
         report = board_report(codes)
@@ -99,12 +102,33 @@ def demo(
                 "simulate": simulated,
                 "ingest": ingested,
                 "rescore": rescored,
+                "report": {"path": str(report_path), "headline": headline},
                 "examples": dict(zip(labels, report, strict=True)),
                 "example_points": points,
             }
         )
         return
     _print(lake, simulated, ingested, rescored, report, labels, points)
+    out.rule("[bold]The report")
+    for section, figures in headline.items():
+        table = Table("figure", "value", title=section, title_justify="left")
+        for name, value in figures.items():
+            table.add_row(name, value)
+        out.print(table)
+    out.print(f"report written to {report_path}", markup=False)
+
+
+def _report(lake: Any) -> tuple[Path, dict[str, dict[str, str]]]:
+    """Write the HTML report of the whole lake; its path and headline figures."""
+    from reports.html import render
+    from reports.report import Options, build
+
+    lead = "pineapple"  # most of the demo's hands are Pineapple; the other rule sets sit beside it
+    result = build(lake, Options(rules=(lead, *(r for r in RESCORE_RULES if r != lead))))
+    path = default_out() / "report.html"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(render(result), encoding="utf-8")
+    return path, {s.title: dict(s.headline) for s in result.sections if s.headline}
 
 
 def _print(
