@@ -177,13 +177,18 @@ def _results(columns: list[tuple[str, pa.DataType]], optional: tuple[str, ...] =
     return pa.schema([pa.field(name, kind, nullable=name in optional) for name, kind in columns])
 
 
+_RESULT_KEY = [
+    ("hand_key", pa.uint64()),
+    ("rules", LABEL),
+    ("rules_key", LABEL),
+    ("variant", LABEL),
+    ("month", LABEL),
+]
+"""Every result row's hand, rule set (name and name@hash) and partition."""
+
 PAIR_RESULTS = _results(
     [
-        ("hand_key", pa.uint64()),
-        ("rules", LABEL),
-        ("rules_key", LABEL),
-        ("variant", LABEL),
-        ("month", LABEL),
+        *_RESULT_KEY,
         ("seat_a", pa.int8()),
         ("seat_b", pa.int8()),
         ("settled", LABEL),
@@ -212,11 +217,7 @@ PAIR_RESULTS = _results(
 
 PLAYER_RESULTS = _results(
     [
-        ("hand_key", pa.uint64()),
-        ("rules", LABEL),
-        ("rules_key", LABEL),
-        ("variant", LABEL),
-        ("month", LABEL),
+        *_RESULT_KEY,
         ("seat", pa.int8()),
         ("player", LABEL),
         ("points", pa.int32()),
