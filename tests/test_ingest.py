@@ -242,7 +242,10 @@ def test_seen_keys_survive_many_chunks() -> None:
     seen = _SortedRuns(known[:1000])
     for start in range(1000, 5000, 200):  # 20 additions: merged along the way
         seen.add(known[start : start + 200])
-        assert len(seen.runs) <= _SortedRuns.MAX_RUNS + 1
+        sizes = [r.size for r in seen.runs]
+        assert all(a > 2 * b for a, b in zip(sizes, sizes[1:], strict=False))  # a few runs, largest first
+        assert all((r[1:] > r[:-1]).all() for r in seen.runs)
+    assert len(seen.runs) <= 4
     assert seen.contains(known).all()
     others = rng.integers(0, 2**63, 5000, dtype=np.uint64)
     assert not seen.contains(np.setdiff1d(others, known)).any()

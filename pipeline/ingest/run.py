@@ -218,13 +218,13 @@ def reason_kind(reason: str) -> str:
 
 
 class _SortedRuns:
-    """A growing set of uint64 keys: sorted runs, searched by bisection and merged when they pile up.
+    """A growing set of uint64 keys: sorted runs, searched by bisection, merged like a binary counter.
 
-    Membership costs O(log n) per key and adding a chunk O(k log k), so a run of millions of
-    hands does not re-sort everything it has seen for every chunk.
+    A run is merged with the one before it when that one is at most twice its size, so there are
+    O(log n) runs to search and each key is merged O(log n) times: a run of millions of hands never
+    re-sorts everything it has seen. Merging two sorted runs is a linear pass (a stable sort of two
+    concatenated runs).
     """
-
-    MAX_RUNS = 8
 
     def __init__(self, keys: np.ndarray) -> None:
         self.runs = [np.unique(keys)] if keys.size else []
@@ -237,10 +237,12 @@ class _SortedRuns:
         return found
 
     def add(self, keys: np.ndarray) -> None:
+        """Remember ``keys``, which must be distinct and not yet in the set."""
         if keys.size:
-            self.runs.append(np.unique(keys))
-        if len(self.runs) > self.MAX_RUNS:
-            self.runs = [np.unique(np.concatenate(self.runs))]
+            self.runs.append(np.sort(keys))
+        while len(self.runs) > 1 and self.runs[-2].size <= 2 * self.runs[-1].size:
+            last = self.runs.pop()
+            self.runs[-1] = np.sort(np.concatenate([self.runs[-1], last]), kind="stable")
 
 
 class _Keys:
