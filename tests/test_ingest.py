@@ -6,6 +6,7 @@ import copy
 import gzip
 import json
 import zipfile
+from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
@@ -243,7 +244,7 @@ def test_seen_keys_survive_many_chunks() -> None:
     for start in range(1000, 5000, 200):  # 20 additions: merged along the way
         seen.add(known[start : start + 200])
         sizes = [r.size for r in seen.runs]
-        assert all(a > 2 * b for a, b in zip(sizes, sizes[1:], strict=False))  # a few runs, largest first
+        assert all(a > 2 * b for a, b in pairwise(sizes))  # a few runs, largest first
         assert all((r[1:] > r[:-1]).all() for r in seen.runs)
     assert len(seen.runs) <= 4
     assert seen.contains(known).all()
