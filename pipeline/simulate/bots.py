@@ -38,6 +38,7 @@ three-handed Pineapple hands and reaches Fantasyland in more than one in ten.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import combinations
@@ -187,7 +188,7 @@ class ClassicChoice:
     """(m,) bool."""
 
 
-class Bot:
+class Bot(ABC):
     """A strategy: one decision for many tables at once."""
 
     name: ClassVar[str]
@@ -199,9 +200,9 @@ class Bot:
         s = self.ctx.streets
         return actions(s.dealt[street], s.discarded[street])
 
+    @abstractmethod
     def place(self, view: StreetView) -> np.ndarray:
         """(m,) index of the chosen action in :func:`street_actions` for each table."""
-        raise NotImplementedError
 
     def fantasyland(self, cards: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         """Set Fantasyland hands: ``cards`` (m, k) padded with 255 -> rows (m, 13), discards (m, k - 13) padded."""
@@ -210,8 +211,9 @@ class Bot:
         with threads_for(cards.shape[0] * ARRANGE_US):
             return arrange_fantasyland(cards, self.ctx.rules)
 
+    @abstractmethod
     def classic(self, cards: np.ndarray, rng: np.random.Generator) -> ClassicChoice:
-        raise NotImplementedError
+        """Set classic hands: ``cards`` (m, 13) -> how each was set, declared and whether it surrenders."""
 
 
 def _random_order(valid: np.ndarray, rng: np.random.Generator) -> np.ndarray:
