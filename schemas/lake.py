@@ -96,10 +96,13 @@ BOARDS = pa.schema(
         ("discards", pa.list_(pa.uint8())),
         ("points", pa.int32()),
         ("stack", pa.int32()),
+        ("dead_street", pa.int8()),
     ]
 )
 """One row per player per hand; ``cards`` is top 3, middle 5, bottom 5 as codes (a misset classic
-board keeps its 13 cards in the order recorded, with ``misset`` set: it fouls)."""
+board keeps its 13 cards in the order recorded, with ``misset`` set: it fouls). ``dead_street``: the
+street after which a fouled board with recorded placements could no longer avoid the foul
+(:mod:`pipeline.evaluate.dead`); null for the others."""
 
 PLACEMENTS = pa.schema(
     [

@@ -360,6 +360,34 @@ def dead_streets(
     return out
 
 
+def board_dead_streets(
+    n_boards: int,
+    board: np.ndarray,
+    cards: np.ndarray,
+    rows: np.ndarray,
+    streets: np.ndarray,
+    lowball: np.ndarray,
+    judge: np.ndarray | None = None,
+) -> np.ndarray:
+    """``dead_streets`` of ``n_boards`` boards from placements given flat with the board each belongs to.
+
+    Only boards where ``judge`` is set are judged (the others are ``NEVER``): a caller that knows which boards
+    fouled passes them, since a board that did not foul never went dead.
+    """
+    board = np.asarray(board, dtype=np.int64)
+    take = np.argsort(board, kind="stable") if board.size and (np.diff(board) < 0).any() else slice(None)
+    board = board[take]
+    keep = judge[board] if judge is not None else slice(None)
+    counts = np.bincount(board[keep], minlength=n_boards)
+    return dead_streets(
+        np.r_[0, np.cumsum(counts)],
+        np.asarray(cards)[take][keep],
+        np.asarray(rows)[take][keep],
+        np.asarray(streets)[take][keep],
+        lowball=lowball,
+    )
+
+
 def dead_street_column(boards: pa.Table, placements: pa.Table) -> pa.Array:
     """``dead_street`` for the lake's boards table: per board (``hand_key``, ``seat``, ``variant``), its dead street
     from its rows of the placements table (``hand_key``, ``seat``, ``street``, ``card``, ``row``); null when it
@@ -371,10 +399,11 @@ def dead_street_column(boards: pa.Table, placements: pa.Table) -> pa.Array:
     kinds = {v: lowball_variant(v) for v in variant.unique().to_list() if v is not None}  # a few variants, not rows
     lowball = variant.replace_strict(kinds, default=False, return_dtype=pl.Boolean).to_numpy()
     p = pl.from_arrow(placements.select(["hand_key", "seat", "street", "card", "row"]))
-    p = p.join(b.select("hand_key", "seat", "board"), on=["hand_key", "seat"]).sort("board", maintain_order=True)
-    counts = np.bincount(p["board"].to_numpy(), minlength=boards.num_rows)
+    p = p.join(b.select("hand_key", "seat", "board"), on=["hand_key", "seat"])
     rows = p["row"].cast(pl.String).replace_strict(ROW_CODES, return_dtype=pl.Int8).to_numpy()
-    out = dead_streets(np.r_[0, np.cumsum(counts)], p["card"].to_numpy(), rows, p["street"].to_numpy(), lowball=lowball)
+    out = board_dead_streets(
+        boards.num_rows, p["board"].to_numpy(), p["card"].to_numpy(), rows, p["street"].to_numpy(), lowball
+    )
     return pa.array(out, pa.int8(), mask=out == NEVER)
 
 

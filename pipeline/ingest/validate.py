@@ -21,6 +21,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipeline.cards import CARD_NAMES, parse_card_column
+from pipeline.evaluate import evaluate_boards, fouled
+from pipeline.evaluate.dead import NEVER, board_dead_streets, lowball_variant
 from pipeline.ingest.base import RAW_LIMIT, Chunk, Problem
 from pipeline.ingest.times import parse_times
 from pipeline.lake.hashing import hash_rows, hash_strings
@@ -42,6 +44,8 @@ PLACEMENT_ROWS = ("top", "middle", "bottom", "discard")
 NATURAL_NAMES = [n.value for n in Natural]
 _VARIANT_NAMES = pa.array(VARIANTS)
 _ROW_NAMES = pa.array(PLACEMENT_ROWS)
+_LOWBALL = np.array([lowball_variant(v) for v in VARIANTS], dtype=bool)
+"""Per variant code: it plays a 2-7 middle."""
 UNKNOWN_MONTH = "unknown"
 INT32_MAX = 2**31 - 1
 _MIX = np.uint64(0x9E3779B97F4A7C15)
@@ -551,6 +555,7 @@ def lake_rows(
             "discards": b.discards,
             "points": pc.cast(b.points, pa.int32()),
             "stack": pc.cast(b.stack, pa.int32()),
+            "dead_street": _dead_streets(h, b, p),
         }
     )
     ph = b.hand[p.board]
@@ -568,6 +573,19 @@ def lake_rows(
         }
     )
     return Validated(hands, boards, placements, problems, b.hand, ph)
+
+
+def _dead_streets(h: HandColumns, b: BoardColumns, p: PlacementColumns) -> pa.Array:
+    """The street each fouled board with placements went dead at (null for the rest): only the fouled are judged."""
+    m = len(b.hand)
+    lowball = _LOWBALL[np.clip(h.variant[b.hand], 0, len(VARIANTS) - 1)]
+    judge = np.zeros(m, dtype=bool)
+    placed = np.bincount(p.board, minlength=m) > 0
+    if placed.any():
+        top, middle, bottom = evaluate_boards(b.cards[placed])
+        judge[placed] = fouled(top, middle, bottom) | lowball[placed] | b.misset[placed]
+    out = board_dead_streets(m, p.board, p.card, np.clip(p.row, 0, 3), p.street, lowball, judge)
+    return pa.array(out, pa.int8(), mask=out == NEVER)
 
 
 def _cards_by_board(flat: np.ndarray, board_of: np.ndarray, m: int) -> np.ndarray:
