@@ -169,10 +169,13 @@ RESCORE_INPUT = pa.schema(
         ("points", pa.int32()),
         ("button", pa.int8()),
         ("house_rules", pa.string()),
+        ("played_at", pa.timestamp("us", tz="UTC")),
+        ("fantasyland_cards", pa.int8()),
     ]
 )
 """What rescoring reads: the boards of whole hands (as in ``BOARDS``; strings may be dictionary-encoded) with
-their hand's ``button`` (null: the highest seat) and ``house_rules``, the rules its recorded points follow."""
+their hand's ``button`` (null: the highest seat), ``house_rules`` (the rules its recorded points follow) and
+``played_at``. ``played_at`` and ``fantasyland_cards`` may be left out: the results then hold nulls."""
 
 
 def _results(columns: list[tuple[str, pa.DataType]], optional: tuple[str, ...] = ()) -> pa.Schema:
@@ -194,6 +197,9 @@ PAIR_RESULTS = _results(
         *_RESULT_KEY,
         ("seat_a", pa.int8()),
         ("seat_b", pa.int8()),
+        ("player_a", LABEL),
+        ("player_b", LABEL),
+        ("played_at", pa.timestamp("us", tz="UTC")),
         ("settled", LABEL),
         ("row_top", pa.int8()),
         ("row_middle", pa.int8()),
@@ -211,12 +217,14 @@ PAIR_RESULTS = _results(
         ("surrender_points", pa.int32()),
         ("multiplier", pa.int32()),
         ("points", pa.int32()),
-    ]
+    ],
+    optional=("played_at",),
 )
 """One row per pair of boards per hand per rule set; every figure is A's (B's is its negative).
 ``settled``: played, natural, surrender, foul or both_fouled. ``row_*``: +1 A won the row, -1 B did, 0 a tie;
 ``scoop``: +1 A scooped, -1 B did. ``points = (row_points + bonus) * multiplier + royalty_points + foul_points
-+ natural_points + surrender_points``, then capped by table stakes when the rules have them."""
++ natural_points + surrender_points``, then capped by table stakes when the rules have them. The players' names
+and the hand's time ride along, so that head-to-head totals read this table alone."""
 
 PLAYER_RESULTS = _results(
     [
@@ -233,13 +241,20 @@ PLAYER_RESULTS = _results(
         ("fantasyland_stay", pa.bool_()),
         ("fantasyland_cards", pa.int8()),
         ("recorded_points", pa.int32()),
+        ("played_at", pa.timestamp("us", tz="UTC")),
+        ("n_players", pa.int8()),
+        ("position", pa.int8()),
+        ("fantasyland_dealt", pa.int8()),
     ],
-    optional=("recorded_points",),
+    optional=("recorded_points", "played_at", "fantasyland_dealt"),
 )
 """One row per board per hand per rule set: net points (zero-sum per hand), royalties per row, the foul, and
 Fantasyland: ``fantasyland`` played in it, ``fantasyland_entry`` / ``fantasyland_stay`` earned, and
 ``fantasyland_cards`` the card count of the next hand when it is a Fantasyland hand (else 0).
-``recorded_points`` is what the source recorded, if anything."""
+``recorded_points`` is what the source recorded, if anything. The hand's facts a report groups by ride along,
+so that it reads one table: ``played_at``, ``n_players``, ``position`` (the seat's place after the button among
+the hand's seats: 0 is the button, 1 acts first) and ``fantasyland_dealt`` (the cards dealt in a Fantasyland
+hand, null otherwise)."""
 
 TABLES = {
     "hands": HANDS,

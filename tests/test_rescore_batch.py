@@ -56,6 +56,8 @@ def random_boards(hands: int, seed: int) -> pa.RecordBatch:
             "points": pa.array(np.where(rng.random(n) < 0.5, rng.integers(-9, 9, n), 0).astype(np.int32)),
             "button": pa.array(np.where(button < 0, None, button).tolist(), pa.int8()),
             "house_rules": pa.array(np.where(hand % 2 == 0, "ofc", None).tolist(), pa.string()),
+            "played_at": pa.array(1_790_000_000_000_000 + hand * 60_000_000, pa.timestamp("us", tz="UTC")),
+            "fantasyland_cards": pa.array(np.where(rng.random(n) < 0.15, 14, None).tolist(), pa.int8()),
         },
         schema=RESCORE_INPUT,
     )
@@ -216,6 +218,37 @@ def test_recorded_points_are_checked_against_the_declared_rules(boards: pa.Recor
     assert recorded_differences(read_boards(matching), players, ofc) == (checked, 0)
     classic = load_rules("classic-1-6")
     assert recorded_differences(table, rescore_batch(boards, classic)[1], classic) == (0, 0)
+
+
+def test_hand_facts_ride_along(boards: pa.RecordBatch) -> None:
+    """Time, table size, place after the button and Fantasyland cards, as a report reads them."""
+    pairs, players = rescore_batch(boards, load_rules("ofc"))
+    rows = boards.to_pylist()
+    name = {(r["hand_key"], r["seat"]): r["player"] for r in rows}
+    when = {r["hand_key"]: r["played_at"] for r in rows}
+    for p in pairs.to_pylist():
+        assert (p["player_a"], p["player_b"]) == (name[p["hand_key"], p["seat_a"]], name[p["hand_key"], p["seat_b"]])
+        assert p["played_at"] == when[p["hand_key"]]
+    by_hand: dict[int, list[dict]] = {}
+    for r in rows:
+        by_hand.setdefault(r["hand_key"], []).append(r)
+    expected = {}
+    for key, hand in by_hand.items():
+        seats = sorted(r["seat"] for r in hand)
+        button = hand[0]["button"] if hand[0]["button"] is not None else seats[-1]
+        for r in hand:
+            place = (seats.index(r["seat"]) - seats.index(button)) % len(seats)
+            expected[(key, r["seat"])] = (r["played_at"], len(seats), place, r["fantasyland_cards"])
+    got = {
+        (r["hand_key"], r["seat"]): (r["played_at"], r["n_players"], r["position"], r["fantasyland_dealt"])
+        for r in players.to_pylist()
+    }
+    assert got == expected
+    assert {p for _, _, p, _ in got.values()} == {0, 1, 2, 3}
+    without = boards.drop_columns(["played_at", "fantasyland_cards"])
+    _, bare = rescore_batch(without, load_rules("ofc"))
+    assert bare.column("played_at").null_count == bare.num_rows
+    assert bare.column("position").equals(players.column("position"))
 
 
 def test_an_empty_batch_gives_empty_results() -> None:

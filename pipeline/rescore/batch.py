@@ -50,6 +50,11 @@ class Table:
     """The points the source recorded (int32, null where it recorded none)."""
     house_rules: pa.Array
     """The rules the hand's recorded points follow, as the source declared them."""
+    played_at: pa.Array
+    n_players: np.ndarray
+    position: np.ndarray
+    """Each board's place after its hand's button among the hand's seats: 0 is the button, 1 acts first."""
+    fantasyland_dealt: pa.Array
 
 
 def _label(values: pa.Array | pa.ChunkedArray) -> pa.DictionaryArray:
@@ -77,6 +82,23 @@ def _owners(hand: np.ndarray, sizes: np.ndarray, player: pa.DictionaryArray) -> 
         later = np.flatnonzero((hand[d:] == hand[:-d]) & (code[d:] == code[:-d])) + d
         owner[later] = later - d  # the largest distance seen last: the earliest board
     return owner
+
+
+def _positions(hand: np.ndarray, starts: np.ndarray, seat: np.ndarray, button: np.ndarray) -> np.ndarray:
+    """Each board's place after the button among its hand's seats, whatever the seat numbers (1, 3, 5 ...)."""
+    order = np.lexsort((seat, hand))
+    rank = np.empty(hand.size, np.int64)
+    rank[order] = np.arange(hand.size) - starts[hand[order]]
+    sizes = np.diff(np.r_[starts, hand.size])
+    before_button = np.add.reduceat((seat < button).astype(np.int64), starts) if hand.size else rank
+    return ((rank - before_button[hand]) % sizes[hand]).astype(np.int8)
+
+
+def _optional(batch: pa.RecordBatch, name: str, kind: pa.DataType) -> pa.Array:
+    """A column ``RESCORE_INPUT`` allows to be left out, as nulls when it is."""
+    if name in batch.schema.names:
+        return batch.column(name).cast(kind)
+    return pa.nulls(batch.num_rows, kind)
 
 
 def read_boards(batch: pa.RecordBatch) -> Table:
@@ -118,6 +140,10 @@ def read_boards(batch: pa.RecordBatch) -> Table:
         month=_label(batch.column("month")),
         recorded=batch.column("points").cast(pa.int32()),
         house_rules=batch.column("house_rules"),
+        played_at=_optional(batch, "played_at", pa.timestamp("us", tz="UTC")),
+        n_players=sizes[hand].astype(np.int8),
+        position=_positions(hand, starts, seat, button),
+        fantasyland_dealt=_optional(batch, "fantasyland_cards", pa.int8()),
     )
 
 
@@ -162,6 +188,9 @@ def pair_results(t: Table, result: Scored, rules: RuleSet) -> pa.RecordBatch:
         "rules_key": _constant_label(rules.key, n),
         "variant": t.variant.take(p.a),
         "month": t.month.take(p.a),
+        "player_a": t.player.take(p.a),
+        "player_b": t.player.take(p.b),
+        "played_at": t.played_at.take(p.a),
         **{name: pa.array(i8[k]) for k, name in enumerate(kernels.PAIR_I8)},
         **{name: pa.array(i32[k]) for k, name in enumerate(kernels.PAIR_I32) if name != "settled"},
         "settled": pa.DictionaryArray.from_arrays(pa.array(i32[0]), pa.array(SETTLED)),
@@ -199,6 +228,10 @@ def player_results(t: Table, result: Scored, rules: RuleSet) -> pa.RecordBatch:
         "fantasyland_entry": pa.array(f.fantasyland_entry),
         "fantasyland_stay": pa.array(f.fantasyland_stay),
         "recorded_points": t.recorded,
+        "played_at": t.played_at,
+        "n_players": pa.array(t.n_players),
+        "position": pa.array(t.position),
+        "fantasyland_dealt": t.fantasyland_dealt,
     }
     return pa.RecordBatch.from_pydict({name: columns[name] for name in PLAYER_RESULTS.names}, schema=PLAYER_RESULTS)
 

@@ -28,12 +28,13 @@ BOARD_COLUMNS = [
     "cards",
     "misset",
     "fantasyland",
+    "fantasyland_cards",
     "surrendered",
     "natural",
     "stack",
     "points",
 ]
-HAND_COLUMNS = ["hand_key", "button", "house_rules", "n_players"]
+HAND_COLUMNS = ["hand_key", "button", "house_rules", "n_players", "played_at"]
 READ_ROWS = 1 << 18
 """Boards per read: large enough for the engine's vector work, small enough to keep memory flat."""
 
@@ -111,7 +112,7 @@ class _Hands:
 
 
 def _with_hands(boards: pa.RecordBatch, hands: _Hands, part: Partition) -> pa.RecordBatch:
-    """Boards of whole hands, with each hand's button and house rules, checked to be the same hands in order."""
+    """Boards of whole hands, with each hand's button, house rules and time, checked to be the same hands in order."""
     keys = hand_keys(boards)
     starts = run_starts(keys)
     sizes = np.diff(np.r_[starts, keys.size])
@@ -126,6 +127,7 @@ def _with_hands(boards: pa.RecordBatch, hands: _Hands, part: Partition) -> pa.Re
     columns["month"] = pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, np.int32)), pa.array([part.month]))
     columns["button"] = facts.column("button").take(per_board)
     columns["house_rules"] = facts.column("house_rules").take(per_board)
+    columns["played_at"] = facts.column("played_at").take(per_board)
     return pa.RecordBatch.from_pydict(columns)
 
 
