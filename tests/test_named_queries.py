@@ -321,6 +321,31 @@ def test_keyed_join_gives_the_same_rows(
         assert sorted(map(str, slow)) == sorted(map(str, rows)), name
 
 
+def test_results_without_hand_facts_read_the_hands_and_boards(
+    con: duckdb.DuckDBPyConnection, report_lake: ReportLake, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Results rescored before the hand's facts were written beside them: the same answers, by joins."""
+    player = report_lake.boards(report_lake.rule_keys[0])["player"][0]
+    cases = {"foul_rate": {}, "fantasyland": {}, "cumulative": {}, "sessions": {"player": player}}
+    fast = {name: run(con, report_lake, name, **params) for name, params in cases.items()}
+    monkeypatch.setattr(relations, "FACTS", relations.FACTS | {"not_written"})
+    for name, params in cases.items():
+        assert run(con, report_lake, name, **params) == fast[name], name
+
+
+def test_pair_results_without_names_are_walked(
+    con: duckdb.DuckDBPyConnection, report_lake: ReportLake, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Pair results rescored before they named their players: the same totals, walked beside the boards."""
+    cases = {"head_to_head": {}, "scoops": {}, "head_to_head ": {"since": "2026-03-05"}}
+    fast = {name: run(con, report_lake, name.strip(), **params) for name, params in cases.items()}
+    relations._TOTALS.clear()
+    monkeypatch.setattr(relations, "_NAMED_PAIRS", relations._NAMED_PAIRS | {"not_written"})
+    for name, params in cases.items():
+        assert run(con, report_lake, name.strip(), **params) == fast[name], name
+    relations._TOTALS.clear()
+
+
 def test_misaligned_tables_stop_the_query() -> None:
     """The hand-level walk refuses pairs whose hand or seats are not where the hands say."""
     n_players = np.array([2, 2])
@@ -343,9 +368,17 @@ def test_misaligned_tables_stop_the_query() -> None:
     assert not relations._pair_totals(
         n_players, hand_keys, keep, variant, seats, players, hand_keys, np.array([0, 0]), np.array([3, 1]), *args
     )
-    out = np.zeros(2, dtype=np.int8)
+    first = np.array([0, 2, 4])
     points = np.array([2, -2, 5, -5])
-    assert relations._winner_changes(n_players, hand_keys, np.repeat(hand_keys, 2), players, points, -points, out)
-    assert out.tolist() == [1, 1]  # the other player wins both hands under the second points
+    none = np.zeros(0, dtype=np.uint64)
+    a, b = np.zeros(2, dtype=np.int8), np.zeros(2, dtype=np.int8)
+    assert relations._winners(first, points, hand_keys, np.repeat(hand_keys, 2), a)
+    assert relations._winners(first, -points, hand_keys, none, b)
+    assert a.tolist() == [0, 0]
+    assert b.tolist() == [1, 1]  # the other player wins both hands under the second points
+    assert not relations._winners(first, points, swapped, np.repeat(hand_keys, 2), a)
     shifted = np.array([-2, 5, -5, 2])  # not one row per board in the same order: a hand does not sum to zero
-    assert not relations._winner_changes(n_players, hand_keys, np.repeat(hand_keys, 2), players, points, shifted, out)
+    assert not relations._winners(first, shifted, hand_keys, none, b)
+    tie = np.array([0, 0, 5, -5])
+    assert relations._winners(first, tie, hand_keys, none, b)
+    assert b.tolist() == [-1, 0]

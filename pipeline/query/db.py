@@ -39,6 +39,7 @@ def connect(lake: Lake) -> duckdb.DuckDBPyConnection:
     con.execute((SQL_DIR / "views.sql").read_text(encoding="utf-8"))
     root = str(lake.root.resolve())
     con.execute("SET allowed_directories = $dirs", {"dirs": [root]})
+    con.execute("SET parquet_metadata_cache = true")  # committed files never change
     con.execute("SET enable_external_access = false")
     con.execute("SET lock_configuration = true")
     return con

@@ -2,8 +2,9 @@
 
 - ``board_results``: one row per board per rule set: its result (points, royalties, foul, Fantasyland
   played and earned) and, when a query needs them, its hand's facts (time, session, hand number, table
-  size, button, seat relative to the button) and the board's own (card count of a Fantasyland hand, the
-  street it went dead at). Columns a query does not need are null, and their files are not read.
+  size, seat relative to the button) and the board's own (card count of a Fantasyland hand, the street it
+  went dead at). Columns a query does not need are null, and their files are not read. The facts most
+  queries group by are written by the rescore beside the results (``FACTS``), so those read one table.
 - ``matchup_totals``: per rule set, variant and pair of players as seated (A, B): matchups played, A's
   net points and their squares, scoops each way.
 - ``winner_totals``: per rule set after the first in scope and variant: hands, and hands whose winner (the
@@ -34,16 +35,25 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
-from numba import njit
+from numba import njit, prange
 
 from pipeline.lake.store import Lake
 
 HANDS = "hands"
+"""The hand's time, table size and the seat's place after the button."""
+SESSIONS = "sessions"
+"""The hand's session and number in it (read from the hands table)."""
 BOARDS = "boards"
+"""The card count of a Fantasyland hand."""
+DEAD = "dead"
+"""The street a board went dead at (read from the boards table)."""
 MATCHUPS = "matchups"
 WINNERS = "winners"
-NEEDS = (HANDS, BOARDS, MATCHUPS, WINNERS)
+NEEDS = (HANDS, SESSIONS, BOARDS, DEAD, MATCHUPS, WINNERS)
 """What a query may ask the relations to read beyond the results."""
+FACTS = frozenset({"played_at", "n_players", "position", "fantasyland_dealt"})
+"""The hand's facts a rescore writes beside the results: with them, ``HANDS`` and ``BOARDS`` read no other table.
+Results written before they were have them read from the hands and boards tables."""
 BRANCHES = 8
 """About how many positional joins per relation and rule set, each over a run of partitions: a positional
 join runs on one thread, so several keep both cores busy without a plan of hundreds of branches."""
@@ -179,36 +189,48 @@ _HAND_COLUMNS = {
     "session": "VARCHAR",
     "hand_number": "BIGINT",
     "n_players": "TINYINT",
-    "button": "TINYINT",
+    "position": "TINYINT",
 }
 
 
-def _hand_columns(alias: str | None) -> str:
-    if alias is None:
-        return ", ".join(f"NULL::{t} AS {c}" for c, t in _HAND_COLUMNS.items())
-    return ", ".join(f"{alias}.{c}" for c in _HAND_COLUMNS)
+def _hand_columns(r: str | None, h: str | None) -> str:
+    """The hand's columns: the facts from the results ``r`` when they have them, the rest from the hands ``h``."""
+    # A hand with no button recorded has it on the highest seat (seats 0 .. n - 1, in lakes before the facts).
+    position = "CAST((r.seat - coalesce(h.button, h.n_players - 1) + h.n_players) % h.n_players AS TINYINT)"
+    out = []
+    for column, kind in _HAND_COLUMNS.items():
+        if r is not None and column in FACTS:
+            out.append(f"{r}.{column}")
+        elif h is not None:
+            out.append(f"{position} AS position" if column == "position" else f"{h}.{column}")
+        else:
+            out.append(f"NULL::{kind} AS {column}")
+    return ", ".join(out)
 
 
 def _board_branch(files: _Files, part: Part, key: str, needs: frozenset[str], keyed: bool = False) -> str:
     """``board_results`` for a run of partitions and one rule set (joined on hand keys when ``keyed``)."""
-    results, _ = files(part.players[key], hive=True)
-    h = "h" if HANDS in needs else None
-    # Seats after the button; a hand with no button recorded has it on the highest seat (seats 0 .. n - 1).
-    button = "coalesce(h.button, h.n_players - 1)"
-    position = f"CAST((r.seat - {button} + h.n_players) % h.n_players AS TINYINT)" if h else "NULL::TINYINT"
-    board_columns = "NULL::TINYINT AS fantasyland_cards, NULL::TINYINT AS dead_street"
+    results, result_columns = files(part.players[key], hive=True)
+    facts = FACTS <= set(result_columns)
+    h = "h" if SESSIONS in needs or (HANDS in needs and not facts) else None
+    join_boards = DEAD in needs or (BOARDS in needs and not facts)
+    fantasyland_cards = "r.fantasyland_dealt" if facts else "NULL::TINYINT"
+    dead = "NULL::TINYINT"
     boards = hands = ""
-    if BOARDS in needs:
+    if join_boards:
         boards, columns = files(part.boards)
-        dead = "b.dead_street" if "dead_street" in columns else "NULL::TINYINT"  # lakes ingested before it
-        board_columns = f"b.fantasyland_cards, {dead} AS dead_street"
+        if "dead_street" in columns and DEAD in needs:  # lakes ingested before it have none
+            dead = "b.dead_street"
+        if not facts:
+            fantasyland_cards = "b.fantasyland_cards"
     if h:
         hands, _ = files(part.hands)
     select = f"""
         SELECT
             r.hand_key, {_literal(key.rsplit("@", 1)[0])} AS rules, {_literal(key)} AS rules_key,
             {_literal(part.variant)} AS variant, r.month, r.seat, r.player::VARCHAR AS player,
-            {_hand_columns(h)}, {position} AS position, r.fantasyland, {board_columns},
+            {_hand_columns("r" if facts else None, h)}, r.fantasyland,
+            {fantasyland_cards} AS fantasyland_cards, {dead} AS dead_street,
             r.points, r.royalty_top, r.royalty_middle, r.royalty_bottom, r.fouled, r.fantasyland_entry,
             r.fantasyland_stay, r.fantasyland_cards AS fantasyland_next"""
     if keyed or not aligned(part, key):
@@ -275,49 +297,48 @@ def _pair_totals(
 
 
 @njit(inline="always", cache=True)
-def _top(players: np.ndarray, points: np.ndarray, first: int, n: int) -> int:
-    """The player with strictly the most points among boards ``first .. first + n``; -1 on a tie."""
+def _top(points: np.ndarray, first: int, n: int) -> int:
+    """Which of boards ``first .. first + n`` has strictly the most points (0-based within the hand); -1 on a tie.
+
+    A board stands for its player: a hand seats each name once (ingest checks it).
+    """
     best = -1
     top = points[first]
     ties = 0
     for i in range(first, first + n):
         if i == first or points[i] > top:
             top = points[i]
-            best = players[i]
+            best = i - first
             ties = 1
         elif points[i] == top:
             ties += 1
     return best if ties == 1 else -1
 
 
-@njit(cache=True)
-def _winner_changes(
-    n_players: np.ndarray,
-    hand_keys: np.ndarray,
-    result_keys: np.ndarray,
-    players: np.ndarray,
-    points_a: np.ndarray,
-    points_b: np.ndarray,
-    out: np.ndarray,
+@njit(parallel=True, cache=True)
+def _winners(
+    first: np.ndarray, points: np.ndarray, hand_keys: np.ndarray, result_keys: np.ndarray, out: np.ndarray
 ) -> bool:
-    """``out[h]``: 1 when hand ``h``'s winner differs between the two point columns, else 0.
+    """``out[h]``: the winning board of hand ``h`` (boards ``first[h] .. first[h + 1]``), -1 for none.
 
-    False when the tables do not line up: the first results' hand keys are checked against the hands, and
-    the second results (read without their keys) must sum to zero over each hand, as every hand's do.
+    False when the results do not line up with the hands: with ``result_keys`` their hand keys are checked;
+    results read without their keys must sum to zero over each hand, as every hand's do.
     """
-    b = 0
-    for h in range(n_players.shape[0]):
-        n = n_players[h]
-        if b + n > result_keys.shape[0] or result_keys[b] != hand_keys[h] or result_keys[b + n - 1] != hand_keys[h]:
-            return False
-        total = 0
-        for i in range(b, b + n):
-            total += points_b[i]
-        if total != 0:
-            return False
-        out[h] = _top(players, points_a, b, n) != _top(players, points_b, b, n)
-        b += n
-    return b == result_keys.shape[0]
+    keyed = result_keys.shape[0] > 0
+    bad = 0
+    for h in prange(first.shape[0] - 1):
+        lo, hi = first[h], first[h + 1]
+        if keyed:
+            if result_keys[lo] != hand_keys[h] or result_keys[hi - 1] != hand_keys[h]:
+                bad += 1
+        else:
+            total = 0
+            for i in range(lo, hi):
+                total += points[i]
+            if total != 0:
+                bad += 1
+        out[h] = _top(points, lo, hi - lo)
+    return bad == 0
 
 
 class _Stream:
@@ -361,13 +382,18 @@ class _Stream:
 
     @cached_property
     def players(self) -> np.ndarray:
-        """Each board's player as a code into ``names`` (the files' dictionaries unified, no string per row)."""
+        """Each board's player as a code into ``names``: each file's dictionary mapped once, no string per row."""
         files = [f for p in self.found for f in p.boards]
-        column = pq.read_table(files, columns=["player"], read_dictionary=["player"]).column(0).unify_dictionaries()
-        if column.num_chunks == 0:
-            return np.zeros(0, np.int32)
-        self.names = column.chunk(0).dictionary.to_pylist()
-        return np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in column.chunks]).astype(np.int32)
+        column = pq.read_table(files, columns=["player"], read_dictionary=["player"]).column(0)
+        codes: dict[str, int] = {}
+        out = np.empty(len(column), dtype=np.int32)
+        at = 0
+        for chunk in column.chunks:
+            lookup = np.array([codes.setdefault(n, len(codes)) for n in chunk.dictionary.to_pylist()], np.int32)
+            out[at : at + len(chunk)] = lookup[chunk.indices.to_numpy(zero_copy_only=False)]
+            at += len(chunk)
+        self.names = list(codes)
+        return out
 
 
 def _table(columns: dict[str, list[Any]], sums: np.ndarray, names: list[str]) -> pa.Table:
@@ -388,53 +414,107 @@ def _runs(found: list[Part], keys: Sequence[str], has: Callable[[Part, str], boo
     return out
 
 
+@cache
+def _has_columns(path: str, names: frozenset[str]) -> bool:
+    """The committed file holds these columns (files written before them do not)."""
+    return names <= set(pq.read_schema(path).names)
+
+
+_NAMED_PAIRS = frozenset({"player_a", "player_b", "played_at"})
+"""Pair results that carry their players' names and hand's time: totals from them alone."""
+
+
+def _named(part: Part, key: str) -> bool:
+    return all(_has_columns(f, _NAMED_PAIRS) for f in part.pairs[key])
+
+
+def _pair_sums(con: duckdb.DuckDBPyConnection, files: list[str], since_us: int | None) -> pa.Table:
+    """Matchup totals of pair results that name their players: one scan and a group-by."""
+    rel = con.read_parquet(files, hive_partitioning=True)
+    kept = rel.filter(duckdb.SQLExpression(f"epoch_us(played_at) >= {int(since_us)}")) if since_us is not None else rel
+    return kept.aggregate(
+        """variant::VARCHAR AS variant, player_a::VARCHAR AS player_a, player_b::VARCHAR AS player_b,
+        count(*)::BIGINT AS matchups, sum(points)::BIGINT AS points, sum(points::BIGINT * points)::BIGINT AS squares,
+        count(*) FILTER (WHERE scoop > 0)::BIGINT AS a_scoops, count(*) FILTER (WHERE scoop < 0)::BIGINT AS b_scoops""",
+        "variant, player_a, player_b",
+    ).to_arrow_table()
+
+
+def _walked_sums(con: duckdb.DuckDBPyConnection, run: list[Part], key: str, since_us: int | None) -> pa.Table:
+    """Matchup totals of pair results written before they named their players: walked beside hands and boards."""
+    s = _Stream(con, run, since_us)
+    n_players, hand_keys, keep, hand_variant = s.hands
+    seats = s.read([f for p in run for f in p.boards], ["seat"])["seat"]
+    players = s.players
+    size = max(len(s.names), 1)
+    cells = len(s.variants) * size * size
+    if cells > 1 << 24:
+        raise duckdb.InvalidInputException(f"too many players for head-to-head totals: {size:,}")
+    pairs = s.read([f for p in run for f in p.pairs[key]], ["hand_key", "seat_a", "seat_b", "points", "scoop"])
+    sums = np.zeros((cells, 5), dtype=np.int64)
+    ok = _pair_totals(
+        n_players,
+        hand_keys,
+        keep,
+        hand_variant,
+        seats,
+        players,
+        pairs["hand_key"],
+        pairs["seat_a"],
+        pairs["seat_b"],
+        pairs["points"],
+        pairs["scoop"],
+        size,
+        sums,
+    )
+    if not ok:
+        raise duckdb.InvalidInputException(_MISALIGNED)
+    present = np.flatnonzero(sums[:, 0])
+    variant, a, b = present // (size * size), present // size % size, present % size
+    columns = {
+        "variant": [s.variants[v] for v in variant.tolist()],
+        "player_a": [s.names[i] for i in a.tolist()],
+        "player_b": [s.names[i] for i in b.tolist()],
+    }
+    return _table(columns, sums[present], MATCHUP_VALUES)
+
+
 def matchup_totals(
     con: duckdb.DuckDBPyConnection, found: list[Part], keys: Sequence[str], since_us: int | None
 ) -> pa.Table:
     """Per rule set, variant and pair of players (as seated: A, B): matchups, A's points, their squares, scoops."""
-    tables = [
-        _table({"rules_key": [], "variant": [], "player_a": [], "player_b": []}, np.zeros((0, 5)), MATCHUP_VALUES)
-    ]
-    for picked, run_keys in _runs(found, keys, lambda p, k: k in p.pairs).items():
-        run = [found[i] for i in picked]
-        s = _Stream(con, run, since_us)
-        n_players, hand_keys, keep, hand_variant = s.hands
-        seats = s.read([f for p in run for f in p.boards], ["seat"])["seat"]
-        players = s.players
-        size = max(len(s.names), 1)
-        cells = len(s.variants) * size * size
-        if cells > 1 << 24:
-            raise duckdb.InvalidInputException(f"too many players for head-to-head totals: {size:,}")
-        for key in run_keys:
-            pairs = s.read([f for p in run for f in p.pairs[key]], ["hand_key", "seat_a", "seat_b", "points", "scoop"])
-            sums = np.zeros((cells, 5), dtype=np.int64)
-            ok = _pair_totals(
-                n_players,
-                hand_keys,
-                keep,
-                hand_variant,
-                seats,
-                players,
-                pairs["hand_key"],
-                pairs["seat_a"],
-                pairs["seat_b"],
-                pairs["points"],
-                pairs["scoop"],
-                size,
-                sums,
-            )
-            if not ok:
-                raise duckdb.InvalidInputException(_MISALIGNED)
-            present = np.flatnonzero(sums[:, 0])
-            variant, a, b = present // (size * size), present // size % size, present % size
-            columns = {
-                "rules_key": [key] * present.size,
-                "variant": [s.variants[v] for v in variant.tolist()],
-                "player_a": [s.names[i] for i in a.tolist()],
-                "player_b": [s.names[i] for i in b.tolist()],
-            }
-            tables.append(_table(columns, sums[present], MATCHUP_VALUES))
+    empty = _table({"variant": [], "player_a": [], "player_b": []}, np.zeros((0, 5)), MATCHUP_VALUES)
+    tables = [empty.add_column(0, "rules_key", pa.array([], pa.string()))]
+    for key in keys:
+        scored = [p for p in found if key in p.pairs]
+        named = [f for p in scored if _named(p, key) for f in p.pairs[key]]
+        older = [p for p in scored if not _named(p, key)]
+        sums = [empty]
+        if named:
+            sums.append(_pair_sums(con, named, since_us))
+        if older:
+            sums.append(_walked_sums(con, older, key, since_us))
+        total = (
+            pa.concat_tables(sums)
+            .group_by(["variant", "player_a", "player_b"])
+            .aggregate([(v, "sum") for v in MATCHUP_VALUES])
+        )
+        renamed = {f"{v}_sum": v for v in MATCHUP_VALUES}
+        total = total.rename_columns([renamed.get(n, n) for n in total.column_names])
+        total = total.select(["variant", "player_a", "player_b", *MATCHUP_VALUES])
+        tables.append(total.add_column(0, "rules_key", pa.array([key] * total.num_rows, pa.string())))
     return pa.concat_tables(tables)
+
+
+def _hand_winners(s: _Stream, run: list[Part], key: str, first: np.ndarray, check_keys: bool) -> np.ndarray:
+    """The winning board of every hand of the stream under rule set ``key`` (-1: none); the alignment checked."""
+    hand_keys = s.hands[1]
+    r = s.read([f for p in run for f in p.players[key]], ["hand_key", "points"] if check_keys else ["points"])
+    out = np.empty(first.size - 1, dtype=np.int8)
+    result_keys = r["hand_key"] if check_keys else np.zeros(0, dtype=hand_keys.dtype)
+    if r["points"].size != first[-1] or not _winners(first, r["points"], hand_keys, result_keys, out):
+        raise duckdb.InvalidInputException(_MISALIGNED)
+    return out
 
 
 def winner_totals(
@@ -446,30 +526,21 @@ def winner_totals(
     for picked, run_keys in _runs(found, keys[1:], lambda p, k: k in p.players and base in p.players).items():
         run = [found[i] for i in picked]
         s = _Stream(con, run, since_us)
-        n_players, hand_keys, keep, hand_variant = s.hands
-        a = s.read([f for p in run for f in p.players[base]], ["hand_key", "points"])
+        n_players, _, keep, hand_variant = s.hands
+        first = np.zeros(n_players.size + 1, dtype=np.int64)
+        np.cumsum(n_players, out=first[1:])
+        hands = np.bincount(hand_variant[keep], minlength=len(s.variants))
+        present = np.flatnonzero(hands)
+        baseline = _hand_winners(s, run, base, first, check_keys=True)
         for key in run_keys:
-            b = s.read([f for p in run for f in p.players[key]], ["points"])
-            changed = np.zeros(n_players.size, dtype=np.int8)
-            ok = b["points"].size == a["points"].size and _winner_changes(
-                n_players, hand_keys, a["hand_key"], s.players, a["points"], b["points"], changed
-            )
-            if not ok:
-                raise duckdb.InvalidInputException(_MISALIGNED)
-            variant = hand_variant[keep]
-            sums = np.stack(
-                [
-                    np.bincount(variant, minlength=len(s.variants)),
-                    np.bincount(variant, weights=changed[keep], minlength=len(s.variants)),
-                ],
-                axis=1,
-            ).astype(np.int64)
-            present = np.flatnonzero(sums[:, 0])
+            differ = keep & (_hand_winners(s, run, key, first, check_keys=False) != baseline)
+            changed = np.bincount(hand_variant[differ], minlength=len(s.variants))
             columns = {
                 "baseline": [base] * present.size,
                 "rules_key": [key] * present.size,
                 "variant": [s.variants[v] for v in present.tolist()],
             }
+            sums = np.stack([hands, changed], axis=1).astype(np.int64)
             tables.append(_table(columns, sums[present], ["hands", "changed"]))
     return pa.concat_tables(tables)
 
@@ -504,7 +575,7 @@ def _totals(
 _EMPTY_BOARDS = f"""
     SELECT NULL::UBIGINT AS hand_key, NULL::VARCHAR AS rules, NULL::VARCHAR AS rules_key, NULL::VARCHAR AS variant,
            NULL::VARCHAR AS month, NULL::TINYINT AS seat, NULL::VARCHAR AS player,
-           {_hand_columns(None)}, NULL::TINYINT AS position, NULL::BOOLEAN AS fantasyland,
+           {_hand_columns(None, None)}, NULL::BOOLEAN AS fantasyland,
            NULL::TINYINT AS fantasyland_cards, NULL::TINYINT AS dead_street, NULL::INTEGER AS points,
            NULL::INTEGER AS royalty_top, NULL::INTEGER AS royalty_middle, NULL::INTEGER AS royalty_bottom,
            NULL::BOOLEAN AS fouled, NULL::BOOLEAN AS fantasyland_entry, NULL::BOOLEAN AS fantasyland_stay,
@@ -537,11 +608,12 @@ def define(
 ) -> None:
     """(Re)define the relations for rule sets ``keys`` (the first is the baseline), reading what ``needs`` asks.
 
-    ``needs`` holds ``HANDS`` for the hands' columns of ``board_results`` (time, session, table size, seat
-    relative to the button), ``BOARDS`` for the boards' own (Fantasyland card count, dead street),
-    ``MATCHUPS`` / ``WINNERS`` to compute ``matchup_totals`` / ``winner_totals`` from hands played on or
-    after ``since``. ``one_player``: the query keeps one player's boards, a small fraction of them, so their
-    hands and boards are found by key (a join built from those few boards) rather than by scanning them all.
+    ``needs`` holds ``HANDS`` for the hand's time, table size and seat relative to the button, ``SESSIONS``
+    for its session and number, ``BOARDS`` for a Fantasyland hand's card count, ``DEAD`` for the street a
+    board went dead at (see ``NEEDS``), ``MATCHUPS`` / ``WINNERS`` to compute ``matchup_totals`` /
+    ``winner_totals`` from hands played on or after ``since``. ``one_player``: the query keeps one player's
+    boards, a small fraction of them, so their hands and boards are found by key (a join built from those few
+    boards) rather than by scanning them all.
     """
     manifests = lake.manifests()
     found = parts(lake, manifests, keys)
@@ -551,7 +623,8 @@ def define(
         scored = [p for p in found if key in p.players]
         odd = [p for p in scored if not aligned(p, key)]
         runs = chunks([p for p in scored if p not in odd]) + odd
-        branches += [_board_branch(files, p, key, needs, one_player and bool(needs & {HANDS, BOARDS})) for p in runs]
+        keyed = one_player and bool(needs & {HANDS, SESSIONS, BOARDS, DEAD})
+        branches += [_board_branch(files, p, key, needs, keyed) for p in runs]
     body = "\nUNION ALL BY NAME\n".join(branches) if branches else _EMPTY_BOARDS
     con.execute(f"CREATE OR REPLACE VIEW board_results AS {body}")
     since_us = None

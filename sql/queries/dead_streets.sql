@@ -5,7 +5,7 @@
 -- @param player text?: only this player's boards
 -- @param variant text?: only this variant
 -- @param since date?: only hands played on or after this day (UTC)
--- @needs boards
+-- @needs dead
 WITH counts AS (
     SELECT variant, fouled, dead_street, count(*) AS n
     FROM boards_of([$rules], $player, $variant, $since)

@@ -5,7 +5,7 @@
 -- @param variant text?: only this variant
 -- @param since date?: only hands played on or after this day (UTC)
 -- @param sessions int = 6: how many of the latest sessions
--- @needs hands
+-- @needs sessions
 WITH mine AS (
     SELECT
         coalesce(session, 'day ' || CAST(DATE '1970-01-01' + CAST(epoch_us(played_at) // 86400000000 AS INTEGER)
