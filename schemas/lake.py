@@ -231,6 +231,7 @@ PLAYER_RESULTS = _results(
         *_RESULT_KEY,
         ("seat", pa.int8()),
         ("player", LABEL),
+        ("player_id", pa.uint64()),
         ("points", pa.int32()),
         ("royalty_top", pa.int32()),
         ("royalty_middle", pa.int32()),
@@ -251,10 +252,15 @@ PLAYER_RESULTS = _results(
 """One row per board per hand per rule set: net points (zero-sum per hand), royalties per row, the foul, and
 Fantasyland: ``fantasyland`` played in it, ``fantasyland_entry`` / ``fantasyland_stay`` earned, and
 ``fantasyland_cards`` the card count of the next hand when it is a Fantasyland hand (else 0).
-``recorded_points`` is what the source recorded, if anything. The hand's facts a report groups by ride along,
+``recorded_points`` is what the source recorded, if anything; ``player_id`` is a 64-bit hash of the name
+(``pipeline.lake.hashing.hash_strings``, named in ``RESULT_PLAYERS``). The hand's facts a report groups by ride along,
 so that it reads one table: ``played_at``, ``n_players``, ``position`` (the seat's place after the button among
 the hand's seats: 0 is the button, 1 acts first) and ``fantasyland_dealt`` (the cards dealt in a Fantasyland
 hand, null otherwise)."""
+
+RESULT_PLAYERS = pa.schema([("player_id", pa.uint64()), ("player", pa.string())])
+"""The names behind ``player_results.player_id`` in one result batch: a report groups its millions of rows by
+the integer and names the few groups."""
 
 TABLES = {
     "hands": HANDS,
@@ -264,6 +270,7 @@ TABLES = {
     "quarantine": QUARANTINE,
     "pair_results": PAIR_RESULTS,
     "player_results": PLAYER_RESULTS,
+    "result_players": RESULT_PLAYERS,
 }
 
 TABLE_PARTITIONS = {

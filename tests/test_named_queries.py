@@ -321,14 +321,24 @@ def test_keyed_join_gives_the_same_rows(
         assert sorted(map(str, slow)) == sorted(map(str, rows)), name
 
 
-def test_results_without_hand_facts_read_the_hands_and_boards(
+def test_results_without_hand_facts_or_ids(
     con: duckdb.DuckDBPyConnection, report_lake: ReportLake, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Results rescored before the hand's facts were written beside them: the same answers, by joins."""
+    """Results rescored before the hand's facts and player ids were written beside them: the same answers, by
+    joins, and by ids hashed from the names."""
     player = report_lake.boards(report_lake.rule_keys[0])["player"][0]
-    cases = {"foul_rate": {}, "fantasyland": {}, "cumulative": {}, "sessions": {"player": player}}
+    cases = {
+        "foul_rate": {},
+        "fantasyland": {},
+        "cumulative": {},
+        "sessions": {"player": player},
+        "results": {"player": player},
+        "scoring_variants": {},
+        "royalty_points": {},
+    }
     fast = {name: run(con, report_lake, name, **params) for name, params in cases.items()}
     monkeypatch.setattr(relations, "FACTS", relations.FACTS | {"not_written"})
+    monkeypatch.setattr(relations, "_IDS", relations._IDS | {"not_written"})
     for name, params in cases.items():
         assert run(con, report_lake, name, **params) == fast[name], name
 

@@ -83,15 +83,23 @@ class Part:
                 mine.setdefault(key, []).extend(files)
 
 
-def parts(lake: Lake, manifests: list[dict[str, Any]], keys: Sequence[str]) -> list[Part]:
-    """Every partition of every batch of boards, with the latest result files of each rule set in ``keys``."""
-    from pipeline.rescore.plan import results, sources
+def _latest(manifests: list[dict[str, Any]]) -> dict[tuple[str, str], dict[str, Any]]:
+    """The manifest of the latest results of each (source batch, rule set key)."""
+    from pipeline.rescore.plan import results
 
-    replaced = {f for m in manifests for f in m.get("replaces", ())}
     latest: dict[tuple[str, str], dict[str, Any]] = {}
     for m in results(manifests):
         for c in m.get("covers", []):
             latest[(c["batch"], c["rules_key"])] = m
+    return latest
+
+
+def parts(lake: Lake, manifests: list[dict[str, Any]], keys: Sequence[str]) -> list[Part]:
+    """Every partition of every batch of boards, with the latest result files of each rule set in ``keys``."""
+    from pipeline.rescore.plan import sources
+
+    replaced = {f for m in manifests for f in m.get("replaces", ())}
+    latest = _latest(manifests)
     out = []
     for source in sources(manifests):
         found: dict[str, Part] = {}
@@ -110,6 +118,12 @@ def parts(lake: Lake, manifests: list[dict[str, Any]], keys: Sequence[str]) -> l
                     target.setdefault(key, []).append(str(lake.root / f))
         out.extend(p for p in found.values() if p.boards)
     return out
+
+
+def name_files(lake: Lake, manifests: list[dict[str, Any]], keys: Sequence[str]) -> list[str]:
+    """The ``result_players`` files of the latest results under ``keys``: the names behind their player ids."""
+    chosen = {m["batch"]: m for (_, key), m in _latest(manifests).items() if key in keys}
+    return sorted(str(lake.root / f) for m in chosen.values() for f in m["files"] if f.startswith("result_players/"))
 
 
 @cache
@@ -208,13 +222,17 @@ def _hand_columns(r: str | None, h: str | None) -> str:
     return ", ".join(out)
 
 
-def _board_branch(files: _Files, part: Part, key: str, needs: frozenset[str], keyed: bool = False) -> str:
-    """``board_results`` for a run of partitions and one rule set (joined on hand keys when ``keyed``)."""
+def _board_branch(
+    files: _Files, part: Part, key: str, needs: frozenset[str], keyed: bool = False, ids: bool = True
+) -> str:
+    """``board_results`` for a run of partitions and one rule set (joined on hand keys when ``keyed``; player ids
+    hashed here when the results were written without them, ``ids`` false)."""
     results, result_columns = files(part.players[key], hive=True)
     facts = FACTS <= set(result_columns)
     h = "h" if SESSIONS in needs or (HANDS in needs and not facts) else None
     join_boards = DEAD in needs or (BOARDS in needs and not facts)
     fantasyland_cards = "r.fantasyland_dealt" if facts else "NULL::TINYINT"
+    player_id = "r.player_id" if ids else "hash(r.player::VARCHAR) AS player_id"
     dead = "NULL::TINYINT"
     boards = hands = ""
     if join_boards:
@@ -228,7 +246,7 @@ def _board_branch(files: _Files, part: Part, key: str, needs: frozenset[str], ke
     select = f"""
         SELECT
             r.hand_key, {_literal(key.rsplit("@", 1)[0])} AS rules, {_literal(key)} AS rules_key,
-            {_literal(part.variant)} AS variant, r.month, r.seat, r.player::VARCHAR AS player,
+            {_literal(part.variant)} AS variant, r.month, r.seat, r.player::VARCHAR AS player, {player_id},
             {_hand_columns("r" if facts else None, h)}, r.fantasyland,
             {fantasyland_cards} AS fantasyland_cards, {dead} AS dead_street,
             r.points, r.royalty_top, r.royalty_middle, r.royalty_bottom, r.fouled, r.fantasyland_entry,
@@ -420,6 +438,8 @@ def _has_columns(path: str, names: frozenset[str]) -> bool:
     return names <= set(pq.read_schema(path).names)
 
 
+_IDS = frozenset({"player_id"})
+"""Player results that carry their players' ids (and a ``result_players`` file naming them)."""
 _NAMED_PAIRS = frozenset({"player_a", "player_b", "played_at"})
 """Pair results that carry their players' names and hand's time: totals from them alone."""
 
@@ -574,7 +594,7 @@ def _totals(
 
 _EMPTY_BOARDS = f"""
     SELECT NULL::UBIGINT AS hand_key, NULL::VARCHAR AS rules, NULL::VARCHAR AS rules_key, NULL::VARCHAR AS variant,
-           NULL::VARCHAR AS month, NULL::TINYINT AS seat, NULL::VARCHAR AS player,
+           NULL::VARCHAR AS month, NULL::TINYINT AS seat, NULL::VARCHAR AS player, NULL::UBIGINT AS player_id,
            {_hand_columns(None, None)}, NULL::BOOLEAN AS fantasyland,
            NULL::TINYINT AS fantasyland_cards, NULL::TINYINT AS dead_street, NULL::INTEGER AS points,
            NULL::INTEGER AS royalty_top, NULL::INTEGER AS royalty_middle, NULL::INTEGER AS royalty_bottom,
@@ -585,7 +605,8 @@ _EMPTY_BOARDS = f"""
 _SELECTIONS = """
 CREATE OR REPLACE MACRO boards_of(rule_keys, who, game, from_day) AS TABLE
     SELECT * FROM board_results
-    WHERE list_contains(rule_keys, rules_key) AND (who IS NULL OR player = who) AND (game IS NULL OR variant = game)
+    WHERE list_contains(rule_keys, rules_key) AND (game IS NULL OR variant = game)
+      AND (who IS NULL OR player_id IN (SELECT player_id FROM player_names WHERE player = who))
       AND (from_day IS NULL OR played_at >= timezone('UTC', from_day::TIMESTAMP));
 CREATE OR REPLACE MACRO matchups_of(rule_keys, who, game) AS TABLE
     SELECT * FROM matchup_totals
@@ -595,7 +616,7 @@ CREATE OR REPLACE MACRO changes_of(rule_keys, game) AS TABLE
     SELECT * FROM winner_totals WHERE list_contains(rule_keys, rules_key) AND (game IS NULL OR variant = game);
 """
 """Where named queries start: rule set keys, a player, a variant and a first day (UTC); null: all. The
-hand-level totals are computed with the first day already applied."""
+hand-level totals are computed with the first day already applied. A player is found by id."""
 
 
 def define(
@@ -618,15 +639,25 @@ def define(
     manifests = lake.manifests()
     found = parts(lake, manifests, keys)
     files = _Files(con)
+    # Player ids from the results, or hashed from the names for all when any results were written without them.
+    ids = all(_has_columns(f, _IDS) for p in found for k in keys for f in p.players.get(k, ()))
     branches: list[str] = []
     for key in keys:
         scored = [p for p in found if key in p.players]
         odd = [p for p in scored if not aligned(p, key)]
         runs = chunks([p for p in scored if p not in odd]) + odd
         keyed = one_player and bool(needs & {HANDS, SESSIONS, BOARDS, DEAD})
-        branches += [_board_branch(files, p, key, needs, keyed) for p in runs]
+        branches += [_board_branch(files, p, key, needs, keyed, ids) for p in runs]
     body = "\nUNION ALL BY NAME\n".join(branches) if branches else _EMPTY_BOARDS
     con.execute(f"CREATE OR REPLACE VIEW board_results AS {body}")
+    names = name_files(lake, manifests, keys)
+    if not ids:
+        source = "board_results"
+    elif names:
+        source = files(names)[0]
+    else:
+        source = "(SELECT NULL::UBIGINT AS player_id, NULL::VARCHAR AS player WHERE false)"
+    con.execute(f"CREATE OR REPLACE VIEW player_names AS SELECT DISTINCT player_id, player FROM {source}")
     since_us = None
     if since is not None:
         since_us = int((datetime(since.year, since.month, since.day, tzinfo=UTC)).timestamp()) * 1_000_000

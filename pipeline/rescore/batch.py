@@ -16,6 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from pipeline.lake.hashing import hash_strings
 from pipeline.rescore import kernels
 from pipeline.rescore.hands import grouped, hand_keys, run_starts
 from pipeline.score import kernels as engine_kernels
@@ -44,6 +45,8 @@ class Table:
     boards: Boards
     hand_key: np.ndarray
     player: pa.DictionaryArray
+    player_id: np.ndarray
+    """(boards,) uint64: the hash of each board's player's name (``player_ids``)."""
     variant: pa.DictionaryArray
     month: pa.DictionaryArray
     recorded: pa.Array
@@ -64,6 +67,11 @@ def _label(values: pa.Array | pa.ChunkedArray) -> pa.DictionaryArray:
     if pa.types.is_dictionary(values.type) and len(pc.unique(values.dictionary)) == len(values.dictionary):
         return pc.fill_null(values, "").cast(LABEL)
     return pc.dictionary_encode(pc.fill_null(values.cast(pa.string()), "")).cast(LABEL)
+
+
+def player_ids(player: pa.DictionaryArray) -> np.ndarray:
+    """Each name's 64-bit hash: hashed once per distinct name, then gathered."""
+    return hash_strings(player.dictionary)[player.indices.to_numpy(zero_copy_only=False)]
 
 
 def _constant_label(value: str, n: int) -> pa.DictionaryArray:
@@ -136,6 +144,7 @@ def read_boards(batch: pa.RecordBatch) -> Table:
         boards=boards,
         hand_key=hand_key,
         player=player,
+        player_id=player_ids(player),
         variant=_label(batch.column("variant")),
         month=_label(batch.column("month")),
         recorded=batch.column("points").cast(pa.int32()),
@@ -221,6 +230,7 @@ def player_results(t: Table, result: Scored, rules: RuleSet) -> pa.RecordBatch:
         "variant": t.variant,
         "month": t.month,
         "player": t.player,
+        "player_id": pa.array(t.player_id, pa.uint64()),
         **{name: pa.array(i8[k]) for k, name in enumerate(kernels.PLAYER_I8)},
         **{name: pa.array(i32[k]) for k, name in enumerate(kernels.PLAYER_I32)},
         "fouled": pa.array(f.fouled),

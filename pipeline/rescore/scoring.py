@@ -19,6 +19,7 @@ import numba
 import pyarrow as pa
 
 from pipeline import __version__
+from pipeline.lake.hashing import hash_strings
 from pipeline.lake.store import RESULT_TABLES, BatchWriter, Lake
 from pipeline.rescore.batch import Table, pair_results, player_results, read_boards, recorded_differences
 from pipeline.rescore.plan import KIND, Work
@@ -55,6 +56,8 @@ class _Writers:
         self.writer = writer
         self.pools = {t: ThreadPoolExecutor(1, thread_name_prefix=f"rescore-{t}") for t in RESULT_TABLES}
         self.pending: deque[tuple[Future[RuleTotals], RuleTotals]] = deque()
+        self.names: dict[int, str] = {}
+        """The names behind the player ids written, gathered on the player results' thread."""
 
     def put(self, table: Table, result: Scored, rules: CompiledRules, totals: RuleTotals) -> None:
         for name, build in (("pair_results", self._pairs), ("player_results", self._players)):
@@ -72,6 +75,8 @@ class _Writers:
     def _players(self, table: Table, result: Scored, rules: CompiledRules) -> RuleTotals:
         t0 = time.thread_time()
         players = player_results(table, result, rules.rules)
+        names = table.player.dictionary
+        self.names.update(zip(hash_strings(names).tolist(), names.to_pylist(), strict=True))
         checked, differing = recorded_differences(table, players, rules.rules)
         seconds = time.thread_time() - t0
         self.writer.write("player_results", pa.Table.from_batches([players]))
@@ -85,6 +90,8 @@ class _Writers:
     def flush(self) -> None:
         while self.pending:
             self._settle()
+        ids = pa.array(list(self.names), pa.uint64())
+        self.writer.write("result_players", pa.table({"player_id": ids, "player": list(self.names.values())}))
 
     def close(self) -> None:
         for pool in self.pools.values():

@@ -6,11 +6,14 @@
 -- @param since date?: only hands played on or after this day (UTC)
 -- @param players int = 8: how many players when no player is given
 -- @needs hands
-WITH daily AS (
-    SELECT player, epoch_us(played_at) // 86400000000 AS day, count(*) AS hands, sum(points) AS points
+WITH by_id AS (
+    SELECT player_id, epoch_us(played_at) // 86400000000 AS day, count(*) AS hands, sum(points) AS points
     FROM boards_of([$rules], $player, $variant, $since)
     WHERE played_at IS NOT NULL
     GROUP BY ALL
+),
+daily AS (
+    SELECT n.player, b.* EXCLUDE (player_id) FROM by_id b JOIN player_names n USING (player_id)
 ),
 chosen AS (
     SELECT player FROM daily GROUP BY player ORDER BY sum(hands) DESC, player LIMIT $players

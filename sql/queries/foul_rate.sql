@@ -5,10 +5,14 @@
 -- @param variant text?: only this variant
 -- @param since date?: only hands played on or after this day (UTC)
 -- @needs hands
-WITH fine AS MATERIALIZED (
-    SELECT player, variant, n_players, position, fantasyland, count(*) AS boards, count(*) FILTER (WHERE fouled) AS fouled
+WITH by_id AS (
+    SELECT player_id, variant, n_players, position, fantasyland, count(*) AS boards,
+           count(*) FILTER (WHERE fouled) AS fouled
     FROM boards_of([$rules], $player, $variant, $since)
     GROUP BY ALL
+),
+fine AS MATERIALIZED (
+    SELECT n.player, b.* EXCLUDE (player_id) FROM by_id b JOIN player_names n USING (player_id)
 ),
 groups AS (
     SELECT 'all' AS dimension, 'all boards' AS "group", 0 AS sort_key, sum(boards) AS boards, sum(fouled) AS fouled

@@ -4,15 +4,18 @@
 -- @param player text?: only this player's boards
 -- @param variant text?: only this variant
 -- @param since date?: only hands played on or after this day (UTC)
-WITH fine AS MATERIALIZED (
+WITH by_id AS (
     SELECT
-        player, variant, count(*) AS boards,
+        player_id, variant, count(*) AS boards,
         sum(royalty_top) AS top, sum(royalty_middle) AS middle, sum(royalty_bottom) AS bottom,
         sum(royalty_top + royalty_middle + royalty_bottom) AS total,
         sum((royalty_top + royalty_middle + royalty_bottom)::BIGINT ** 2) AS squares,
         count(*) FILTER (WHERE royalty_top + royalty_middle + royalty_bottom > 0) AS with_royalty
     FROM boards_of([$rules], $player, $variant, $since)
     GROUP BY ALL
+),
+fine AS MATERIALIZED (
+    SELECT n.player, b.* EXCLUDE (player_id) FROM by_id b JOIN player_names n USING (player_id)
 ),
 groups AS (
     SELECT 'all' AS dimension, 'all boards' AS "group", sum(COLUMNS(* EXCLUDE (player, variant))) FROM fine

@@ -5,11 +5,15 @@
 -- @param player text?: only this player's boards
 -- @param variant text?: only this variant
 -- @param since date?: only hands played on or after this day (UTC)
-WITH fine AS MATERIALIZED (
-    SELECT rules, rules_key, player, count(*) AS hands, sum(points) AS points,
+WITH by_id AS (
+    SELECT rules, rules_key, player_id, count(*) AS hands, sum(points) AS points,
            sum(points::BIGINT * points) AS squares
     FROM boards_of($rules, $player, $variant, $since)
     GROUP BY ALL
+),
+fine AS MATERIALIZED (
+    SELECT b.rules, b.rules_key, n.player, b.hands, b.points, b.squares
+    FROM by_id b JOIN player_names n USING (player_id)
 ),
 per AS (
     SELECT * FROM fine
