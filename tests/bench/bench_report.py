@@ -3,8 +3,8 @@
 Targets: each named query <= 2 s and the whole report (every query, every figure, the HTML file written)
 <= 15 s, in a fresh process. The lake is written directly with the lake writer (no JSON): sessions of two-
 and three-player OFC, Pineapple and Progressive Pineapple hands over a year, sixty players, a few percent of
-Fantasyland hands, boards three in four set in rank order so that not everything fouls (and, when the boards
-table has the column, the street each fouled board went dead at). Its results are then written by ``ofc
+Fantasyland hands, boards three in four set in rank order so that not everything fouls, and the street each
+fouled board went dead at. Its results are then written by ``ofc
 rescore``'s own code under three rule sets.
 Set ``OFC_BENCH_REPORT_HANDS`` to scale it, ``OFC_BENCH_REPORT_LAKE`` to keep the lake in that folder
 between runs (it is built once).
@@ -27,7 +27,6 @@ import pyarrow as pa
 from pipeline.cards import deal
 from pipeline.evaluate import evaluate_boards, fouled
 from pipeline.lake.store import Lake
-from schemas.lake import BOARDS
 from tests.bench.common import Figure, report
 
 HANDS = int(os.environ.get("OFC_BENCH_REPORT_HANDS", "10000000"))
@@ -121,10 +120,9 @@ def _chunk(first: int, n: int, seats: int, batch: str, rng: np.random.Generator)
         "points": pa.nulls(m, pa.int32()),
         "stack": pa.nulls(m, pa.int32()),
     }
-    if "dead_street" in BOARDS.names:
-        last = np.array([LAST_STREET[v] for v in VARIANTS], np.int8)[board_variant]
-        dead = np.where(fantasyland, 1, rng.integers(1, last + 1, dtype=np.int8))
-        boards["dead_street"] = pa.array(dead, mask=~fouled(*evaluate_boards(cards)))
+    last = np.array([LAST_STREET[v] for v in VARIANTS], np.int8)[board_variant]
+    dead = np.where(fantasyland, 1, rng.integers(1, last + 1, dtype=np.int8))
+    boards["dead_street"] = pa.array(dead, mask=~fouled(*evaluate_boards(cards)))
     return hands, pa.table(boards)
 
 
