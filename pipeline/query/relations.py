@@ -24,6 +24,7 @@ query with an error (the hand-level totals).
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
@@ -176,18 +177,33 @@ def _literal(text: str) -> str:
 
 
 class _Files:
-    """Each list of files as a DuckDB view under a generated name: no path is ever spliced into SQL."""
+    """Each list of files as a DuckDB view under a generated name: no path is ever spliced into SQL.
+
+    One per connection (``_files_of``), keeping its views: a report's queries read the same files again, and a
+    view made once is not bound again.
+    """
 
     def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
         self.con = con
-        self.count = 0
+        self.made: dict[tuple[object, ...], tuple[str, list[str]]] = {}
 
     def __call__(self, files: list[str], hive: bool = False) -> tuple[str, list[str]]:
-        self.count += 1
-        name = f"_lake_files_{self.count}"
-        rel = self.con.read_parquet(files, hive_partitioning=hive, union_by_name=True)
-        rel.create_view(name)
-        return name, rel.columns
+        key = (hive, *files)
+        if key not in self.made:
+            name = f"_lake_files_{len(self.made) + 1}"
+            rel = self.con.read_parquet(files, hive_partitioning=hive, union_by_name=True)
+            rel.create_view(name)
+            self.made[key] = (name, rel.columns)
+        return self.made[key]
+
+
+_CONNECTION_FILES: weakref.WeakKeyDictionary[duckdb.DuckDBPyConnection, _Files] = weakref.WeakKeyDictionary()
+
+
+def _files_of(con: duckdb.DuckDBPyConnection) -> _Files:
+    if con not in _CONNECTION_FILES:
+        _CONNECTION_FILES[con] = _Files(con)
+    return _CONNECTION_FILES[con]
 
 
 def _unnested(hands: str) -> str:
@@ -638,7 +654,7 @@ def define(
     """
     manifests = lake.manifests()
     found = parts(lake, manifests, keys)
-    files = _Files(con)
+    files = _files_of(con)
     # Player ids from the results, or hashed from the names for all when any results were written without them.
     ids = all(_has_columns(f, _IDS) for p in found for k in keys for f in p.players.get(k, ()))
     branches: list[str] = []
@@ -678,6 +694,19 @@ def royalty_hands(manifests: list[dict[str, Any]]) -> pa.Table:
     several categories earn names them all. So a report reads royalties, never cards: every row was
     already evaluated by the rescore.
     """
+    from pipeline.rescore.plan import results
+
+    batches = tuple(m["batch"] for m in results(manifests))  # a committed manifest never changes
+    if batches not in _ROYALTY_HANDS:
+        _ROYALTY_HANDS.clear()
+        _ROYALTY_HANDS[batches] = _royalty_table(manifests)
+    return _ROYALTY_HANDS[batches]
+
+
+_ROYALTY_HANDS: dict[tuple[str, ...], pa.Table] = {}
+
+
+def _royalty_table(manifests: list[dict[str, Any]]) -> pa.Table:
     from pipeline.rescore.plan import rule_sets_in
 
     rows: list[dict[str, Any]] = []
