@@ -18,7 +18,7 @@ A row with k empty slots is queried in two ways, both exact: with k <= 2 its com
 (at most 91 rank pairs, each as a flush and not); with more empty slots the hand classes are scanned in
 strength order from the bound of interest until one is reachable, which happens within a few classes
 because a row with three free slots reaches nearly every hand. Deadness only grows street by street, so
-each board is checked at its last street and, when dead there, binary-searched over its streets.
+each board is checked at its last street and, when dead there, at each street before it until it is not.
 """
 
 from __future__ import annotations
@@ -39,6 +39,9 @@ NEVER: Final = -1
 ROW_CODES: Final = {"top": 0, "middle": 1, "bottom": 2, "discard": 3}
 """Placement rows as the kernel reads them."""
 _CAPACITY = np.array([3, 5, 5], dtype=np.int64)
+HIGHEST, LOWEST, ANY = 0, 1, 2
+"""What ``_query`` looks for."""
+_UNBOUNDED = np.int64(1) << np.int64(40)
 _MAX_CARDS = 32
 """More placements than any variant deals to one board (17 at most): a board with more is not judged."""
 
@@ -156,8 +159,9 @@ def _value(
 
 @njit(cache=True)
 def _query(
-    want_max: bool,
+    mode: int,
     lo: np.int64,
+    hi: np.int64,
     width: int,
     fixed: np.ndarray,
     n_fixed: int,
@@ -173,7 +177,9 @@ def _query(
     table3: np.ndarray,
     digits3: np.ndarray,
 ) -> np.int64:
-    """The highest reachable value (``want_max``), or the lowest reachable value >= ``lo``; -1 when none."""
+    """A value the row can reach; -1 when none. ``HIGHEST``: the highest. ``LOWEST``: the lowest in ``lo .. hi``.
+    ``ANY``: one in ``lo .. hi``, the first found (all a caller asking whether the range is reachable needs)."""
+    want_max = mode == HIGHEST
     k = width - n_fixed
     if k > 2:
         n = cls_value.shape[0]
@@ -183,6 +189,8 @@ def _query(
                     return cls_value[j]
             return -1
         for j in range(np.searchsorted(cls_value, lo), n):
+            if cls_value[j] > hi:
+                return -1
             if _reachable(cls_counts[j], cls_flush[j], cls_paired[j], width, fixed, suits, avail):
                 return cls_value[j]
         return -1
@@ -220,8 +228,11 @@ def _query(
                 v = _value(ranks, width, as_flush, table5, digits5, table3, digits3)
                 if want_max:
                     best = max(best, v)
-                elif v >= lo and (best < 0 or v < best):
-                    best = v
+                elif lo <= v <= hi:
+                    if mode == ANY:
+                        return v
+                    if best < 0 or v < best:
+                        best = v
     return best
 
 
@@ -265,15 +276,17 @@ def _dead(
         n_fixed[row] += 1
         fixed[row, c >> 2] += 1
         suits[row] |= 1 << (c & 3)
-    top = _query(False, 0, 3, fixed[0], n_fixed[0], ranks[0], suits[0], avail, *c3, t5, d5, t3, d3)
-    bottom = _query(True, 0, 5, fixed[2], n_fixed[2], ranks[2], suits[2], avail, *c5, t5, d5, t3, d3)
-    if lowball:
-        low = _query(False, 0, 5, fixed[1], n_fixed[1], ranks[1], suits[1], avail, *low5, tl5, d5, t3, d3)
-        return 0 if top <= bottom and 0 <= low <= qualifier else 1
-    middle = _query(False, top, 5, fixed[1], n_fixed[1], ranks[1], suits[1], avail, *c5, t5, d5, t3, d3)
-    if middle < 0:
+    # The bottom's best and the top's lowest, then any middle between them (a 2-7 middle: one that qualifies).
+    bottom = _query(HIGHEST, 0, 0, 5, fixed[2], n_fixed[2], ranks[2], suits[2], avail, *c5, t5, d5, t3, d3)
+    top = _query(LOWEST, 0, _UNBOUNDED, 3, fixed[0], n_fixed[0], ranks[0], suits[0], avail, *c3, t5, d5, t3, d3)
+    if top < 0 or bottom < 0 or top > bottom:
         return 1
-    return 0 if (middle < bottom if strict else middle <= bottom) else 1
+    if lowball:
+        low = _query(ANY, 0, qualifier, 5, fixed[1], n_fixed[1], ranks[1], suits[1], avail, *low5, tl5, d5, t3, d3)
+        return 0 if low >= 0 else 1
+    ceiling = bottom - 1 if strict else bottom
+    middle = _query(ANY, top, ceiling, 5, fixed[1], n_fixed[1], ranks[1], suits[1], avail, *c5, t5, d5, t3, d3)
+    return 0 if middle >= 0 else 1
 
 
 @njit(parallel=True, cache=True)
@@ -305,14 +318,12 @@ def _dead_streets(
         args = (lowball[i], strict, qualifier, c3, c5, low5, t5, d5, t3, d3, tl5)
         if _dead(c, r, s, order[-1], *args) != 1:
             continue
-        lo, hi = 0, order.shape[0] - 1  # dead at order[hi]; find the first street it is
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if _dead(c, r, s, order[mid], *args) == 1:
-                hi = mid
-            else:
-                lo = mid + 1
-        out[i] = order[lo]
+        # Dead at the last street; walk back while still dead. Most boards die on the last street or the one
+        # before, and a late check (few empty slots) is the cheapest, so this beats a binary search.
+        at = order.shape[0] - 1
+        while at > 0 and _dead(c, r, s, order[at - 1], *args) == 1:
+            at -= 1
+        out[i] = order[at]
 
 
 def dead_streets(
