@@ -18,7 +18,7 @@ A row with k empty slots is queried in two ways, both exact: with k <= 2 its com
 (at most 91 rank pairs, each as a flush and not); with more empty slots the hand classes are scanned in
 strength order from the bound of interest until one is reachable, which happens within a few classes
 because a row with three free slots reaches nearly every hand. Deadness only grows street by street, so
-each board is checked at its last street and, when dead there, at each street before it until it is not.
+each board is checked at its last street and, when dead there, at the two before, then binary-searched.
 """
 
 from __future__ import annotations
@@ -57,6 +57,9 @@ class HandClasses(NamedTuple):
     """(C,) bool: the class is a flush (five cards of one suit)."""
     paired: np.ndarray
     """(C,) bool: two cards share a rank, so the row can never be a flush."""
+    ranks: np.ndarray
+    """(C,) int64: the 13-bit mask of the ranks the class holds: a row whose cards' ranks are not all in it
+    cannot become the class, which a scan tells at a glance before counting cards."""
 
 
 def _representatives(width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -89,6 +92,7 @@ def _classes(codes: np.ndarray, counts: np.ndarray, flush: np.ndarray, value: np
         counts=np.ascontiguousarray(counts[order]),
         flush=flush[order],
         paired=counts[order].max(axis=1) >= 2,
+        ranks=((counts[order] > 0) * (1 << np.arange(13))).sum(axis=1).astype(np.int64),
     )
 
 
@@ -172,6 +176,7 @@ def _query(
     cls_counts: np.ndarray,
     cls_flush: np.ndarray,
     cls_paired: np.ndarray,
+    cls_ranks: np.ndarray,
     table5: np.ndarray,
     digits5: np.ndarray,
     table3: np.ndarray,
@@ -183,15 +188,22 @@ def _query(
     k = width - n_fixed
     if k > 2:
         n = cls_value.shape[0]
+        held = 0
+        for i in range(n_fixed):
+            held |= 1 << fixed_ranks[i]
         if want_max:
             for j in range(n - 1, -1, -1):
-                if _reachable(cls_counts[j], cls_flush[j], cls_paired[j], width, fixed, suits, avail):
+                if cls_ranks[j] & held == held and _reachable(
+                    cls_counts[j], cls_flush[j], cls_paired[j], width, fixed, suits, avail
+                ):
                     return cls_value[j]
             return -1
         for j in range(np.searchsorted(cls_value, lo), n):
             if cls_value[j] > hi:
                 return -1
-            if _reachable(cls_counts[j], cls_flush[j], cls_paired[j], width, fixed, suits, avail):
+            if cls_ranks[j] & held == held and _reachable(
+                cls_counts[j], cls_flush[j], cls_paired[j], width, fixed, suits, avail
+            ):
                 return cls_value[j]
         return -1
     # One or two empty slots: every rank (pair) added, each checked in constant time.
@@ -318,12 +330,22 @@ def _dead_streets(
         args = (lowball[i], strict, qualifier, c3, c5, low5, t5, d5, t3, d3, tl5)
         if _dead(c, r, s, order[-1], *args) != 1:
             continue
-        # Dead at the last street; walk back while still dead. Most boards die on the last street or the one
-        # before, and a late check (few empty slots) is the cheapest, so this beats a binary search.
-        at = order.shape[0] - 1
-        while at > 0 and _dead(c, r, s, order[at - 1], *args) == 1:
-            at -= 1
-        out[i] = order[at]
+        # Dead at the last street. Most boards that foul in play die there or just before, and a late check
+        # (few empty slots) is the cheapest: walk back two streets, then binary-search the earlier ones.
+        hi = order.shape[0] - 1
+        steps = 0
+        while hi > 0 and steps < 2 and _dead(c, r, s, order[hi - 1], *args) == 1:
+            hi -= 1
+            steps += 1
+        if steps == 2 and hi > 0:
+            lo = 0
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if _dead(c, r, s, order[mid], *args) == 1:
+                    hi = mid
+                else:
+                    lo = mid + 1
+        out[i] = order[hi]
 
 
 def dead_streets(
