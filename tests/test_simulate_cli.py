@@ -41,7 +41,7 @@ def test_help_names_every_bot_and_option() -> None:
     text = " ".join(result.output.split())
     for word in ("--variant", "--players", "--hands", "--bots", "--rules", "--seed", "--rollouts", "--lake", "--out"):
         assert word in text
-    for bot in ("random:", "heuristic:", "mc:"):
+    for bot in ("random:", "heuristic:", "planner:", "mc:"):
         assert bot in text
     assert f"(default {DEFAULT_ROLLOUTS})" in text
 
@@ -121,7 +121,7 @@ def test_jsonl_reruns_are_byte_identical_and_ingest_into_the_same_hands(tmp_path
         ["--variant", "classic", "--players", "2", "--bots", "mc,heuristic"],
         ["--variant", "classic", "--players", "4", "--bots", "random", "--rules", "taiwanese"],
         ["--variant", "ofc", "--players", "4", "--bots", "heuristic,random"],
-        ["--variant", "progressive-pineapple", "--players", "2", "--bots", "heuristic"],
+        ["--variant", "progressive-pineapple", "--players", "2", "--bots", "heuristic,planner"],
         ["--variant", "pineapple-27", "--players", "3", "--bots", "mc,random"],
     ],
 )

@@ -1,25 +1,26 @@
-"""Compiled bot decisions for open-face streets: the heuristic's board value, its choice, and Monte-Carlo rollouts.
+"""Compiled bot decisions for open-face streets: the planner's board value, its choice, and Monte-Carlo rollouts.
 
-The heuristic values a partial board as expected points against one
-opponent. Each row is summarised on its own as a few outcomes (staying as it
-is, pairing one of its ranks, trips, two pair, a full house, a flush, a
-straight), each with a level (category plus rank, one scale for every row), a
-chance (counted with the cards still live for this player, and for draws
-that need several cards, with the share of the cards to come the row can
-claim) and what it earns (royalty; on top, the Fantasyland it would give).
-The rows are then taken jointly, as if they drew independently: the board is
-valid in the combinations where top < middle <= bottom, royalties and
-Fantasyland count only there, an improvement that would break the order is
-mostly avoided (nobody has to pair their top), and the chance of a foul
-costs ``foul_cost``. A complete row's level follows the strength scale, so
-finished rows compare exactly as the scorer compares them.
+The planner (the ``planner`` bot; ``mc`` ranks and rolls out with it) values
+a partial board as expected points against one opponent. Each row is
+summarised on its own as a few outcomes (staying as it is, pairing one of its
+ranks, trips, two pair, a full house, a flush, a straight), each with a level
+(category plus rank, one scale for every row), a chance (counted with the
+cards still live for this player, and for draws that need several cards, with
+the share of the cards to come the row can claim) and what it earns (royalty;
+on top, the Fantasyland it would give). The rows are then taken jointly, as
+if they drew independently: the board is valid in the combinations where top
+< middle <= bottom, royalties and Fantasyland count only there, an
+improvement that would break the order is mostly avoided (nobody has to pair
+their top), and the chance of a foul costs ``foul_cost``. A complete row's
+level follows the strength scale, so finished rows compare exactly as the
+scorer compares them.
 
 A street's candidate placements differ only in which of the street's cards
 each row receives, so every row is summarised once per subset of those cards
 and each placement costs one combination: 90 row summaries and 243
 combinations for a first street of five, 21 and 27 for a Pineapple street.
 
-Rollouts complete boards street by street with the heuristic's choice, from
+Rollouts complete boards street by street with the planner's choice, from
 a private random stream per table (xorshift, seeded by the caller), so the
 results do not depend on how the work is split between threads.
 
@@ -562,7 +563,7 @@ def _action_values(
     buf: np.ndarray,
     values: np.ndarray,
 ) -> None:
-    """Heuristic value of every action (``-inf`` where it does not fit) into ``values``.
+    """The planner's value of every action (``-inf`` where it does not fit) into ``values``.
 
     ``feats`` (3, 2**k, N_FEATURES) and ``buf`` (5,) are scratch; a summary no action
     may use is marked by a NaN floor.
@@ -624,7 +625,7 @@ def _argmax(values: np.ndarray) -> int:
 
 
 @njit(parallel=True, cache=True, nogil=True)
-def heuristic_values(
+def planner_values(
     boards: np.ndarray,
     counts: np.ndarray,
     dealt: np.ndarray,
@@ -637,7 +638,7 @@ def heuristic_values(
     model: tuple,
     out: np.ndarray,
 ) -> None:
-    """The heuristic's value of every action (m, A) for each of ``m`` boards."""
+    """The planner's value of every action (m, A) for each of ``m`` boards."""
     k = dealt.shape[1]
     for i in prange(boards.shape[0]):
         feats = np.empty((3, 1 << k, N_FEATURES))
@@ -649,7 +650,7 @@ def heuristic_values(
 
 
 @njit(parallel=True, cache=True, nogil=True)
-def heuristic_choice(
+def planner_choice(
     boards: np.ndarray,
     counts: np.ndarray,
     dealt: np.ndarray,
@@ -662,7 +663,7 @@ def heuristic_choice(
     model: tuple,
     out: np.ndarray,
 ) -> None:
-    """The heuristic's action for each of ``m`` boards (the first best on a tie)."""
+    """The planner's action for each of ``m`` boards (the first best on a tie)."""
     k = dealt.shape[1]
     for i in prange(boards.shape[0]):
         feats = np.empty((3, 1 << k, N_FEATURES))
@@ -800,7 +801,7 @@ def rollouts(
     """Complete every board of each table ``R`` times from the cards this player has not seen.
 
     For table ``i``: ``me[i]`` places this street's ``dealt[i]`` with each ``candidates[i, c]`` (an
-    index into the street's actions, -1 for none), then plays the later streets with the heuristic,
+    index into the street's actions, -1 for none), then plays the later streets with the planner,
     into ``out_me[i, c, r]``. Every other ``active`` seat completes its board once per rollout into
     ``out_others[i, r, seat]``, from the cards it still has to be dealt (its current street too when it
     has not acted yet). A rollout's cards are the same for every candidate (common random numbers).

@@ -1,9 +1,9 @@
 """What the bots know of a rule set, as the flat tables their compiled kernels read.
 
 Royalties by row strength come straight from the scorer's compiled tables;
-from them follow the coarse tables the heuristic uses on rows still being
+from them follow the coarse tables the bots use on rows still being
 built (royalty by category, by the rank of a top pair or trips, the
-Fantasyland a top pair or trips would earn). The weights of the heuristic
+Fantasyland a top pair or trips would earn). The weights of the planner
 and the worth given to a Fantasyland hand are :class:`Weights`: a bot's
 judgement, not a rule.
 
@@ -62,7 +62,7 @@ INTS = I_TIER_CARDS + MAX_TIERS
 
 @dataclass(frozen=True)
 class Weights:
-    """The heuristic's judgement: how it values what a partial board may become.
+    """The planner's judgement: how it values what a partial board may become.
 
     Levels are hand categories (0 high card .. 8 straight flush) plus the defining rank
     as a fraction, so ``1.85`` is a pair of queens.

@@ -94,7 +94,7 @@ class Spec:
 
     @property
     def names(self) -> tuple[str, ...]:
-        """Player names: the bot and its seat, ``mc-0``, ``heuristic-1``."""
+        """Player names: the bot and its seat, ``mc-0``, ``heuristic-1``, ``planner-2``."""
         return tuple(f"{bot}-{seat}" for seat, bot in enumerate(self.bots))
 
 
@@ -226,7 +226,11 @@ def to_jsonl(spec: Spec, path: Path, on_progress: Callable[[int], None] | None =
 
 def warm() -> None:
     """Compile every kernel the simulator uses (a few hands of each kind), so later runs load them from cache."""
-    for variant, players, bots in (("pineapple", 3, "mc,heuristic,random"), ("classic", 2, "mc,heuristic,random")):
+    for variant, players, bots in (
+        ("pineapple", 3, "mc,heuristic,planner"),
+        ("ofc", 2, "random,heuristic"),
+        ("classic", 2, "mc,heuristic,random"),
+    ):
         spec = plan(variant, players, 4, bots, load_rules(PRESETS[Variant(variant)]), rollouts=2, session_hands=4)
         for _ in play(spec):
             pass

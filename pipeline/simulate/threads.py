@@ -20,9 +20,10 @@ PARALLEL_US = 20_000.0
 
 
 @contextmanager
-def threads_for(work_us: float) -> Iterator[None]:
-    """Kernels called inside run on one thread when ``work_us`` (estimated microseconds) is small."""
-    if work_us >= PARALLEL_US:
+def threads_for(work_us: float, parallel_us: float = PARALLEL_US) -> Iterator[None]:
+    """Kernels called inside run on one thread when ``work_us`` (estimated microseconds) is below
+    ``parallel_us``; a caller whose launches are few and long may set its own threshold."""
+    if work_us >= parallel_us:
         yield
         return
     before = numba.get_num_threads()
