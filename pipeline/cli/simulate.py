@@ -18,9 +18,12 @@ from pipeline.paths import default_lake
 BOTS_HELP = (
     "Bots, one per seat in seat order, comma-separated; a shorter list is repeated. "
     "random: any legal placement, a random Fantasyland or classic setting. "
-    "heuristic: the placement a quick board evaluation rates best; Fantasyland set by the arranger; "
-    "classic: best five at the bottom, best five of the rest in the middle, naturals declared. "
-    "mc: Monte-Carlo rollouts of the heuristic's best placements, scored under the rule set; "
+    "heuristic: fast rules (rows in order, royalties and Fantasyland when safe, sensible discards); "
+    "Fantasyland set by the arranger; classic: best five at the bottom, best five of the rest in the middle, "
+    "naturals declared. "
+    "planner: the placement an expected-value model of the board rates best (slower, stronger); "
+    "Fantasyland and classic as heuristic. "
+    "mc: Monte-Carlo rollouts of the planner's best placements, scored under the rule set; "
     "Fantasyland and classic hands set by the arranger (classic: naturals, and surrender where allowed)."
 )
 
@@ -182,9 +185,13 @@ def _print(result: dict[str, Any]) -> None:
     out.print(table)
     o = result["output"]
     where = f"lake {o['lake']}, batch {o['batch']}" if "lake" in o else o["out"]
-    counts = f" (accepted {o['accepted']:,}, quarantined {o['quarantined']:,}, duplicates {o['duplicates']:,})"
+    counts = (
+        f" (accepted {o['accepted']:,}, quarantined {o['quarantined']:,}, duplicates {o['duplicates']:,})"
+        if "accepted" in o
+        else ""
+    )
     out.print(
         f"{result['hands']:,} hands in {result['seconds']:.1f} s ({result['hands_per_second']:,.0f} hands/s) "
-        f"-> {where}{counts if 'accepted' in o else ''}",
+        f"-> {where}{counts}",
         markup=False,
     )
