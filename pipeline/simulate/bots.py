@@ -80,6 +80,8 @@ SCORE_US = 0.5
 """Scoring one board."""
 ARRANGE_US = 300.0
 """Setting one Fantasyland or classic hand with the arranger."""
+ARRANGE_PARALLEL_US = 2_000.0
+"""The arrangers run a few long tasks a launch: spread over threads from a handful of hands."""
 CLASSIC_US = 5.0
 """The quick classic setting of one hand."""
 
@@ -236,7 +238,7 @@ class Bot(ABC):
         """Set Fantasyland hands: ``cards`` (m, k) padded with 255 -> rows (m, 13), discards (m, k - 13) padded."""
         from pipeline.simulate.arrange import arrange_fantasyland
 
-        with threads_for(cards.shape[0] * ARRANGE_US):
+        with threads_for(cards.shape[0] * ARRANGE_US, ARRANGE_PARALLEL_US):
             return arrange_fantasyland(cards, self.ctx.rules)
 
     @abstractmethod
@@ -484,7 +486,7 @@ class MonteCarloBot(PlannerBot):
 
         rules = self.ctx.rules
         below = -float(rules.surrender.cost) if rules.surrender.allowed else None
-        with threads_for(cards.shape[0] * ARRANGE_US):
+        with threads_for(cards.shape[0] * ARRANGE_US, ARRANGE_PARALLEL_US):
             chosen = arrange_classic(np.ascontiguousarray(cards), rules, surrender_below=below)
         natural = np.full(cards.shape[0], -1, dtype=np.int8)
         for i, kind in enumerate(NATURALS):
