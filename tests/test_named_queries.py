@@ -335,12 +335,16 @@ def test_results_without_hand_facts_or_ids(
         "results": {"player": player},
         "scoring_variants": {},
         "royalty_points": {},
+        "winner_changes": {},
+        "winner_changes ": {"since": "2026-03-05"},
     }
-    fast = {name: run(con, report_lake, name, **params) for name, params in cases.items()}
+    fast = {name: run(con, report_lake, name.strip(), **params) for name, params in cases.items()}
+    relations._TOTALS.clear()
     monkeypatch.setattr(relations, "FACTS", relations.FACTS | {"not_written"})
     monkeypatch.setattr(relations, "_IDS", relations._IDS | {"not_written"})
     for name, params in cases.items():
-        assert run(con, report_lake, name, **params) == fast[name], name
+        assert run(con, report_lake, name.strip(), **params) == fast[name], name
+    relations._TOTALS.clear()
 
 
 def test_pair_results_without_names_are_walked(
@@ -380,15 +384,18 @@ def test_misaligned_tables_stop_the_query() -> None:
     )
     first = np.array([0, 2, 4])
     points = np.array([2, -2, 5, -5])
-    none = np.zeros(0, dtype=np.uint64)
     a, b = np.zeros(2, dtype=np.int8), np.zeros(2, dtype=np.int8)
-    assert relations._winners(first, points, hand_keys, np.repeat(hand_keys, 2), a)
-    assert relations._winners(first, -points, hand_keys, none, b)
+    assert relations._winners(first, points, a)
+    assert relations._winners(first, -points, b)
     assert a.tolist() == [0, 0]
     assert b.tolist() == [1, 1]  # the other player wins both hands under the second points
-    assert not relations._winners(first, points, swapped, np.repeat(hand_keys, 2), a)
     shifted = np.array([-2, 5, -5, 2])  # not one row per board in the same order: a hand does not sum to zero
-    assert not relations._winners(first, shifted, hand_keys, none, b)
+    assert not relations._winners(first, shifted, b)
     tie = np.array([0, 0, 5, -5])
-    assert relations._winners(first, tie, hand_keys, none, b)
+    assert relations._winners(first, tie, b)
     assert b.tolist() == [-1, 0]
+    starts = np.zeros(4, dtype=np.int64)
+    assert relations._hand_starts(np.array([2, 2, 3, 3, 3], dtype=np.int8), starts) == 2
+    assert starts[:3].tolist() == [0, 2, 5]
+    assert relations._hand_starts(np.array([2, 3, 3, 3], dtype=np.int8), starts) == -1  # a hand's boards disagree
+    assert relations._hand_starts(np.array([3, 3], dtype=np.int8), starts) == -1  # the last hand is cut

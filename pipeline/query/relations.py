@@ -350,27 +350,19 @@ def _top(points: np.ndarray, first: int, n: int) -> int:
 
 
 @njit(parallel=True, cache=True)
-def _winners(
-    first: np.ndarray, points: np.ndarray, hand_keys: np.ndarray, result_keys: np.ndarray, out: np.ndarray
-) -> bool:
+def _winners(first: np.ndarray, points: np.ndarray, out: np.ndarray) -> bool:
     """``out[h]``: the winning board of hand ``h`` (boards ``first[h] .. first[h + 1]``), -1 for none.
 
-    False when the results do not line up with the hands: with ``result_keys`` their hand keys are checked;
-    results read without their keys must sum to zero over each hand, as every hand's do.
+    False when a hand's points do not sum to zero, as every hand's do: the rows are not the hands'.
     """
-    keyed = result_keys.shape[0] > 0
     bad = 0
     for h in prange(first.shape[0] - 1):
         lo, hi = first[h], first[h + 1]
-        if keyed:
-            if result_keys[lo] != hand_keys[h] or result_keys[hi - 1] != hand_keys[h]:
-                bad += 1
-        else:
-            total = 0
-            for i in range(lo, hi):
-                total += points[i]
-            if total != 0:
-                bad += 1
+        total = 0
+        for i in range(lo, hi):
+            total += points[i]
+        if total != 0:
+            bad += 1
         out[h] = _top(points, lo, hi - lo)
     return bad == 0
 
@@ -542,13 +534,60 @@ def matchup_totals(
     return pa.concat_tables(tables)
 
 
-def _hand_winners(s: _Stream, run: list[Part], key: str, first: np.ndarray, check_keys: bool) -> np.ndarray:
-    """The winning board of every hand of the stream under rule set ``key`` (-1: none); the alignment checked."""
-    hand_keys = s.hands[1]
-    r = s.read([f for p in run for f in p.players[key]], ["hand_key", "points"] if check_keys else ["points"])
+@njit(cache=True)
+def _hand_starts(sizes: np.ndarray, first: np.ndarray) -> int:
+    """Where each hand's boards begin, from each board's count of boards in its hand (``first``, then its
+    length); -1 when the counts do not tile the rows (a hand's boards disagree, or the last hand is cut)."""
+    i = 0
+    h = 0
+    n = sizes.shape[0]
+    while i < n:
+        size = sizes[i]
+        if size <= 0 or i + size > n:
+            return -1
+        for j in range(i + 1, i + size):
+            if sizes[j] != size:
+                return -1
+        first[h] = i
+        h += 1
+        i += size
+    first[h] = n
+    return h
+
+
+def _frame(s: _Stream, run: list[Part], key: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(first board of each hand, then the row count; kept by the first day; variant code) of every hand.
+
+    Read from the results' own facts (the boards per hand, the time) when they have them, else from the hands.
+    """
+    files = [f for p in run for f in p.players[key]]
+    if not all(_has_columns(f, FACTS) for f in files):
+        n_players, _, keep, hand_variant = s.hands
+        first = np.zeros(n_players.size + 1, dtype=np.int64)
+        np.cumsum(n_players, out=first[1:])
+        return first, keep, hand_variant
+    r = s.read(files, ["n_players"] + (["played_at"] if s.since_us is not None else []))
+    sizes = r["n_players"]
+    first = np.empty(sizes.size + 1, dtype=np.int64)
+    hands = _hand_starts(sizes, first)
+    if hands < 0:
+        raise duckdb.InvalidInputException(_MISALIGNED)
+    first = first[: hands + 1]
+    codes = np.array([s.variants.index(p.variant) for p in run], dtype=np.int64)
+    board_variant = np.repeat(codes, [_rows(p.players[key]) for p in run])
+    keep = np.ones(hands, dtype=bool)
+    if s.since_us is not None:
+        at = pc.take(r["played_at"].cast(pa.int64()), pa.array(first[:-1]))
+        keep = pc.fill_null(pc.greater_equal(at, s.since_us), False).to_numpy(zero_copy_only=False)
+    return first, keep, board_variant[first[:-1]]
+
+
+def _hand_winners(s: _Stream, run: list[Part], key: str, first: np.ndarray) -> np.ndarray:
+    """The winning board of every hand of the stream under rule set ``key`` (-1: none). Each hand's points
+    must sum to zero, which rows of other hands read as one would not."""
+    r = s.read([f for p in run for f in p.players[key]], ["points"])
     out = np.empty(first.size - 1, dtype=np.int8)
-    result_keys = r["hand_key"] if check_keys else np.zeros(0, dtype=hand_keys.dtype)
-    if r["points"].size != first[-1] or not _winners(first, r["points"], hand_keys, result_keys, out):
+    if r["points"].size != first[-1] or not _winners(first, r["points"], out):
         raise duckdb.InvalidInputException(_MISALIGNED)
     return out
 
@@ -562,14 +601,12 @@ def winner_totals(
     for picked, run_keys in _runs(found, keys[1:], lambda p, k: k in p.players and base in p.players).items():
         run = [found[i] for i in picked]
         s = _Stream(con, run, since_us)
-        n_players, _, keep, hand_variant = s.hands
-        first = np.zeros(n_players.size + 1, dtype=np.int64)
-        np.cumsum(n_players, out=first[1:])
+        first, keep, hand_variant = _frame(s, run, base)
         hands = np.bincount(hand_variant[keep], minlength=len(s.variants))
         present = np.flatnonzero(hands)
-        baseline = _hand_winners(s, run, base, first, check_keys=True)
+        baseline = _hand_winners(s, run, base, first)
         for key in run_keys:
-            differ = keep & (_hand_winners(s, run, key, first, check_keys=False) != baseline)
+            differ = keep & (_hand_winners(s, run, key, first) != baseline)
             changed = np.bincount(hand_variant[differ], minlength=len(s.variants))
             columns = {
                 "baseline": [base] * present.size,
