@@ -180,12 +180,15 @@ class _Files:
     """Each list of files as a DuckDB view under a generated name: no path is ever spliced into SQL.
 
     One per connection (``_files_of``), keeping its views: a report's queries read the same files again, and a
-    view made once is not bound again.
+    view made once is not bound again; and what the relations were last defined for, so that a query needing
+    the same ones finds them in place.
     """
 
     def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
         self.con = con
         self.made: dict[tuple[object, ...], tuple[str, list[str]]] = {}
+        self.defined: tuple[object, ...] | None = None
+        """What the relations on the connection were last defined for (``define``)."""
 
     def __call__(self, files: list[str], hive: bool = False) -> tuple[str, list[str]]:
         key = (hive, *files)
@@ -690,8 +693,11 @@ def define(
     boards) rather than by scanning them all.
     """
     manifests = lake.manifests()
-    found = parts(lake, manifests, keys)
     files = _files_of(con)
+    signature = (tuple(m["batch"] for m in manifests), tuple(keys), needs, since, one_player)
+    if files.defined == signature:  # the same relations as the last query on this connection
+        return
+    found = parts(lake, manifests, keys)
     # Player ids from the results, or hashed from the names for all when any results were written without them.
     ids = all(_has_columns(f, _IDS) for p in found for k in keys for f in p.players.get(k, ()))
     branches: list[str] = []
@@ -718,6 +724,7 @@ def define(
     con.register("winner_totals", _totals(winner_totals, con, found, keys if WINNERS in needs else [], since_us))
     con.execute(_SELECTIONS)
     con.register("royalty_hands", royalty_hands(manifests))
+    files.defined = signature
 
 
 # ------------------------------------------------------------------ royalty hands
