@@ -115,6 +115,7 @@ def _tables(first: int, n: int, batch: str, rng: np.random.Generator) -> tuple[p
         "discards": pa.ListArray.from_arrays(pa.array(np.arange(0, 4 * m + 1, 4, dtype=np.int32)), discards.ravel()),
         "points": pa.nulls(m, pa.int32()),
         "stack": pa.nulls(m, pa.int32()),
+        "dead_street": pa.nulls(m, pa.int8()),
     }
     return pa.table(hands), pa.table(boards)
 
