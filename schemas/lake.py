@@ -246,6 +246,7 @@ PLAYER_RESULTS = _results(
         ("n_players", pa.int8()),
         ("position", pa.int8()),
         ("fantasyland_dealt", pa.int8()),
+        ("hand_winner", pa.int8()),
     ],
     optional=("recorded_points", "played_at", "fantasyland_dealt"),
 )
@@ -255,8 +256,9 @@ Fantasyland: ``fantasyland`` played in it, ``fantasyland_entry`` / ``fantasyland
 ``recorded_points`` is what the source recorded, if anything; ``player_id`` is a 64-bit hash of the name
 (``pipeline.lake.hashing.hash_strings``, named in ``RESULT_PLAYERS``). The hand's facts a report groups by ride along,
 so that it reads one table: ``played_at``, ``n_players``, ``position`` (the seat's place after the button among
-the hand's seats: 0 is the button, 1 acts first) and ``fantasyland_dealt`` (the cards dealt in a Fantasyland
-hand, null otherwise)."""
+the hand's seats: 0 is the button, 1 acts first), ``fantasyland_dealt`` (the cards dealt in a Fantasyland
+hand, null otherwise) and ``hand_winner`` (the seat of the board with strictly the most points in the hand
+under this rule set, -1 on a tie)."""
 
 RESULT_PLAYERS = pa.schema([("player_id", pa.uint64()), ("player", pa.string())])
 """The names behind ``player_results.player_id`` in one result batch: a report groups its millions of rows by

@@ -343,9 +343,24 @@ def test_results_without_hand_facts_or_ids(
     relations._TOTALS.clear()
     monkeypatch.setattr(relations, "FACTS", relations.FACTS | {"not_written"})
     monkeypatch.setattr(relations, "_IDS", relations._IDS | {"not_written"})
+    monkeypatch.setattr(relations, "_WINNERS", relations._WINNERS | {"not_written"})
     patched = connect(report_lake.lake)  # a connection keeps the relations it last defined
     for name, params in cases.items():
         assert run(patched, report_lake, name.strip(), **params) == fast[name], name
+    relations._TOTALS.clear()
+
+
+@pytest.mark.parametrize("since", [None, "2026-03-05"])
+def test_winner_changes_from_points_when_no_winner_is_stored(
+    con: duckdb.DuckDBPyConnection, report_lake: ReportLake, monkeypatch: pytest.MonkeyPatch, since: str | None
+) -> None:
+    """Results that do not name the hand's winner: each hand found from the table sizes and its points walked."""
+    params = {"since": since} if since else {}
+    stored = run(con, report_lake, "winner_changes", **params)
+    assert sum(r["changed"] for r in stored) > 0
+    relations._TOTALS.clear()
+    monkeypatch.setattr(relations, "_WINNERS", relations._WINNERS | {"not_written"})
+    assert run(connect(report_lake.lake), report_lake, "winner_changes", **params) == stored
     relations._TOTALS.clear()
 
 

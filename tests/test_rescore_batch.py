@@ -245,6 +245,13 @@ def test_hand_facts_ride_along(boards: pa.RecordBatch) -> None:
     }
     assert got == expected
     assert {p for _, _, p, _ in got.values()} == {0, 1, 2, 3}
+    points: dict[int, dict[int, int]] = {}
+    for r in players.to_pylist():
+        points.setdefault(r["hand_key"], {})[r["seat"]] = r["points"]
+    for r in players.to_pylist():
+        best = max(points[r["hand_key"]].values())
+        top = [seat for seat, p in points[r["hand_key"]].items() if p == best]
+        assert r["hand_winner"] == (top[0] if len(top) == 1 else -1)
     without = boards.drop_columns(["played_at", "fantasyland_cards"])
     _, bare = rescore_batch(without, load_rules("ofc"))
     assert bare.column("played_at").null_count == bare.num_rows

@@ -595,6 +595,47 @@ def _hand_winners(s: _Stream, run: list[Part], key: str, first: np.ndarray) -> n
     return out
 
 
+_WINNERS = frozenset({"hand_winner", "n_players", "played_at"})
+"""Player results that name their hand's winner: winner changes are counted board by board from them."""
+
+
+def _by_winner_seat(s: _Stream, run: list[Part], base: str, keys: list[str]) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Hands per variant, and per rule set in ``keys`` those whose winner differs from ``base``'s, from each
+    board's ``hand_winner``: a hand whose winner changed has every board differ, and each board counts as
+    ``1 / n_players`` of its hand, so no hand needs to be found."""
+    files = {k: [f for p in run for f in p.players[k]] for k in (base, *keys)}
+    a = s.read(files[base], ["n_players", "hand_winner"] + (["played_at"] if s.since_us is not None else []))
+    codes = np.array([s.variants.index(p.variant) for p in run], dtype=np.int64)
+    variant = np.repeat(codes, [_rows(p.players[base]) for p in run])
+    share = 1.0 / a["n_players"]
+    keep = np.ones(share.size, dtype=bool)
+    if s.since_us is not None:
+        after = pc.greater_equal(a["played_at"].cast(pa.int64()), s.since_us)
+        keep = pc.fill_null(after, False).to_numpy(zero_copy_only=False)
+
+    def count(rows: np.ndarray) -> np.ndarray:
+        return np.rint(np.bincount(variant[rows], weights=share[rows], minlength=len(s.variants))).astype(np.int64)
+
+    changed = []
+    for key in keys:
+        b = s.read(files[key], ["n_players", "hand_winner"])
+        if not np.array_equal(b["n_players"], a["n_players"]):
+            raise duckdb.InvalidInputException(_MISALIGNED)
+        changed.append(count(keep & (b["hand_winner"] != a["hand_winner"])))
+    return count(keep), changed
+
+
+def _by_points(s: _Stream, run: list[Part], base: str, keys: list[str]) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The same from the points of results written before they named the winner: each hand found and walked."""
+    first, keep, hand_variant = _frame(s, run, base)
+    baseline = _hand_winners(s, run, base, first)
+    changed = []
+    for key in keys:
+        differ = keep & (_hand_winners(s, run, key, first) != baseline)
+        changed.append(np.bincount(hand_variant[differ], minlength=len(s.variants)))
+    return np.bincount(hand_variant[keep], minlength=len(s.variants)), changed
+
+
 def winner_totals(
     con: duckdb.DuckDBPyConnection, found: list[Part], keys: Sequence[str], since_us: int | None
 ) -> pa.Table:
@@ -604,19 +645,16 @@ def winner_totals(
     for picked, run_keys in _runs(found, keys[1:], lambda p, k: k in p.players and base in p.players).items():
         run = [found[i] for i in picked]
         s = _Stream(con, run, since_us)
-        first, keep, hand_variant = _frame(s, run, base)
-        hands = np.bincount(hand_variant[keep], minlength=len(s.variants))
+        named = all(_has_columns(f, _WINNERS) for p in run for k in (base, *run_keys) for f in p.players[k])
+        hands, changed = (_by_winner_seat if named else _by_points)(s, run, base, run_keys)
         present = np.flatnonzero(hands)
-        baseline = _hand_winners(s, run, base, first)
-        for key in run_keys:
-            differ = keep & (_hand_winners(s, run, key, first) != baseline)
-            changed = np.bincount(hand_variant[differ], minlength=len(s.variants))
+        for key, per_variant in zip(run_keys, changed, strict=True):
             columns = {
                 "baseline": [base] * present.size,
                 "rules_key": [key] * present.size,
                 "variant": [s.variants[v] for v in present.tolist()],
             }
-            sums = np.stack([hands, changed], axis=1).astype(np.int64)
+            sums = np.stack([hands, per_variant], axis=1).astype(np.int64)
             tables.append(_table(columns, sums[present], ["hands", "changed"]))
     return pa.concat_tables(tables)
 

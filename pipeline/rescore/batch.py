@@ -54,6 +54,8 @@ class Table:
     house_rules: pa.Array
     """The rules the hand's recorded points follow, as the source declared them."""
     played_at: pa.Array
+    starts: np.ndarray
+    """Where each hand's boards begin."""
     n_players: np.ndarray
     position: np.ndarray
     """Each board's place after its hand's button among the hand's seats: 0 is the button, 1 acts first."""
@@ -100,6 +102,19 @@ def _positions(hand: np.ndarray, starts: np.ndarray, seat: np.ndarray, button: n
     sizes = np.diff(np.r_[starts, hand.size])
     before_button = np.add.reduceat((seat < button).astype(np.int64), starts) if hand.size else rank
     return ((rank - before_button[hand]) % sizes[hand]).astype(np.int8)
+
+
+def winner_seats(hand: np.ndarray, starts: np.ndarray, seat: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Per board, the seat of its hand's winner, the board with strictly the most points (-1 on a tie)."""
+    if hand.size == 0:
+        return np.zeros(0, np.int8)
+    top = np.maximum.reduceat(points, starts)
+    at_top = points == top[hand]
+    alone = np.add.reduceat(at_top.astype(np.int64), starts) == 1
+    winner = np.full(starts.size, -1, np.int64)
+    won = np.flatnonzero(at_top & alone[hand])
+    winner[hand[won]] = seat[won]
+    return winner[hand].astype(np.int8)
 
 
 def _optional(batch: pa.RecordBatch, name: str, kind: pa.DataType) -> pa.Array:
@@ -150,6 +165,7 @@ def read_boards(batch: pa.RecordBatch) -> Table:
         recorded=batch.column("points").cast(pa.int32()),
         house_rules=batch.column("house_rules"),
         played_at=_optional(batch, "played_at", pa.timestamp("us", tz="UTC")),
+        starts=starts,
         n_players=sizes[hand].astype(np.int8),
         position=_positions(hand, starts, seat, button),
         fantasyland_dealt=_optional(batch, "fantasyland_cards", pa.int8()),
@@ -242,6 +258,7 @@ def player_results(t: Table, result: Scored, rules: RuleSet) -> pa.RecordBatch:
         "n_players": pa.array(t.n_players),
         "position": pa.array(t.position),
         "fantasyland_dealt": t.fantasyland_dealt,
+        "hand_winner": pa.array(winner_seats(t.boards.hand, t.starts, t.boards.seat, np.asarray(result.net))),
     }
     return pa.RecordBatch.from_pydict({name: columns[name] for name in PLAYER_RESULTS.names}, schema=PLAYER_RESULTS)
 
