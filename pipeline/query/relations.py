@@ -29,6 +29,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from functools import cache, cached_property
+from itertools import pairwise
 from typing import Any
 
 import duckdb
@@ -128,9 +129,19 @@ def name_files(lake: Lake, manifests: list[dict[str, Any]], keys: Sequence[str])
 
 
 @cache
+def _footer(path: str) -> tuple[int, frozenset[str]]:
+    """Rows and column names of a committed file, from its footer, read once (committed files never change)."""
+    f = pq.ParquetFile(path)
+    return f.metadata.num_rows, frozenset(f.schema_arrow.names)
+
+
 def _file_rows(path: str) -> int:
-    """Rows in a committed file, from its footer (committed files never change)."""
-    return pq.ParquetFile(path).metadata.num_rows
+    return _footer(path)[0]
+
+
+def _has_columns(path: str, names: frozenset[str]) -> bool:
+    """The file holds these columns (files written before them do not)."""
+    return names <= _footer(path)[1]
 
 
 def _rows(files: list[str]) -> int:
@@ -443,12 +454,6 @@ def _runs(found: list[Part], keys: Sequence[str], has: Callable[[Part, str], boo
     return out
 
 
-@cache
-def _has_columns(path: str, names: frozenset[str]) -> bool:
-    """The committed file holds these columns (files written before them do not)."""
-    return names <= set(pq.read_schema(path).names)
-
-
 _IDS = frozenset({"player_id"})
 """Player results that carry their players' ids (and a ``result_players`` file naming them)."""
 _NAMED_PAIRS = frozenset({"player_a", "player_b", "played_at"})
@@ -602,27 +607,34 @@ _WINNERS = frozenset({"hand_winner", "n_players", "played_at"})
 def _by_winner_seat(s: _Stream, run: list[Part], base: str, keys: list[str]) -> tuple[np.ndarray, list[np.ndarray]]:
     """Hands per variant, and per rule set in ``keys`` those whose winner differs from ``base``'s, from each
     board's ``hand_winner``: a hand whose winner changed has every board differ, and each board counts as
-    ``1 / n_players`` of its hand, so no hand needs to be found."""
+    ``1 / n_players`` of its hand, so no hand needs to be found. Summed part by part (each part is one
+    variant): temporaries stay small, where one over every row would cost its page faults."""
     files = {k: [f for p in run for f in p.players[k]] for k in (base, *keys)}
     a = s.read(files[base], ["n_players", "hand_winner"] + (["played_at"] if s.since_us is not None else []))
-    codes = np.array([s.variants.index(p.variant) for p in run], dtype=np.int64)
-    variant = np.repeat(codes, [_rows(p.players[base]) for p in run])
-    share = 1.0 / a["n_players"]
-    keep = np.ones(share.size, dtype=bool)
+    after = None
     if s.since_us is not None:
-        after = pc.greater_equal(a["played_at"].cast(pa.int64()), s.since_us)
-        keep = pc.fill_null(after, False).to_numpy(zero_copy_only=False)
+        after = pc.fill_null(pc.greater_equal(a["played_at"].cast(pa.int64()), s.since_us), False)
+        after = after.to_numpy(zero_copy_only=False)
+    others = [s.read(files[k], ["n_players", "hand_winner"]) for k in keys]
+    if any(not np.array_equal(o["n_players"], a["n_players"]) for o in others):
+        raise duckdb.InvalidInputException(_MISALIGNED)
+    bounds = np.r_[0, np.cumsum([_rows(p.players[base]) for p in run])]
+    hands = np.zeros(len(run))
+    changed = np.zeros((len(keys), len(run)))
+    for i, (lo, hi) in enumerate(pairwise(bounds)):
+        share = 1.0 / a["n_players"][lo:hi]
+        if after is not None:
+            share *= after[lo:hi]
+        hands[i] = share.sum()
+        winner = a["hand_winner"][lo:hi]
+        for j, o in enumerate(others):
+            changed[j, i] = np.dot(o["hand_winner"][lo:hi] != winner, share)
+    codes = np.array([s.variants.index(p.variant) for p in run], dtype=np.int64)
 
-    def count(rows: np.ndarray) -> np.ndarray:
-        return np.rint(np.bincount(variant[rows], weights=share[rows], minlength=len(s.variants))).astype(np.int64)
+    def per_variant(per_part: np.ndarray) -> np.ndarray:
+        return np.rint(np.bincount(codes, weights=per_part, minlength=len(s.variants))).astype(np.int64)
 
-    changed = []
-    for key in keys:
-        b = s.read(files[key], ["n_players", "hand_winner"])
-        if not np.array_equal(b["n_players"], a["n_players"]):
-            raise duckdb.InvalidInputException(_MISALIGNED)
-        changed.append(count(keep & (b["hand_winner"] != a["hand_winner"])))
-    return count(keep), changed
+    return per_variant(hands), [per_variant(c) for c in changed]
 
 
 def _by_points(s: _Stream, run: list[Part], base: str, keys: list[str]) -> tuple[np.ndarray, list[np.ndarray]]:
