@@ -18,6 +18,12 @@ COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e3
 ROWS = ("top", "middle", "bottom")
 MAX_BARS = 30
 """Players shown in a bar chart at most (the ones with the most hands): more is unreadable."""
+_GRID = {"gridcolor": "#ebf0f8", "zerolinecolor": "#ebf0f8", "linecolor": "#ebf0f8", "automargin": True}
+TEMPLATE = go.layout.Template(
+    layout={"paper_bgcolor": "white", "plot_bgcolor": "white", "colorway": COLORS, "xaxis": _GRID, "yaxis": _GRID}
+)
+"""White charts with light grids: the few settings of Plotly's ``plotly_white`` a report uses. A figure carries its
+template, and the full one costs every figure its size and its validation again."""
 
 
 def text(value: Any) -> str:
@@ -28,7 +34,7 @@ def text(value: Any) -> str:
 def _layout(fig: go.Figure, title: str, x: str = "", y: str = "", height: int = 420) -> go.Figure:
     fig.update_layout(
         title={"text": text(title), "x": 0.01},
-        template="plotly_white",
+        template=TEMPLATE,
         height=height,
         margin={"l": 60, "r": 20, "t": 60, "b": 60},
         xaxis_title=text(x),
