@@ -153,7 +153,7 @@ def aligned(part: Part, key: str) -> bool:
     return key in part.players and _rows(part.boards) == _rows(part.players[key])
 
 
-def chunks(found: list[Part], n: int = BRANCHES) -> list[Part]:
+def chunks(found: list[Part], n: int | None = None) -> list[Part]:
     """Runs of consecutive parts of one variant, none much over ``1/n`` of the rows: each run is one branch.
 
     Within a run the variant is one value, written into the SQL as a constant: grouping by a constant costs
@@ -162,7 +162,7 @@ def chunks(found: list[Part], n: int = BRANCHES) -> list[Part]:
     """
     if not found:
         return []
-    most = max(sum(_rows(p.boards) for p in found) / n, 1)
+    most = max(sum(_rows(p.boards) for p in found) / (n or BRANCHES), 1)
     runs: list[list[Part]] = []
     size = 0
     for p in found:
@@ -205,7 +205,10 @@ class _Files:
         key = (hive, *files)
         if key not in self.made:
             name = f"_lake_files_{len(self.made) + 1}"
-            rel = self.con.read_parquet(files, hive_partitioning=hive, union_by_name=True)
+            # Columns matched by name only where the files differ (written by different versions): it reads
+            # every file's schema before the query, where files alike need only the first's.
+            mixed = len({_footer(f)[1] for f in files}) > 1
+            rel = self.con.read_parquet(files, hive_partitioning=hive, union_by_name=mixed)
             rel.create_view(name)
             self.made[key] = (name, rel.columns)
         return self.made[key]
@@ -257,8 +260,8 @@ def _board_branch(
 ) -> str:
     """``board_results`` for a run of partitions and one rule set (joined on hand keys when ``keyed``; player ids
     hashed here when the results were written without them, ``ids`` false)."""
-    results, result_columns = files(part.players[key], hive=True)
-    facts = FACTS <= set(result_columns)
+    results, _ = files(part.players[key], hive=True)
+    facts = all(_has_columns(f, FACTS) for f in part.players[key])  # every file: a view of mixed files has them all
     h = "h" if SESSIONS in needs or (HANDS in needs and not facts) else None
     join_boards = DEAD in needs or (BOARDS in needs and not facts)
     fantasyland_cards = "r.fantasyland_dealt" if facts else "NULL::TINYINT"
