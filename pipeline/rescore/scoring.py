@@ -13,12 +13,12 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import TypeVar
 
 import numba
 import pyarrow as pa
 
 from pipeline import __version__
+from pipeline.ahead import ahead
 from pipeline.lake.hashing import hash_strings
 from pipeline.lake.store import RESULT_TABLES, BatchWriter, Lake
 from pipeline.rescore.batch import Table, pair_results, player_results, read_boards, recorded_differences
@@ -28,18 +28,8 @@ from pipeline.rescore.source import READ_ROWS, partitions, read_partition
 from pipeline.score.compile import CompiledRules, compile_rules
 from pipeline.score.engine import Scored, prepare, score
 
-T = TypeVar("T")
-
 PENDING = 4
 """Result tables waiting for their writer at most: with the read size, what bounds memory."""
-
-
-def _ahead(items: Iterator[T], pool: ThreadPoolExecutor, depth: int = 2) -> Iterator[T]:
-    """``items`` produced in ``pool``'s thread, ``depth`` ahead of the consumer."""
-    pending = deque(pool.submit(next, items, None) for _ in range(depth))
-    while (item := pending.popleft().result()) is not None:
-        pending.append(pool.submit(next, items, None))
-        yield item
 
 
 def _tables(lake: Lake, work: Work, rows: int) -> Iterator[Table]:
@@ -109,7 +99,7 @@ def score_source(lake: Lake, work: Work, on_hands: Callable[[int], None]) -> tup
     threads = numba.get_num_threads()
     numba.set_num_threads(1)  # for this thread only: the reader and the writers keep the other cores busy
     try:
-        for table in _ahead(_tables(lake, work, READ_ROWS), reader):
+        for table in ahead(_tables(lake, work, READ_ROWS), reader):
             n_hands = int(table.boards.hand[-1]) + 1
             t0 = time.thread_time()
             prepared = prepare(table.boards)  # every board evaluated once, whatever the number of rule sets

@@ -15,6 +15,7 @@ import hashlib
 import json
 import math
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,6 +24,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from pipeline.ahead import ahead
 from pipeline.ingest.base import Chunk
 from pipeline.ingest.run import Report, ingest_chunks
 from pipeline.lake.store import Lake
@@ -211,7 +213,9 @@ def to_lake(spec: Spec, lake: Lake, on_progress: Callable[[int], None] | None = 
             yield Chunk(records, lines, np.zeros(n, dtype=np.int64), [], n)
             done += n
 
-    report = ingest_chunks(chunks(), lake, f"{SOURCE}/{spec.run_id}", kind="simulate")
+    # The next chunk is played while this one is checked and written (one thread: the same hands).
+    with ThreadPoolExecutor(1, thread_name_prefix="simulate") as pool:
+        report = ingest_chunks(ahead(chunks(), pool, depth=1), lake, f"{SOURCE}/{spec.run_id}", kind="simulate")
     return Outcome(spec, summary, report, {"lake": str(lake.root), "batch": report.batch})
 
 
