@@ -76,6 +76,11 @@ def player_ids(player: pa.DictionaryArray) -> np.ndarray:
     return hash_strings(player.dictionary)[player.indices.to_numpy(zero_copy_only=False)]
 
 
+def player_names(player: pa.DictionaryArray) -> dict[int, str]:
+    """The names behind ``player_ids`` of these boards: ``RESULT_PLAYERS`` rows."""
+    return dict(zip(hash_strings(player.dictionary).tolist(), player.dictionary.to_pylist(), strict=True))
+
+
 def _constant_label(value: str, n: int) -> pa.DictionaryArray:
     return pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, np.int32)), pa.array([value]))
 

@@ -19,9 +19,15 @@ import pyarrow as pa
 
 from pipeline import __version__
 from pipeline.ahead import ahead
-from pipeline.lake.hashing import hash_strings
 from pipeline.lake.store import RESULT_TABLES, BatchWriter, Lake
-from pipeline.rescore.batch import Table, pair_results, player_results, read_boards, recorded_differences
+from pipeline.rescore.batch import (
+    Table,
+    pair_results,
+    player_names,
+    player_results,
+    read_boards,
+    recorded_differences,
+)
 from pipeline.rescore.plan import KIND, Work
 from pipeline.rescore.report import RuleTotals
 from pipeline.rescore.source import READ_ROWS, partitions, read_partition
@@ -47,7 +53,7 @@ class _Writers:
         self.pools = {t: ThreadPoolExecutor(1, thread_name_prefix=f"rescore-{t}") for t in RESULT_TABLES}
         self.pending: deque[tuple[Future[RuleTotals], RuleTotals]] = deque()
         self.names: dict[int, str] = {}
-        """The names behind the player ids written, gathered on the player results' thread."""
+        """The names behind the player ids written."""
 
     def put(self, table: Table, result: Scored, rules: CompiledRules, totals: RuleTotals) -> None:
         for name, build in (("pair_results", self._pairs), ("player_results", self._players)):
@@ -65,8 +71,6 @@ class _Writers:
     def _players(self, table: Table, result: Scored, rules: CompiledRules) -> RuleTotals:
         t0 = time.thread_time()
         players = player_results(table, result, rules.rules)
-        names = table.player.dictionary
-        self.names.update(zip(hash_strings(names).tolist(), names.to_pylist(), strict=True))
         checked, differing = recorded_differences(table, players, rules.rules)
         seconds = time.thread_time() - t0
         self.writer.write("player_results", pa.Table.from_batches([players]))
@@ -110,6 +114,7 @@ def score_source(lake: Lake, work: Work, on_hands: Callable[[int], None]) -> tup
                 t.seconds += time.thread_time() - t0
                 t.hands += n_hands
                 writers.put(table, result, c, t)
+            writers.names.update(player_names(table.player))  # once a chunk, whatever the rule sets
             hands += n_hands
             on_hands(n_hands)
         writers.flush()
