@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 import pyarrow as pa
 from numba import njit, prange
@@ -261,9 +262,21 @@ def _card(buf: np.ndarray, p: int, e: int, rank_byte: np.ndarray, suit_byte: np.
 
 @njit(cache=True, nogil=True)
 def _cards(
-    buf: np.ndarray, p: int, e: int, out: np.ndarray, at: int, cap: int, rank_byte: np.ndarray, suit_byte: np.ndarray
+    buf: np.ndarray,
+    p: int,
+    e: int,
+    out: np.ndarray,
+    b: int,
+    at: int,
+    cap: int,
+    rank_byte: np.ndarray,
+    suit_byte: np.ndarray,
 ) -> tuple[int, int]:
-    """A list of at most ``cap`` cards into ``out[at:]``: (count, next) or next = -1; null is no list (-1 count)."""
+    """A list of at most ``cap`` cards into ``out[b, at:]``: (count, next) or next = -1; null is no list (-1 count).
+
+    ``out`` and ``b`` rather than the row ``out[b]``: a view would count references to ``out`` from every
+    thread of a parallel scan, and those shared counts cost more than the scan itself.
+    """
     q = _literal(buf, p, e, _NULL)
     if q >= 0:
         return -1, q
@@ -279,7 +292,7 @@ def _cards(
         code, p = _card(buf, p, e, rank_byte, suit_byte)
         if p < 0:
             return 0, -1
-        out[at + n] = code
+        out[b, at + n] = code
         n += 1
         p, closed = _after_item(buf, p, e, 93)
         if p < 0:
@@ -467,7 +480,7 @@ def _scan_player(
         elif k == 2 or k == 3 or k == 4:  # top, middle, bottom
             width = 3 if k == 2 else 5
             at = 0 if k == 2 else (3 if k == 3 else 8)
-            n, p = _cards(buf, p, e, bcards[b], at, width, rank_byte, suit_byte)
+            n, p = _cards(buf, p, e, bcards, b, at, width, rank_byte, suit_byte)
             if p < 0 or n != width:
                 return -1
             rows |= 1 << (k - 2)
@@ -481,7 +494,7 @@ def _scan_player(
         elif k == 8:  # natural: only null is taken
             p = _literal(buf, p, e, _NULL)
         elif k == 9:  # discards
-            n, p = _cards(buf, p, e, bcards[b], 13, MAX_DISCARDS, rank_byte, suit_byte)
+            n, p = _cards(buf, p, e, bcards, b, 13, MAX_DISCARDS, rank_byte, suit_byte)
             bint[b, B_DISCARDS] = max(n, 0)
         else:  # placements
             n, p = _scan_placements(buf, p, e, pl, b, rank_byte, suit_byte)
@@ -724,7 +737,10 @@ def _scan_line(
     return _check_hand(buf, i, hint, bspan, bint, bcards, pl, fl_allowed)
 
 
-def _scan_lines(
+@njit(cache=True, nogil=True)
+def _scan_range(
+    lo: int,
+    hi: int,
     buf: np.ndarray,
     starts: np.ndarray,
     ends: np.ndarray,
@@ -739,14 +755,54 @@ def _scan_lines(
     suit_byte: np.ndarray,
     fl_allowed: np.ndarray,
 ) -> None:
-    for i in prange(starts.size):
+    for i in range(lo, hi):
         taken[i] = _scan_line(
             buf, starts[i], ends[i], i, hspan, hint, bspan, bint, bcards, pl, rank_byte, suit_byte, fl_allowed
         )
 
 
-_scan_serial = njit(cache=True, nogil=True)(_scan_lines)
-_scan_parallel = njit(parallel=True, cache=True, nogil=True)(_scan_lines)
+@njit(parallel=True, cache=True, nogil=True)
+def _scan_lines(
+    bounds: np.ndarray,
+    buf: np.ndarray,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    taken: np.ndarray,
+    hspan: np.ndarray,
+    hint: np.ndarray,
+    bspan: np.ndarray,
+    bint: np.ndarray,
+    bcards: np.ndarray,
+    pl: np.ndarray,
+    rank_byte: np.ndarray,
+    suit_byte: np.ndarray,
+    fl_allowed: np.ndarray,
+) -> None:
+    """One range of lines a thread, each scanned by compiled serial code.
+
+    A ``prange`` over the lines themselves would scale not at all: the loop body compiled for the
+    parallel region runs no faster on two threads than on one.
+    """
+    for t in prange(bounds.size - 1):
+        _scan_range(
+            bounds[t],
+            bounds[t + 1],
+            buf,
+            starts,
+            ends,
+            taken,
+            hspan,
+            hint,
+            bspan,
+            bint,
+            bcards,
+            pl,
+            rank_byte,
+            suit_byte,
+            fl_allowed,
+        )
+
+
 PARALLEL_LINES = 512
 """Fewer lines are scanned on one thread: starting the thread pool would cost more than it saves."""
 
@@ -795,8 +851,11 @@ def scan(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, lines: np.ndarra
     bint = np.zeros((slots, 10), dtype=np.int64)
     bcards = np.zeros((slots, 13 + MAX_DISCARDS), dtype=np.uint8)
     pl = np.zeros((slots, MAX_PLACEMENTS, 3), dtype=np.uint8)
-    kernel = _scan_parallel if n >= PARALLEL_LINES else _scan_serial
-    kernel(buf, starts, ends, taken, hspan, hint, bspan, bint, bcards, pl, _RANK_BYTE, _SUIT_BYTE, _FL_ALLOWED)
+    parts = max(1, min(numba.get_num_threads(), n // PARALLEL_LINES))
+    bounds = np.linspace(0, n, parts + 1).astype(np.int64)
+    _scan_lines(
+        bounds, buf, starts, ends, taken, hspan, hint, bspan, bint, bcards, pl, _RANK_BYTE, _SUIT_BYTE, _FL_ALLOWED
+    )
 
     hands = np.flatnonzero(taken)
     h = hint[hands]
