@@ -27,6 +27,7 @@ from functools import cache
 from itertools import combinations_with_replacement
 from typing import Final, NamedTuple
 
+import numba
 import numpy as np
 import pyarrow as pa
 from numba import njit, prange
@@ -44,6 +45,8 @@ HIGHEST, LOWEST, ANY = 0, 1, 2
 _UNBOUNDED = np.int64(1) << np.int64(40)
 _MAX_CARDS = 32
 """More placements than any variant deals to one board (17 at most): a board with more is not judged."""
+PARALLEL_BOARDS = 256
+"""Fewer boards are judged on one thread."""
 
 
 class HandClasses(NamedTuple):
@@ -113,17 +116,26 @@ def _bits(x: np.int64) -> np.int64:
     return (x & 1) + ((x >> 1) & 1) + ((x >> 2) & 1) + ((x >> 3) & 1)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _reachable(
-    counts: np.ndarray, flush: bool, paired: bool, width: int, fixed: np.ndarray, suits: int, avail: np.ndarray
+    counts: np.ndarray,
+    j: int,
+    flush: bool,
+    paired: bool,
+    width: int,
+    fixed: np.ndarray,
+    row: int,
+    suits: int,
+    avail: np.ndarray,
 ) -> bool:
-    """Can a row holding ``fixed`` (rank counts, of suits ``suits``) become this class from ``avail``?
+    """Can a row holding ``fixed[row]`` (rank counts, of suits ``suits``) become class ``j`` from ``avail``?
 
-    ``avail[r]`` is the 4-bit mask of suits of rank ``r`` still unseen.
+    ``avail[r]`` is the 4-bit mask of suits of rank ``r`` still unseen. Arrays come whole with an index, and
+    this is inlined: a call with array views costs more than the check.
     """
     union = 0
     for r in range(13):
-        need = counts[r] - fixed[r]
+        need = counts[j, r] - fixed[row, r]
         if need < 0 or need > _bits(avail[r]):
             return False
         if need > 0:
@@ -136,7 +148,7 @@ def _reachable(
                 continue
             ok = True
             for r in range(13):
-                if counts[r] - fixed[r] > 0 and (avail[r] >> s) & 1 == 0:
+                if counts[j, r] - fixed[row, r] > 0 and (avail[r] >> s) & 1 == 0:
                     ok = False
                     break
             if ok:
@@ -161,40 +173,45 @@ def _value(
     return np.int64(_row5(ranks[0] * 4 + s0, ranks[1] * 4, ranks[2] * 4, ranks[3] * 4, ranks[4] * 4, table5, digits5))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _query(
     mode: int,
     lo: np.int64,
     hi: np.int64,
     width: int,
+    row: int,
     fixed: np.ndarray,
-    n_fixed: int,
+    n_fixed: np.ndarray,
     fixed_ranks: np.ndarray,
-    suits: int,
+    suits: np.ndarray,
     avail: np.ndarray,
-    cls_value: np.ndarray,
-    cls_counts: np.ndarray,
-    cls_flush: np.ndarray,
-    cls_paired: np.ndarray,
-    cls_ranks: np.ndarray,
+    classes: tuple,
     table5: np.ndarray,
     digits5: np.ndarray,
     table3: np.ndarray,
     digits3: np.ndarray,
+    ranks: np.ndarray,
 ) -> np.int64:
-    """A value the row can reach; -1 when none. ``HIGHEST``: the highest. ``LOWEST``: the lowest in ``lo .. hi``.
-    ``ANY``: one in ``lo .. hi``, the first found (all a caller asking whether the range is reachable needs)."""
+    """A value row ``row`` can reach; -1 when none. ``HIGHEST``: the highest. ``LOWEST``: the lowest in ``lo .. hi``.
+    ``ANY``: one in ``lo .. hi``, the first found (all a caller asking whether the range is reachable needs).
+
+    ``classes`` is a :class:`HandClasses` of the row's width; ``ranks`` is scratch room for ``width`` ranks.
+    Inlined, with whole arrays and a row index: a call passing a dozen arrays costs as much as the query.
+    """
+    cls_value, cls_counts, cls_flush, cls_paired, cls_ranks = classes
+    row_suits = suits[row]
+    n_row = n_fixed[row]
     want_max = mode == HIGHEST
-    k = width - n_fixed
+    k = width - n_row
     if k > 2:
         n = cls_value.shape[0]
         held = 0
-        for i in range(n_fixed):
-            held |= 1 << fixed_ranks[i]
+        for i in range(n_row):
+            held |= 1 << fixed_ranks[row, i]
         if want_max:
             for j in range(n - 1, -1, -1):
                 if cls_ranks[j] & held == held and _reachable(
-                    cls_counts[j], cls_flush[j], cls_paired[j], width, fixed, suits, avail
+                    cls_counts, j, cls_flush[j], cls_paired[j], width, fixed, row, row_suits, avail
                 ):
                     return cls_value[j]
             return -1
@@ -202,18 +219,17 @@ def _query(
             if cls_value[j] > hi:
                 return -1
             if cls_ranks[j] & held == held and _reachable(
-                cls_counts[j], cls_flush[j], cls_paired[j], width, fixed, suits, avail
+                cls_counts, j, cls_flush[j], cls_paired[j], width, fixed, row, row_suits, avail
             ):
                 return cls_value[j]
         return -1
     # One or two empty slots: every rank (pair) added, each checked in constant time.
     best = np.int64(-1)
-    ranks = np.empty(width, dtype=np.int64)
     paired_fixed = False
-    for i in range(n_fixed):
-        ranks[i] = fixed_ranks[i]
-        paired_fixed |= fixed[fixed_ranks[i]] >= 2
-    one_suit = _bits(suits) == 1
+    for i in range(n_row):
+        ranks[i] = fixed_ranks[row, i]
+        paired_fixed |= fixed[row, fixed_ranks[row, i]] >= 2
+    one_suit = _bits(row_suits) == 1
     for r1 in range(13 if k >= 1 else 1):
         if k >= 1 and avail[r1] == 0:
             continue
@@ -222,18 +238,18 @@ def _query(
                 continue
             paired = paired_fixed
             if k >= 1:
-                ranks[n_fixed] = r1
-                paired |= fixed[r1] >= 1
+                ranks[n_row] = r1
+                paired |= fixed[row, r1] >= 1
             if k == 2:
-                ranks[n_fixed + 1] = r2
-                paired |= r1 == r2 or fixed[r2] >= 1
+                ranks[n_row + 1] = r2
+                paired |= r1 == r2 or fixed[row, r2] >= 1
             # Not a flush: always for a top row or a pair; for five distinct ranks, a second suit must be there.
             other = 0 if k == 0 else (avail[r1] if k >= 1 else 0) | (avail[r2] if k == 2 else 0)
-            plain = width == 3 or paired or not one_suit or (other & ~suits) != 0
+            plain = width == 3 or paired or not one_suit or (other & ~row_suits) != 0
             # A flush: five distinct ranks, the fixed cards of one suit, and each added rank in that suit.
             flush = width == 5 and not paired and one_suit
             if flush and k >= 1:
-                flush = (avail[r1] & suits) != 0 and (k == 1 or (avail[r2] & suits) != 0)
+                flush = (avail[r1] & row_suits) != 0 and (k == 1 or (avail[r2] & row_suits) != 0)
             for as_flush in (False, True):
                 if not (flush if as_flush else plain):
                     continue
@@ -248,8 +264,10 @@ def _query(
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _dead(
+    a: int,
+    b: int,
     cards: np.ndarray,
     rows: np.ndarray,
     streets: np.ndarray,
@@ -265,14 +283,16 @@ def _dead(
     t3: np.ndarray,
     d3: np.ndarray,
     tl5: np.ndarray,
+    scratch: tuple,
 ) -> int:
-    """1 when the board is dead once every card of streets <= ``upto`` is placed, 0 when not, -1 bad data."""
-    fixed = np.zeros((3, 13), dtype=np.int64)
-    ranks = np.zeros((3, 5), dtype=np.int64)
-    n_fixed = np.zeros(3, dtype=np.int64)
-    suits = np.zeros(3, dtype=np.int64)
-    avail = np.full(13, 15, dtype=np.int64)
-    for i in range(cards.shape[0]):
+    """1 when the board of placements ``a:b`` is dead once every card of streets <= ``upto`` is placed, 0 when
+    not, -1 bad data. ``scratch``: the thread's working arrays (see :func:`_dead_range`)."""
+    fixed, ranks, n_fixed, suits, avail, q = scratch
+    fixed[:] = 0
+    n_fixed[:] = 0
+    suits[:] = 0
+    avail[:] = 15
+    for i in range(a, b):
         if streets[i] > upto:
             continue
         c = np.int64(cards[i])
@@ -289,20 +309,26 @@ def _dead(
         fixed[row, c >> 2] += 1
         suits[row] |= 1 << (c & 3)
     # The bottom's best and the top's lowest, then any middle between them (a 2-7 middle: one that qualifies).
-    bottom = _query(HIGHEST, 0, 0, 5, fixed[2], n_fixed[2], ranks[2], suits[2], avail, *c5, t5, d5, t3, d3)
-    top = _query(LOWEST, 0, _UNBOUNDED, 3, fixed[0], n_fixed[0], ranks[0], suits[0], avail, *c3, t5, d5, t3, d3)
+    bottom = _query(HIGHEST, 0, 0, 5, 2, fixed, n_fixed, ranks, suits, avail, c5, t5, d5, t3, d3, q)
+    top = _query(LOWEST, 0, _UNBOUNDED, 3, 0, fixed, n_fixed, ranks, suits, avail, c3, t5, d5, t3, d3, q)
     if top < 0 or bottom < 0 or top > bottom:
         return 1
     if lowball:
-        low = _query(ANY, 0, qualifier, 5, fixed[1], n_fixed[1], ranks[1], suits[1], avail, *low5, tl5, d5, t3, d3)
+        low = _query(ANY, 0, qualifier, 5, 1, fixed, n_fixed, ranks, suits, avail, low5, tl5, d5, t3, d3, q)
         return 0 if low >= 0 else 1
     ceiling = bottom - 1 if strict else bottom
-    middle = _query(ANY, top, ceiling, 5, fixed[1], n_fixed[1], ranks[1], suits[1], avail, *c5, t5, d5, t3, d3)
+    middle = _query(ANY, top, ceiling, 5, 1, fixed, n_fixed, ranks, suits, avail, c5, t5, d5, t3, d3, q)
     return 0 if middle >= 0 else 1
 
 
-@njit(parallel=True, cache=True)
-def _dead_streets(
+_MAX_STREETS = 64
+"""Streets a board may name (0 .. 63): more than any variant deals; a board with others is not judged."""
+
+
+@njit(cache=True, nogil=True)
+def _dead_range(
+    lo: int,
+    hi: int,
     offsets: np.ndarray,
     cards: np.ndarray,
     rows: np.ndarray,
@@ -320,32 +346,103 @@ def _dead_streets(
     tl5: np.ndarray,
     out: np.ndarray,
 ) -> None:
-    for i in prange(offsets.shape[0] - 1):
+    """Boards ``lo .. hi``, with working arrays allocated once for all of them, not once per check."""
+    scratch = (
+        np.zeros((3, 13), dtype=np.int64),  # rank counts per row
+        np.zeros((3, 5), dtype=np.int64),  # ranks per row
+        np.zeros(3, dtype=np.int64),  # cards per row
+        np.zeros(3, dtype=np.int64),  # suits per row (4-bit masks)
+        np.zeros(13, dtype=np.int64),  # unseen suits per rank
+        np.zeros(5, dtype=np.int64),  # a row's ranks while its completions are enumerated
+    )
+    order = np.empty(_MAX_STREETS, dtype=np.int64)
+    for i in range(lo, hi):
         a, b = offsets[i], offsets[i + 1]
         out[i] = NEVER
         if b == a or b - a > _MAX_CARDS:
             continue
-        c, r, s = cards[a:b], rows[a:b], streets[a:b]
-        order = np.unique(s)
-        args = (lowball[i], strict, qualifier, c3, c5, low5, t5, d5, t3, d3, tl5)
-        if _dead(c, r, s, order[-1], *args) != 1:
+        # The board's streets, in order.
+        present = np.uint64(0)
+        judged = True
+        for j in range(a, b):
+            street = np.int64(streets[j])
+            if street < 0 or street >= _MAX_STREETS:
+                judged = False
+                break
+            present |= np.uint64(1) << np.uint64(street)
+        if not judged:
+            continue
+        n = 0
+        for street in range(_MAX_STREETS):
+            if (present >> np.uint64(street)) & np.uint64(1):
+                order[n] = street
+                n += 1
+        args = (lowball[i], strict, qualifier, c3, c5, low5, t5, d5, t3, d3, tl5, scratch)
+        if _dead(a, b, cards, rows, streets, order[n - 1], *args) != 1:
             continue
         # Dead at the last street. Most boards that foul in play die there or just before, and a late check
         # (few empty slots) is the cheapest: walk back two streets, then binary-search the earlier ones.
-        hi = order.shape[0] - 1
+        last = n - 1
         steps = 0
-        while hi > 0 and steps < 2 and _dead(c, r, s, order[hi - 1], *args) == 1:
-            hi -= 1
+        while last > 0 and steps < 2 and _dead(a, b, cards, rows, streets, order[last - 1], *args) == 1:
+            last -= 1
             steps += 1
-        if steps == 2 and hi > 0:
-            lo = 0
-            while lo < hi:
-                mid = (lo + hi) // 2
-                if _dead(c, r, s, order[mid], *args) == 1:
-                    hi = mid
+        if steps == 2 and last > 0:
+            first = 0
+            while first < last:
+                mid = (first + last) // 2
+                if _dead(a, b, cards, rows, streets, order[mid], *args) == 1:
+                    last = mid
                 else:
-                    lo = mid + 1
-        out[i] = order[hi]
+                    first = mid + 1
+        out[i] = order[last]
+
+
+@njit(parallel=True, cache=True, nogil=True)
+def _dead_streets(
+    bounds: np.ndarray,
+    offsets: np.ndarray,
+    cards: np.ndarray,
+    rows: np.ndarray,
+    streets: np.ndarray,
+    lowball: np.ndarray,
+    strict: bool,
+    qualifier: int,
+    c3: tuple,
+    c5: tuple,
+    low5: tuple,
+    t5: np.ndarray,
+    d5: np.ndarray,
+    t3: np.ndarray,
+    d3: np.ndarray,
+    tl5: np.ndarray,
+    out: np.ndarray,
+) -> None:
+    """One range of boards a thread (``bounds``), each range judged by compiled serial code.
+
+    A ``prange`` over the boards themselves would allocate inside the parallel region, which scales poorly.
+    """
+    for t in prange(bounds.size - 1):
+        _dead_range(
+            bounds[t],
+            bounds[t + 1],
+            offsets,
+            cards,
+            rows,
+            streets,
+            lowball,
+            strict,
+            qualifier,
+            c3,
+            c5,
+            low5,
+            t5,
+            d5,
+            t3,
+            d3,
+            tl5,
+            out,
+        )
 
 
 def dead_streets(
@@ -372,7 +469,9 @@ def dead_streets(
     flags = np.broadcast_to(np.asarray(lowball, dtype=bool), (n,)).copy()
     out = np.empty(n, dtype=np.int8)
     top, five, low = hand_classes()
+    parts = max(1, min(numba.get_num_threads(), n // PARALLEL_BOARDS))
     _dead_streets(
+        np.linspace(0, n, parts + 1).astype(np.int64),
         offsets,
         np.ascontiguousarray(cards, dtype=np.uint8),
         np.ascontiguousarray(rows, dtype=np.int8),
