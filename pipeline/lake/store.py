@@ -62,11 +62,16 @@ def _partition_dir(row: dict[str, Any], columns: tuple[str, ...] = PARTITIONS) -
 
 
 def _writer_options(table: str, schema: pa.Schema) -> dict[str, Any]:
-    """How a table's files are written. Result tables are large and derived, so they are written for speed and
-    read for reports: lz4, no statistics, every column dictionary-encoded (points, seats, player ids: few
-    distinct values, decoded far faster than deltas) but the hand keys, one per hand, delta-encoded."""
+    """How a table's files are written.
+
+    Statistics are kept only where a query may filter on a column's range: the hands' times, numbers and keys.
+    Boards and placements are read whole or joined by hand key, whose values are hashes spread over the whole
+    range in every row group, so their statistics would skip nothing and cost a third of the write.
+    Result tables are large and derived, so they are written for speed and read for reports: lz4, no
+    statistics, every column dictionary-encoded (points, seats, player ids: few distinct values, decoded far
+    faster than deltas) but the hand keys, one per hand, delta-encoded."""
     if table not in RESULT_TABLES:
-        return {"compression": COMPRESSION}
+        return {"compression": COMPRESSION, "write_statistics": table not in _NO_STATISTICS}
     keys = [n for n in schema.names if n == "hand_key"]
     return {
         "compression": "lz4",
@@ -76,6 +81,7 @@ def _writer_options(table: str, schema: pa.Schema) -> dict[str, Any]:
     }
 
 
+_NO_STATISTICS = ("boards", "placements")
 _PLAIN_FILES = ("hands", "placements")
 """Tables whose types Parquet round-trips without the stored Arrow schema (no fixed-size lists)."""
 LOW_CARDINALITY = ("batch", "row", "source_file")
