@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -15,8 +15,14 @@ def ahead(items: Iterator[T], pool: ThreadPoolExecutor, depth: int = 2) -> Itera
 
     Worth it where both sides spend their time in code that releases the GIL (compiled kernels, Arrow,
     Parquet): a reader ahead of a scorer, a simulator ahead of the checks and the writer.
+
+    The consumer may stop early: the items already asked for are waited for (and their errors dropped)
+    before this returns, so nothing still reads from a stream the consumer is about to close.
     """
     pending = deque(pool.submit(next, items, None) for _ in range(depth))
-    while (item := pending.popleft().result()) is not None:
-        pending.append(pool.submit(next, items, None))
-        yield item
+    try:
+        while (item := pending.popleft().result()) is not None:
+            pending.append(pool.submit(next, items, None))
+            yield item
+    finally:
+        wait(pending)

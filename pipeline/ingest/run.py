@@ -27,6 +27,7 @@ import numpy as np
 import pyarrow as pa
 
 from pipeline import __version__
+from pipeline.ahead import ahead
 from pipeline.ingest.base import Chunk, Ingester, Problem
 from pipeline.ingest.validate import validate
 from pipeline.lake.store import BatchWriter, Lake
@@ -38,6 +39,8 @@ _MODULES = {
     "scoresheet": "pipeline.ingest.scoresheet",
 }
 SNIFF_BYTES = 1 << 16
+READ_AHEAD = 2
+"""Chunks read ahead of the one being checked: each holds its lines' bytes and columns (tens of MB)."""
 HISTORY_SUFFIXES = {".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".txt", ".log", ".gz", ".zip"}
 """Files a directory walk considers; a file named on the command line is always tried."""
 
@@ -423,14 +426,19 @@ def _ingest_source(
 ) -> bool:
     """Read one source into the batch; False if ``already()`` found, after the first chunk, that it was done before."""
     consumed = 0
-    with source.open() as stream:
-        for i, chunk in enumerate(reader.read(stream, source.name)):
-            if i == 0 and already is not None and already():
-                return False
-            _take(chunk, source.name, report, keys, writer, batch)
-            consumed += chunk.bytes_read
-            if on_progress:
-                on_progress(source.name, min(consumed, source.size), report.read)
+    # The next chunks are read and scanned on another thread while this one is checked and handed to the writer.
+    with source.open() as stream, ThreadPoolExecutor(1, thread_name_prefix="ofc-read") as pool:
+        chunks = ahead(reader.read(stream, source.name), pool, depth=READ_AHEAD)
+        try:
+            for i, chunk in enumerate(chunks):
+                if i == 0 and already is not None and already():
+                    return False
+                _take(chunk, source.name, report, keys, writer, batch)
+                consumed += chunk.bytes_read
+                if on_progress:
+                    on_progress(source.name, min(consumed, source.size), report.read)
+        finally:
+            chunks.close()
     return True
 
 

@@ -151,11 +151,11 @@ def validate(chunk: Chunk, source_file: str, batch: str) -> Validated:
 
     Records a reader already took and checked (``chunk.scanned``) only become lake rows.
     """
-    v = _validate_records(chunk, source_file, batch)
     s = chunk.scanned
     if s is None or s.taken.size == 0:
-        return v
-    return lake_rows(s.hands, s.boards, s.placements, [], source_file, batch) + v
+        return _validate_records(chunk, source_file, batch)
+    taken = lake_rows(s.hands, s.boards, s.placements, [], source_file, batch)
+    return taken + _validate_records(chunk, source_file, batch) if chunk.records.num_rows else taken
 
 
 def _validate_records(chunk: Chunk, source_file: str, batch: str) -> Validated:
