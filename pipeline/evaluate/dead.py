@@ -264,7 +264,7 @@ def _query(
     return best
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _dead(
     a: int,
     b: int,
@@ -377,24 +377,60 @@ def _dead_range(
             if (present >> np.uint64(street)) & np.uint64(1):
                 order[n] = street
                 n += 1
-        args = (lowball[i], strict, qualifier, c3, c5, low5, t5, d5, t3, d3, tl5, scratch)
-        if _dead(a, b, cards, rows, streets, order[n - 1], *args) != 1:
-            continue
-        # Dead at the last street. Most boards that foul in play die there or just before, and a late check
+        # Dead at the last street? Most boards that foul in play die there or just before, and a late check
         # (few empty slots) is the cheapest: walk back two streets, then binary-search the earlier ones.
+        # One call site, so the check is compiled inline once.
         last = n - 1
-        steps = 0
-        while last > 0 and steps < 2 and _dead(a, b, cards, rows, streets, order[last - 1], *args) == 1:
-            last -= 1
-            steps += 1
-        if steps == 2 and last > 0:
-            first = 0
-            while first < last:
-                mid = (first + last) // 2
-                if _dead(a, b, cards, rows, streets, order[mid], *args) == 1:
-                    last = mid
-                else:
-                    first = mid + 1
+        probe = last
+        steps = -1  # -1: the last street still to check; 0..2: walking back; 3: searching
+        first = 0
+        while True:
+            dead = (
+                _dead(
+                    a,
+                    b,
+                    cards,
+                    rows,
+                    streets,
+                    order[probe],
+                    lowball[i],
+                    strict,
+                    qualifier,
+                    c3,
+                    c5,
+                    low5,
+                    t5,
+                    d5,
+                    t3,
+                    d3,
+                    tl5,
+                    scratch,
+                )
+                == 1
+            )
+            if steps < 0:
+                if not dead:
+                    break
+                steps = 0
+            elif steps < 3:
+                if not dead:
+                    steps = 3
+                    break
+                last = probe
+                steps += 1
+            elif dead:
+                last = probe
+            else:
+                first = probe + 1
+            if steps < 2 and last > 0:
+                probe = last - 1
+            elif steps >= 2 and first < last:
+                steps = 3
+                probe = (first + last) // 2
+            else:
+                break
+        if steps < 0:
+            continue
         out[i] = order[last]
 
 
