@@ -495,8 +495,7 @@ def lake_rows(
 ) -> Validated:
     """The hands, boards and placements tables of accepted hands, with their identity and content keys."""
     n = len(h.variant)
-    month_text = pc.fill_null(pc.strftime(h.played_at, "%Y-%m"), UNKNOWN_MONTH).dictionary_encode()
-    month_code = month_text.indices.to_numpy(zero_copy_only=False)
+    month_code, month_names = _months(h.played_at)
     # A hand is identified within its source and session: club sheets number their hands 1, 2, ... each night.
     identity = [h.text["source"], h.text["session"], h.text["hand_id"]]
     hand_key = hash_strings(pc.binary_join_element_wise(*(pc.fill_null(c, "") for c in identity), "\x1f"))
@@ -513,7 +512,7 @@ def lake_rows(
         return _coded(h.variant[rows], _VARIANT_NAMES)
 
     def month(rows: np.ndarray) -> pa.Array:
-        return _coded(month_code[rows], month_text.dictionary)
+        return _coded(month_code[rows], month_names)
 
     every = np.arange(n)
     hands = pa.table(
@@ -573,6 +572,21 @@ def lake_rows(
         }
     )
     return Validated(hands, boards, placements, problems, b.hand, ph)
+
+
+def _months(played_at: pa.Array) -> tuple[np.ndarray, pa.Array]:
+    """Each hand's month partition as a code into the month names (``2026-11``; ``unknown`` with no time).
+
+    From the integer months since 1970, found once per distinct month: formatting every timestamp as text
+    cost as much as building all the other columns.
+    """
+    micros = played_at.cast(pa.int64()).fill_null(np.iinfo(np.int64).min).to_numpy()
+    known = micros != np.iinfo(np.int64).min
+    months = np.where(known, micros, 0).astype("datetime64[us]").astype("datetime64[M]").astype(np.int64)
+    months = np.where(known, months, np.iinfo(np.int64).min)
+    distinct, code = np.unique(months, return_inverse=True)
+    names = [str(np.datetime64(int(m), "M")) if m != np.iinfo(np.int64).min else UNKNOWN_MONTH for m in distinct]
+    return code.ravel(), pa.array(names, pa.string())
 
 
 def _dead_streets(h: HandColumns, b: BoardColumns, p: PlacementColumns) -> pa.Array:
