@@ -828,6 +828,30 @@ def _strings(buf: np.ndarray, spans: np.ndarray) -> pa.Array:
     return pa.Array.from_buffers(pa.string(), spans.shape[0], [bitmap, pa.py_buffer(offsets), pa.py_buffer(data)])
 
 
+@njit(cache=True, nogil=True)
+def _placement_rows(
+    slots: np.ndarray,
+    counts: np.ndarray,
+    pl: np.ndarray,
+    board: np.ndarray,
+    street: np.ndarray,
+    order: np.ndarray,
+    card: np.ndarray,
+    row: np.ndarray,
+) -> None:
+    """The placements of board slots ``slots`` (``counts`` each) as flat rows, in one pass."""
+    k = 0
+    for j in range(slots.size):
+        s = slots[j]
+        for q in range(counts[j]):
+            board[k] = j
+            street[k] = pl[s, q, 0]
+            order[k] = q
+            card[k] = pl[s, q, 1]
+            row[k] = pl[s, q, 2]
+            k += 1
+
+
 @dataclass
 class Scanned:
     """The taken lines of a block as the validator's columns; ``left`` are the lines left to the general path."""
@@ -869,8 +893,13 @@ def scan(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, lines: np.ndarra
     d_offsets = np.zeros(m + 1, dtype=np.int32)
     np.cumsum(n_discards, out=d_offsets[1:])
     npl = b[:, B_PLACEMENTS]
-    pl_used = np.arange(MAX_PLACEMENTS)[None, :] < npl[:, None]
-    pl_rows = pl[board_slots][pl_used]
+    n_pl = int(npl.sum())
+    p_board = np.empty(n_pl, dtype=np.int64)
+    p_street = np.empty(n_pl, dtype=np.int8)
+    p_order = np.empty(n_pl, dtype=np.int16)
+    p_card = np.empty(n_pl, dtype=np.uint8)
+    p_row = np.empty(n_pl, dtype=np.int8)
+    _placement_rows(board_slots, npl, pl, p_board, p_street, p_order, p_card, p_row)
     no_text = pa.nulls(m, pa.string())
     return Scanned(
         taken=hands,
@@ -898,11 +927,5 @@ def scan(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, lines: np.ndarra
             points=pa.array(b[:, B_POINTS], pa.int64(), mask=b[:, B_POINTS_OK] == 0),
             stack=pa.array(b[:, B_STACK], pa.int64(), mask=b[:, B_STACK_OK] == 0),
         ),
-        placements=PlacementColumns(
-            board=np.repeat(np.arange(m), npl),
-            street=pl_rows[:, 0].astype(np.int64),
-            order=np.nonzero(pl_used)[1],
-            card=pl_rows[:, 1],
-            row=pl_rows[:, 2].astype(np.int64),
-        ),
+        placements=PlacementColumns(board=p_board, street=p_street, order=p_order, card=p_card, row=p_row),
     )
