@@ -53,19 +53,25 @@ RECORD = pa.schema(
 PARTITIONS = ("variant", "month")
 """Hive partition columns of the hand, board and placement tables."""
 
+def _required(name: str, kind: pa.DataType) -> pa.Field:
+    """A column never null. Parquet then stores no definition levels for it, which made writing the placements
+    table (all of whose columns are required) nearly twice as fast."""
+    return pa.field(name, kind, nullable=False)
+
+
 _KEY = [
-    ("hand_key", pa.uint64()),
-    ("batch", pa.string()),
+    _required("hand_key", pa.uint64()),
+    _required("batch", pa.string()),
 ]
 
 HANDS = pa.schema(
     [
         *_KEY,
-        ("content_hash", pa.uint64()),
-        ("hand_id", pa.string()),
+        _required("content_hash", pa.uint64()),
+        _required("hand_id", pa.string()),
         ("source", pa.string()),
-        ("variant", pa.string()),
-        ("month", pa.string()),
+        _required("variant", pa.string()),
+        _required("month", pa.string()),
         ("played_at", pa.timestamp("us", tz="UTC")),
         ("site", pa.string()),
         ("table", pa.string()),
@@ -73,9 +79,9 @@ HANDS = pa.schema(
         ("hand_number", pa.int64()),
         ("button", pa.int8()),
         ("house_rules", pa.string()),
-        ("n_players", pa.int8()),
-        ("source_file", pa.string()),
-        ("source_line", pa.int64()),
+        _required("n_players", pa.int8()),
+        _required("source_file", pa.string()),
+        _required("source_line", pa.int64()),
     ]
 )
 """One row per hand. ``hand_key`` hashes (source, session, hand_id); ``content_hash`` hashes what was played."""
@@ -83,17 +89,17 @@ HANDS = pa.schema(
 BOARDS = pa.schema(
     [
         *_KEY,
-        ("variant", pa.string()),
-        ("month", pa.string()),
-        ("seat", pa.int8()),
-        ("player", pa.string()),
-        ("cards", pa.list_(pa.uint8(), 13)),
-        ("misset", pa.bool_()),
-        ("fantasyland", pa.bool_()),
-        ("fantasyland_cards", pa.int8()),
-        ("surrendered", pa.bool_()),
+        _required("variant", pa.string()),
+        _required("month", pa.string()),
+        _required("seat", pa.int8()),
+        _required("player", pa.string()),
+        _required("cards", pa.list_(pa.uint8(), 13)),
+        _required("misset", pa.bool_()),
+        _required("fantasyland", pa.bool_()),
+        _required("fantasyland_cards", pa.int8()),
+        _required("surrendered", pa.bool_()),
         ("natural", pa.string()),
-        ("discards", pa.list_(pa.uint8())),
+        _required("discards", pa.list_(pa.uint8())),
         ("points", pa.int32()),
         ("stack", pa.int32()),
         ("dead_street", pa.int8()),
@@ -107,13 +113,13 @@ street after which a fouled board with recorded placements could no longer avoid
 PLACEMENTS = pa.schema(
     [
         *_KEY,
-        ("variant", pa.string()),
-        ("month", pa.string()),
-        ("seat", pa.int8()),
-        ("street", pa.int8()),
-        ("order", pa.int16()),
-        ("card", pa.uint8()),
-        ("row", pa.string()),
+        _required("variant", pa.string()),
+        _required("month", pa.string()),
+        _required("seat", pa.int8()),
+        _required("street", pa.int8()),
+        _required("order", pa.int16()),
+        _required("card", pa.uint8()),
+        _required("row", pa.string()),
     ]
 )
 """One row per placed or discarded card, in the order it happened (``order`` within the player's hand)."""

@@ -337,3 +337,37 @@ def test_compiled_times_agree_with_python() -> None:
         expected.append((t if t.tzinfo else t.replace(tzinfo=UTC)).astimezone(UTC))
     assert stamps.to_pylist() == [*expected, None]
     assert bad.tolist() == [i for i, e in enumerate(expected) if e is None]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_block_boundaries_change_nothing(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lines cut anywhere by the reader's blocks (a BOM, CRLF, blank and over-long lines, no final newline)
+    read the same as from one block."""
+    rng = np.random.default_rng(100 + seed)
+    parts = [json.dumps(hand(rng, i)).encode() for i in range(12)]
+    # Longer than the limit below and a block more: over the limit whichever way the blocks cut it.
+    parts[3] = b'{"hand_id": "' + b"y" * int(rng.integers(8001, 12000)) + b'"}'
+    parts[7] = b""
+    parts[9] = b"not json"
+    ends = [b"\r\n" if rng.random() < 0.3 else b"\n" for _ in parts]
+    data = (b"\xef\xbb\xbf" if seed % 2 else b"") + b"".join(p + e for p, e in zip(parts, ends, strict=True))
+    if seed % 3 == 0:
+        data = data.rstrip(b"\r\n")
+
+    def what(block: int) -> tuple[int, list, list, list]:
+        monkeypatch.setattr(jsonl, "MAX_LINE_BYTES", 4000)
+        monkeypatch.setattr(jsonl, "BLOCK_BYTES", block)
+        chunks = list(jsonl.INGESTER.read(io.BytesIO(data), "t.jsonl"))
+        monkeypatch.undo()
+        problems = [(p.line, p.offset, p.reason) for c in chunks for p in c.problems]
+        lines = [int(x) for c in chunks for x in c.lines]
+        scanned = [int(x) for c in chunks if c.scanned is not None for x in c.scanned.hands.lines]
+        return sum(c.bytes_read for c in chunks), problems, sorted(lines), sorted(scanned)
+
+    assert max(map(len, parts[:3])) < 4000
+    whole = what(4000)  # blocks no larger than the line limit, as in use (the limit bounds what a block holds)
+    assert whole[0] == len(data)
+    assert len(whole[2]) + len(whole[3]) == 9  # the blank line is nothing; the long line and "not json" problems
+    assert [line for line, _, _ in whole[1]] == [4, 10], whole[1]
+    for block in (1, 7, 64, int(rng.integers(100, 4000))):
+        assert what(block) == whole

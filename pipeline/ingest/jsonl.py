@@ -94,42 +94,57 @@ class JsonlIngester:
     def read(self, stream: BinaryIO, source: str) -> Iterator[Chunk]:
         number = 0  # lines consumed
         offset = 0  # bytes consumed
-        pending = b""  # the start of a line whose end is still to come
         skipping = -1  # bytes of an over-long line passed over so far; -1 when not inside one
         head = ""
-        data = stream.read(BLOCK_BYTES)
-        if data.startswith(b"\xef\xbb\xbf"):
-            data, offset = data[3:], 3
+        # One buffer for the whole stream, read into in place: a new block for every read, and the copies
+        # that joined a block to the line left over from the last one, cost more than finding the lines.
+        # At its front, ``kept`` bytes: the start of a line whose end is still to come.
+        buffer = bytearray(BLOCK_BYTES)
+        kept = 0
+        first = True
         while True:
+            if kept + BLOCK_BYTES > len(buffer):  # a long line: a larger buffer (nothing refers to the old one)
+                larger = bytearray(kept + BLOCK_BYTES)
+                larger[:kept] = memoryview(buffer)[:kept]
+                buffer = larger
+            view = memoryview(buffer)
+            got = stream.readinto(view[kept : kept + BLOCK_BYTES]) or 0
+            begin, end = 0, kept + got
+            if first:
+                first = False
+                if buffer.startswith(b"\xef\xbb\xbf") and end >= 3:
+                    begin = offset = 3
+                    yield Chunk(_EMPTY, _NO_LINES, _NO_LINES, [], 3)  # the byte-order mark, read
             if skipping >= 0:
-                cut = data.find(b"\n")
-                if data and cut < 0:
-                    skipping += len(data)
-                    data = stream.read(BLOCK_BYTES)
+                cut = buffer.find(b"\n", begin, end)
+                if got and cut < 0:
+                    skipping += end - begin
+                    kept = 0
                     continue
-                skipping += cut + 1 if data else 0
+                skipping += cut + 1 - begin if got else 0
                 reason = f"line longer than {MAX_LINE_BYTES:,} bytes: not read"
                 yield Chunk(_EMPTY, _NO_LINES, _NO_LINES, [Problem(number + 1, offset, reason, None, head)], skipping)
                 number, offset, skipping = number + 1, offset + skipping, -1
-                if not data:
+                if not got:
                     return
-                data = data[cut + 1 :] or stream.read(BLOCK_BYTES)
-            if not data:
-                if pending:
-                    yield from self._region(pending, number, offset, final=True)
+                begin = cut + 1
+            if not got:
+                if end > begin:
+                    yield from self._region(view[begin:end], number, offset, final=True)
                 return
-            block = pending + data if pending else data
-            cut = block.rfind(b"\n")
-            region, pending = block[: cut + 1], block[cut + 1 :]
-            if region:
-                number += yield from self._region(region, number, offset, final=False)
-                offset += len(region)
-            if len(pending) > MAX_LINE_BYTES:
-                head = pending[:RAW_LIMIT].decode("utf-8", errors="replace")
-                skipping, pending = len(pending), b""
-            data = stream.read(BLOCK_BYTES)
+            cut = buffer.rfind(b"\n", begin, end)
+            if cut >= 0:
+                number += yield from self._region(view[begin : cut + 1], number, offset, final=False)
+                offset += cut + 1 - begin
+                begin = cut + 1
+            kept = end - begin
+            if kept > MAX_LINE_BYTES:
+                head = bytes(view[begin : begin + RAW_LIMIT]).decode("utf-8", errors="replace")
+                skipping, kept = kept, 0
+            else:
+                view[:kept] = bytes(view[begin:end])  # the two may overlap
 
-    def _region(self, region: bytes, number: int, offset: int, *, final: bool) -> Generator[Chunk, None, int]:
+    def _region(self, region: memoryview, number: int, offset: int, *, final: bool) -> Generator[Chunk, None, int]:
         """Chunks of the whole lines in ``region`` (the last may lack its newline at the end of the input).
 
         Returns the number of lines.
@@ -147,7 +162,7 @@ class JsonlIngester:
             lines = group[stops[group] > starts[group]]
             scanned = scan(buf, starts[lines], stops[lines], numbers[lines])
             left = lines[scanned.left]
-            body = [region[a:b] for a, b in zip(starts[left].tolist(), stops[left].tolist(), strict=True)]
+            body = [bytes(region[a:b]) for a, b in zip(starts[left].tolist(), stops[left].tolist(), strict=True)]
             keep = [i for i, line in enumerate(body) if line.strip()]
             chunk = self._block([body[i] for i in keep], numbers[left][keep], offset + starts[left][keep], size)
             chunk.scanned = scanned
