@@ -53,6 +53,7 @@ RECORD = pa.schema(
 PARTITIONS = ("variant", "month")
 """Hive partition columns of the hand, board and placement tables."""
 
+
 def _required(name: str, kind: pa.DataType) -> pa.Field:
     """A column never null. Parquet then stores no definition levels for it, which made writing the placements
     table (all of whose columns are required) nearly twice as fast."""

@@ -371,3 +371,15 @@ def test_block_boundaries_change_nothing(seed: int, monkeypatch: pytest.MonkeyPa
     assert [line for line, _, _ in whole[1]] == [4, 10], whole[1]
     for block in (1, 7, 64, int(rng.integers(100, 4000))):
         assert what(block) == whole
+
+
+def test_newlines_are_found_wherever_they_are() -> None:
+    from pipeline.ingest.jsonl_scan import newlines
+
+    rng = np.random.default_rng(21)
+    for _ in range(300):
+        n = int(rng.integers(0, 3000))
+        data = rng.integers(0, 256, n).astype(np.uint8)
+        data[rng.random(n) < rng.choice([0.0, 0.001, 0.05, 0.5, 1.0])] = 10
+        view = data[int(rng.integers(0, 8)) if n > 8 else 0 :]  # not aligned to 8 bytes
+        assert np.array_equal(newlines(view), np.flatnonzero(view == 10))

@@ -19,7 +19,7 @@ import pyarrow.json as pj
 from pydantic import ValidationError
 
 from pipeline.ingest.base import RAW_LIMIT, Chunk, Problem
-from pipeline.ingest.jsonl_scan import scan
+from pipeline.ingest.jsonl_scan import newlines, scan
 from schemas.hand import HandRecord
 from schemas.lake import RECORD
 
@@ -150,7 +150,7 @@ class JsonlIngester:
         Returns the number of lines.
         """
         buf = np.frombuffer(region, dtype=np.uint8)
-        ends = np.flatnonzero(buf == 10)
+        ends = newlines(buf)
         if final and (ends.size == 0 or ends[-1] != buf.size - 1):
             ends = np.append(ends, buf.size)
         starts = np.concatenate([[0], ends[:-1] + 1])
