@@ -19,7 +19,7 @@ import pyarrow as pa
 from schemas.lake import RECORD
 
 if TYPE_CHECKING:
-    from pipeline.ingest.jsonl_scan import Scanned
+    from pipeline.ingest.validate import Scanned
 
 RAW_LIMIT = 1000
 """Characters of a bad record kept in quarantine."""

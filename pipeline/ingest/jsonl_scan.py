@@ -12,8 +12,6 @@ two on valid, invalid and mutated records.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numba
 import numpy as np
 import pyarrow as pa
@@ -31,6 +29,7 @@ from pipeline.ingest.validate import (
     BoardColumns,
     HandColumns,
     PlacementColumns,
+    Scanned,
 )
 
 
@@ -923,18 +922,6 @@ def _placement_rows(
             card[k] = pl[s, q, 1]
             row[k] = pl[s, q, 2]
             k += 1
-
-
-@dataclass
-class Scanned:
-    """The taken lines of a block as the validator's columns; ``left`` are the lines left to the general path."""
-
-    taken: np.ndarray
-    """Positions (in the block) of the taken lines."""
-    left: np.ndarray
-    hands: HandColumns
-    boards: BoardColumns
-    placements: PlacementColumns
 
 
 def scan(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, lines: np.ndarray) -> Scanned:

@@ -490,6 +490,20 @@ class PlacementColumns:
     """Index into PLACEMENT_ROWS."""
 
 
+@dataclass
+class Scanned:
+    """Records a reader or the simulator already checked in compiled code, as the validator's columns.
+
+    ``taken`` are their positions among the chunk's records; ``left`` those left to the general checks.
+    """
+
+    taken: np.ndarray
+    left: np.ndarray
+    hands: HandColumns
+    boards: BoardColumns
+    placements: PlacementColumns
+
+
 def lake_rows(
     h: HandColumns, b: BoardColumns, p: PlacementColumns, problems: list[Problem], source_file: str, batch: str
 ) -> Validated:

@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pyarrow as pa
 
 from pipeline.ahead import ahead
 from pipeline.ingest.base import Chunk
@@ -33,7 +32,7 @@ from pipeline.simulate.batch import HandBatch
 from pipeline.simulate.bots import BOTS, DEFAULT_ROLLOUTS, MC_POLICY, Context
 from pipeline.simulate.dealer import Dealer
 from pipeline.simulate.model import model_of
-from pipeline.simulate.records import SOURCE, RecordMeta, to_records, write_jsonl
+from pipeline.simulate.records import SOURCE, RecordMeta, to_chunk, to_records, write_jsonl
 from pipeline.simulate.streets import streets_of
 from pipeline.simulate.summary import Summary
 from schemas.rules import Dealing, RuleSet, Variant, load_rules
@@ -192,11 +191,10 @@ class Outcome:
     written: dict[str, Any] = field(default_factory=dict)
 
 
-def _records(spec: Spec, summary: Summary, on_progress: Callable[[int], None] | None) -> Iterator[pa.Table]:
-    m = meta(spec)
+def _batches(spec: Spec, summary: Summary, on_progress: Callable[[int], None] | None) -> Iterator[HandBatch]:
     for batch in play(spec):
         summary.add(batch)
-        yield to_records(batch, m)
+        yield batch
         if on_progress:
             on_progress(summary.hands)
 
@@ -206,12 +204,10 @@ def to_lake(spec: Spec, lake: Lake, on_progress: Callable[[int], None] | None = 
     summary = Summary(list(spec.bots))
 
     def chunks() -> Iterator[Chunk]:
-        done = 0
-        for records in _records(spec, summary, on_progress):
-            n = records.num_rows
-            lines = np.arange(done + 1, done + n + 1, dtype=np.int64)
-            yield Chunk(records, lines, np.zeros(n, dtype=np.int64), [], n)
-            done += n
+        done, m = 0, meta(spec)
+        for batch in _batches(spec, summary, on_progress):
+            yield to_chunk(batch, m, done + 1)
+            done += batch.hands
 
     # The next chunk is played while this one is checked and written (one thread: the same hands).
     with ThreadPoolExecutor(1, thread_name_prefix="simulate") as pool:
@@ -223,8 +219,9 @@ def to_jsonl(spec: Spec, path: Path, on_progress: Callable[[int], None] | None =
     """Simulate into canonical JSONL at ``path`` (replaced if it exists)."""
     summary = Summary(list(spec.bots))
     with path.open("wb") as stream:
-        for records in _records(spec, summary, on_progress):
-            write_jsonl(records, stream)
+        m = meta(spec)
+        for batch in _batches(spec, summary, on_progress):
+            write_jsonl(to_records(batch, m), stream)
     return Outcome(spec, summary, None, {"out": str(path), "hands": summary.hands})
 
 
