@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
+import blake3
 import numpy as np
 import pyarrow as pa
 
@@ -208,10 +209,18 @@ def detect(source: Source) -> str:
     raise IngestError(f"{source.name}: format not recognised (use --format: {', '.join(FORMATS)})")
 
 
+DIGEST = "blake3"
+"""How files are recognised: manifests record ``blake3:<hex>``. A file recorded by an older version (a bare
+SHA-256) is read again when it comes back, and its hands are then recognised one by one as duplicates."""
+
+
 def digest(path: Path) -> str:
-    """SHA-256 of a file's bytes: the same input ingested twice is recognised without parsing it."""
+    """A cryptographic digest of a file's bytes: the same input ingested twice is recognised without parsing it.
+
+    BLAKE3 on one thread (the reader and the writer have the others), over twice as fast as SHA-256 here.
+    """
     with path.open("rb") as fh:
-        return hashlib.file_digest(fh, "sha256").hexdigest()
+        return f"{DIGEST}:" + hashlib.file_digest(fh, lambda: blake3.blake3(max_threads=1)).hexdigest()
 
 
 def reason_kind(reason: str) -> str:
@@ -495,7 +504,9 @@ def _take(
     report.reasons.update(reason_kind(p.reason) for p in problems)
     if writer is None:
         return
-    writer.write("hands", v.hands.filter(pa.array(keep)))
-    writer.write("boards", v.boards.filter(pa.array(keep[v.board_hand])))
-    writer.write("placements", v.placements.filter(pa.array(keep[v.placement_hand])))
-    writer.write("quarantine", _quarantine_rows(problems, name, batch))
+    every = bool(keep.all())  # the usual case: nothing to filter out, and the tables are passed on as they are
+    writer.write("hands", v.hands if every else v.hands.filter(pa.array(keep)))
+    writer.write("boards", v.boards if every else v.boards.filter(pa.array(keep[v.board_hand])))
+    writer.write("placements", v.placements if every else v.placements.filter(pa.array(keep[v.placement_hand])))
+    if problems:
+        writer.write("quarantine", _quarantine_rows(problems, name, batch))
