@@ -11,7 +11,5 @@ import os
 # spinning for a while, which takes a core from the thread that writes Parquet or plays the next chunk:
 # an ingest spent a fifth of its CPU time spinning.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-# Nothing here multiplies float matrices, and OpenBLAS's idle thread pool spins the same way.
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 __version__ = "0.1.0"
