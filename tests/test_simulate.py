@@ -241,11 +241,14 @@ def test_columns_straight_from_the_arrays_make_the_rows_records_make(played: dic
     spec, b = played[rules, players]
     m = meta(spec)
     fast = to_chunk(b, m, 1)
-    assert fast.scanned is not None and fast.scanned.taken.size == b.hands and fast.records.num_rows == 0
+    assert fast.scanned is not None
+    assert fast.scanned.taken.size == b.hands
+    assert fast.records.num_rows == 0
     records = to_records(b, m)
     slow = Chunk(records, np.arange(1, b.hands + 1), np.zeros(b.hands, np.int64), [], b.hands)
     a, z = validate(fast, "sim", "b1"), validate(slow, "sim", "b1")
-    assert not a.problems and not z.problems
+    assert not a.problems
+    assert not z.problems
     for table in ("hands", "boards", "placements"):
         assert getattr(a, table).to_pylist() == getattr(z, table).to_pylist(), table
 
@@ -259,7 +262,11 @@ def test_a_broken_hand_from_the_arrays_goes_through_every_check(played: dict) ->
     b = b.take(np.arange(b.hands))
     b.cards[5, 1, 0] = b.cards[5, 0, 0]  # a card twice in hand 5
     chunk = to_chunk(b, meta(spec), 1)
-    assert chunk.scanned is not None and 5 not in chunk.scanned.taken and chunk.records.num_rows == 1
+    assert chunk.scanned is not None
+    assert 5 not in chunk.scanned.taken
+    assert chunk.records.num_rows == 1
     v = validate(chunk, "sim", "b1")
-    assert chunk.count == b.hands and v.hands.num_rows == b.hands - 1
-    assert [p.line for p in v.problems] == [6] and "twice" in v.problems[0].reason
+    assert chunk.count == b.hands
+    assert v.hands.num_rows == b.hands - 1
+    assert [p.line for p in v.problems] == [6]
+    assert "twice" in v.problems[0].reason

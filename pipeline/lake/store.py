@@ -67,11 +67,19 @@ def _writer_options(table: str, schema: pa.Schema) -> dict[str, Any]:
     Statistics are kept only where a query may filter on a column's range: the hands' times, numbers and keys.
     Boards and placements are read whole or joined by hand key, whose values are hashes spread over the whole
     range in every row group, so their statistics would skip nothing and cost a third of the write.
+    Columns whose values are all distinct (hand keys) or already tiny integers are not dictionary-encoded:
+    hashing every value into a dictionary took as long as writing the rest (see ``_PLAIN``).
     Result tables are large and derived, so they are written for speed and read for reports: lz4, no
     statistics, every column dictionary-encoded (points, seats, player ids: few distinct values, decoded far
     faster than deltas) but the hand keys, one per hand, delta-encoded."""
     if table not in RESULT_TABLES:
-        return {"compression": COMPRESSION, "write_statistics": table not in _NO_STATISTICS}
+        plain = _PLAIN.get(table, {})
+        return {
+            "compression": COMPRESSION,
+            "write_statistics": table not in _NO_STATISTICS,
+            "use_dictionary": [n for n in schema.names if n not in plain],
+            "column_encoding": {n: e for n, e in plain.items() if e and n in schema.names},
+        }
     keys = [n for n in schema.names if n == "hand_key"]
     return {
         "compression": "lz4",
@@ -81,6 +89,19 @@ def _writer_options(table: str, schema: pa.Schema) -> dict[str, Any]:
     }
 
 
+_PLAIN: dict[str, dict[str, str | None]] = {
+    "hands": {"hand_key": None, "content_hash": None},
+    "boards": {"hand_key": None},
+    "placements": {
+        "hand_key": None,
+        "seat": None,
+        "order": None,
+        "street": "DELTA_BINARY_PACKED",
+        "card": "DELTA_BINARY_PACKED",
+    },
+}
+"""Columns written without a dictionary, in plain encoding (None) or the one named: the fastest that kept the
+files about as small, measured column by column (the placements' card: 0.53 µs a hand against 0.63)."""
 _NO_STATISTICS = ("boards", "placements")
 _PLAIN_FILES = ("hands", "placements")
 """Tables whose types Parquet round-trips without the stored Arrow schema (no fixed-size lists)."""
