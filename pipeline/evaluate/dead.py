@@ -33,13 +33,13 @@ import pyarrow as pa
 from numba import njit, prange
 
 from pipeline.evaluate import lowball27, strength3, strength5, tables
-from pipeline.evaluate.kernels import _row3, _row5
+from pipeline.evaluate.tables import FLUSH_OFFSET
+from pipeline.pointers import address
 
 NEVER: Final = -1
 """``dead_streets``' value for a board that never became impossible (or had no placements to judge)."""
 ROW_CODES: Final = {"top": 0, "middle": 1, "bottom": 2, "discard": 3}
 """Placement rows as the kernel reads them."""
-_CAPACITY = np.array([3, 5, 5], dtype=np.int64)
 HIGHEST, LOWEST, ANY = 0, 1, 2
 """What ``_query`` looks for."""
 _UNBOUNDED = np.int64(1) << np.int64(40)
@@ -116,39 +116,38 @@ def _bits(x: np.int64) -> np.int64:
     return (x & 1) + ((x >> 1) & 1) + ((x >> 2) & 1) + ((x >> 3) & 1)
 
 
-@njit(cache=True, inline="always")
-def _reachable(
-    counts: np.ndarray,
-    j: int,
-    flush: bool,
-    paired: bool,
-    width: int,
-    fixed: np.ndarray,
-    row: int,
-    suits: int,
-    avail: np.ndarray,
-) -> bool:
-    """Can a row holding ``fixed[row]`` (rank counts, of suits ``suits``) become class ``j`` from ``avail``?
+# The working state of one board check lives in one int64 array per thread, read through a pointer
+# (:mod:`pipeline.pointers`): arrays handed to the dozens of inlined steps of a check cost more in reference
+# counts than the check itself. Its layout:
+_FIXED = 0  # rank counts of each row's cards, 3 x 13
+_RANKS = 39  # ranks of each row's cards, 3 x 5
+_COUNT = 54  # cards in each row, 3
+_SUITS = 57  # suits of each row's cards (4-bit masks), 3
+_AVAIL = 60  # suits still unseen of each rank (4-bit masks), 13
+_ENUM = 73  # a row's ranks while its completions are enumerated, 5
+_SCRATCH = 78
 
-    ``avail[r]`` is the 4-bit mask of suits of rank ``r`` still unseen. Arrays come whole with an index, and
-    this is inlined: a call with array views costs more than the check.
-    """
+
+@njit(cache=True, inline="always")
+def _reachable(cls: tuple, j: int, width: int, s: object, row: int, suits: int) -> bool:
+    """Can row ``row`` (its cards in ``s``, of suits ``suits``) become class ``j`` of ``cls`` from the unseen?"""
+    counts, flush, paired = cls[1], cls[2][j] != 0, cls[3][j] != 0
     union = 0
     for r in range(13):
-        need = counts[j, r] - fixed[row, r]
-        if need < 0 or need > _bits(avail[r]):
+        need = counts[j * 13 + r] - s[_FIXED + row * 13 + r]
+        if need < 0 or need > _bits(s[_AVAIL + r]):
             return False
         if need > 0:
-            union |= avail[r]
+            union |= s[_AVAIL + r]
     if width == 3 or (paired and not flush):
         return True
     if flush:
-        for s in range(4):
-            if suits != 0 and suits != (1 << s):
+        for suit in range(4):
+            if suits != 0 and suits != (1 << suit):
                 continue
             ok = True
             for r in range(13):
-                if counts[j, r] - fixed[row, r] > 0 and (avail[r] >> s) & 1 == 0:
+                if counts[j * 13 + r] - s[_FIXED + row * 13 + r] > 0 and (s[_AVAIL + r] >> suit) & 1 == 0:
                     ok = False
                     break
             if ok:
@@ -162,98 +161,92 @@ def _reachable(
     return (union & ~suits) != 0
 
 
-@njit(cache=True)
-def _value(
-    ranks: np.ndarray, width: int, flush: bool, table5: np.ndarray, digits5: np.ndarray, table3, digits3
-) -> np.int64:
-    """The class value of ``ranks`` (a flush or not) by the evaluator's direct tables."""
+@njit(cache=True, inline="always")
+def _value(s: object, width: int, flush: bool, tables: tuple) -> np.int64:
+    """The class value of the ranks at ``s[_ENUM:]`` (a flush or not) by the evaluator's direct tables, as
+    :func:`pipeline.evaluate.kernels._row5` and ``_row3`` read them."""
+    t5, d5, n5, t3, d3, n3 = tables
     if width == 3:
-        return np.int64(_row3(ranks[0] * 4, ranks[1] * 4 + 1, ranks[2] * 4 + 2, table3, digits3))
-    s0 = 0 if flush else 1
-    return np.int64(_row5(ranks[0] * 4 + s0, ranks[1] * 4, ranks[2] * 4, ranks[3] * 4, ranks[4] * 4, table5, digits5))
+        k = d3[s[_ENUM] * 4] + d3[256 + s[_ENUM + 1] * 4 + 1] + d3[512 + s[_ENUM + 2] * 4 + 2]
+        return np.int64(t3[min(k, n3 - 1)])
+    k = d5[s[_ENUM] * 4 + (0 if flush else 1)]
+    for i in range(1, 5):
+        k += d5[256 * i + s[_ENUM + i] * 4]
+    if flush:
+        k += FLUSH_OFFSET
+    return np.int64(t5[min(k, n5 - 1)])
 
 
 @njit(cache=True, inline="always")
 def _query(
-    mode: int,
-    lo: np.int64,
-    hi: np.int64,
-    width: int,
-    row: int,
-    fixed: np.ndarray,
-    n_fixed: np.ndarray,
-    fixed_ranks: np.ndarray,
-    suits: np.ndarray,
-    avail: np.ndarray,
-    classes: tuple,
-    table5: np.ndarray,
-    digits5: np.ndarray,
-    table3: np.ndarray,
-    digits3: np.ndarray,
-    ranks: np.ndarray,
+    mode: int, lo: np.int64, hi: np.int64, width: int, row: int, s: object, cls: tuple, tables: tuple
 ) -> np.int64:
     """A value row ``row`` can reach; -1 when none. ``HIGHEST``: the highest. ``LOWEST``: the lowest in ``lo .. hi``.
     ``ANY``: one in ``lo .. hi``, the first found (all a caller asking whether the range is reachable needs).
 
-    ``classes`` is a :class:`HandClasses` of the row's width; ``ranks`` is scratch room for ``width`` ranks.
-    Inlined, with whole arrays and a row index: a call passing a dozen arrays costs as much as the query.
+    ``cls``: the :class:`HandClasses` of the row's width, as pointers and their count.
     """
-    cls_value, cls_counts, cls_flush, cls_paired, cls_ranks = classes
-    row_suits = suits[row]
-    n_row = n_fixed[row]
+    cls_value, cls_ranks, n = cls[0], cls[4], cls[5]
+    row_suits = s[_SUITS + row]
+    n_row = s[_COUNT + row]
     want_max = mode == HIGHEST
     k = width - n_row
     if k > 2:
-        n = cls_value.shape[0]
         held = 0
         for i in range(n_row):
-            held |= 1 << fixed_ranks[row, i]
+            held |= 1 << s[_RANKS + row * 5 + i]
         if want_max:
             for j in range(n - 1, -1, -1):
-                if cls_ranks[j] & held == held and _reachable(
-                    cls_counts, j, cls_flush[j], cls_paired[j], width, fixed, row, row_suits, avail
-                ):
+                if cls_ranks[j] & held == held and _reachable(cls, j, width, s, row, row_suits):
                     return cls_value[j]
             return -1
-        for j in range(np.searchsorted(cls_value, lo), n):
+        first, last = 0, n  # the first class valued lo or more
+        while first < last:
+            mid = (first + last) // 2
+            if cls_value[mid] < lo:
+                first = mid + 1
+            else:
+                last = mid
+        for j in range(first, n):
             if cls_value[j] > hi:
                 return -1
-            if cls_ranks[j] & held == held and _reachable(
-                cls_counts, j, cls_flush[j], cls_paired[j], width, fixed, row, row_suits, avail
-            ):
+            if cls_ranks[j] & held == held and _reachable(cls, j, width, s, row, row_suits):
                 return cls_value[j]
         return -1
     # One or two empty slots: every rank (pair) added, each checked in constant time.
     best = np.int64(-1)
     paired_fixed = False
     for i in range(n_row):
-        ranks[i] = fixed_ranks[row, i]
-        paired_fixed |= fixed[row, fixed_ranks[row, i]] >= 2
+        r = s[_RANKS + row * 5 + i]
+        s[_ENUM + i] = r
+        paired_fixed |= s[_FIXED + row * 13 + r] >= 2
     one_suit = _bits(row_suits) == 1
     for r1 in range(13 if k >= 1 else 1):
-        if k >= 1 and avail[r1] == 0:
+        a1 = s[_AVAIL + r1]
+        if k >= 1 and a1 == 0:
             continue
         for r2 in range(r1 if k == 2 else 0, 13 if k == 2 else 1):
-            if k == 2 and (avail[r2] == 0 or (r1 == r2 and _bits(avail[r1]) < 2)):
+            a2 = s[_AVAIL + r2]
+            if k == 2 and (a2 == 0 or (r1 == r2 and _bits(a1) < 2)):
                 continue
             paired = paired_fixed
             if k >= 1:
-                ranks[n_row] = r1
-                paired |= fixed[row, r1] >= 1
+                s[_ENUM + n_row] = r1
+                paired |= s[_FIXED + row * 13 + r1] >= 1
             if k == 2:
-                ranks[n_row + 1] = r2
-                paired |= r1 == r2 or fixed[row, r2] >= 1
+                s[_ENUM + n_row + 1] = r2
+                paired |= r1 == r2 or s[_FIXED + row * 13 + r2] >= 1
             # Not a flush: always for a top row or a pair; for five distinct ranks, a second suit must be there.
-            other = 0 if k == 0 else (avail[r1] if k >= 1 else 0) | (avail[r2] if k == 2 else 0)
+            other = 0 if k == 0 else (a1 if k >= 1 else 0) | (a2 if k == 2 else 0)
             plain = width == 3 or paired or not one_suit or (other & ~row_suits) != 0
             # A flush: five distinct ranks, the fixed cards of one suit, and each added rank in that suit.
             flush = width == 5 and not paired and one_suit
             if flush and k >= 1:
-                flush = (avail[r1] & row_suits) != 0 and (k == 1 or (avail[r2] & row_suits) != 0)
+                flush = (a1 & row_suits) != 0 and (k == 1 or (a2 & row_suits) != 0)
             for as_flush in (False, True):
                 if not (flush if as_flush else plain):
                     continue
-                v = _value(ranks, width, as_flush, table5, digits5, table3, digits3)
+                v = _value(s, width, as_flush, tables)
                 if want_max:
                     best = max(best, v)
                 elif lo <= v <= hi:
@@ -268,9 +261,9 @@ def _query(
 def _dead(
     a: int,
     b: int,
-    cards: np.ndarray,
-    rows: np.ndarray,
-    streets: np.ndarray,
+    cards: object,
+    rows: object,
+    streets: object,
     upto: int,
     lowball: bool,
     strict: bool,
@@ -278,47 +271,50 @@ def _dead(
     c3: tuple,
     c5: tuple,
     low5: tuple,
-    t5: np.ndarray,
-    d5: np.ndarray,
-    t3: np.ndarray,
-    d3: np.ndarray,
-    tl5: np.ndarray,
-    scratch: tuple,
+    tables: tuple,
+    low_tables: tuple,
+    s: object,
 ) -> int:
     """1 when the board of placements ``a:b`` is dead once every card of streets <= ``upto`` is placed, 0 when
-    not, -1 bad data. ``scratch``: the thread's working arrays (see :func:`_dead_range`)."""
-    fixed, ranks, n_fixed, suits, avail, q = scratch
-    fixed[:] = 0
-    n_fixed[:] = 0
-    suits[:] = 0
-    avail[:] = 15
+    not, -1 bad data. Arguments are pointers (see :func:`_dead_range`); ``s`` is the thread's working state."""
+    for i in range(_AVAIL):
+        s[i] = 0
+    for i in range(_AVAIL, _AVAIL + 13):
+        s[i] = 15
     for i in range(a, b):
         if streets[i] > upto:
             continue
         c = np.int64(cards[i])
-        row = rows[i]
-        if c > 51 or (avail[c >> 2] >> (c & 3)) & 1 == 0:
+        row = np.int64(rows[i])
+        if c > 51 or (s[_AVAIL + (c >> 2)] >> (c & 3)) & 1 == 0:
             return -1
-        avail[c >> 2] &= ~(1 << (c & 3))
+        s[_AVAIL + (c >> 2)] &= ~(1 << (c & 3))
         if row == 3:
             continue
-        if row < 0 or row > 3 or n_fixed[row] >= _CAPACITY[row]:
+        if row < 0 or row > 3 or s[_COUNT + row] >= (3 if row == 0 else 5):
             return -1
-        ranks[row, n_fixed[row]] = c >> 2
-        n_fixed[row] += 1
-        fixed[row, c >> 2] += 1
-        suits[row] |= 1 << (c & 3)
+        s[_RANKS + row * 5 + s[_COUNT + row]] = c >> 2
+        s[_COUNT + row] += 1
+        s[_FIXED + row * 13 + (c >> 2)] += 1
+        s[_SUITS + row] |= 1 << (c & 3)
     # The bottom's best and the top's lowest, then any middle between them (a 2-7 middle: one that qualifies).
-    bottom = _query(HIGHEST, 0, 0, 5, 2, fixed, n_fixed, ranks, suits, avail, c5, t5, d5, t3, d3, q)
-    top = _query(LOWEST, 0, _UNBOUNDED, 3, 0, fixed, n_fixed, ranks, suits, avail, c3, t5, d5, t3, d3, q)
+    bottom = _query(HIGHEST, 0, 0, 5, 2, s, c5, tables)
+    top = _query(LOWEST, 0, _UNBOUNDED, 3, 0, s, c3, tables)
     if top < 0 or bottom < 0 or top > bottom:
         return 1
     if lowball:
-        low = _query(ANY, 0, qualifier, 5, 1, fixed, n_fixed, ranks, suits, avail, low5, tl5, d5, t3, d3, q)
+        low = _query(ANY, 0, qualifier, 5, 1, s, low5, low_tables)
         return 0 if low >= 0 else 1
     ceiling = bottom - 1 if strict else bottom
-    middle = _query(ANY, top, ceiling, 5, 1, fixed, n_fixed, ranks, suits, avail, c5, t5, d5, t3, d3, q)
+    middle = _query(ANY, top, ceiling, 5, 1, s, c5, tables)
     return 0 if middle >= 0 else 1
+
+
+@njit(cache=True, inline="always")
+def _pointers(classes: tuple) -> tuple:
+    """A :class:`HandClasses` as pointers (its flags as bytes), and how many classes it has."""
+    value, counts, flush, paired, ranks = classes
+    return address(value), address(counts), address(flush), address(paired), address(ranks), value.shape[0]
 
 
 _MAX_STREETS = 64
@@ -346,15 +342,13 @@ def _dead_range(
     tl5: np.ndarray,
     out: np.ndarray,
 ) -> None:
-    """Boards ``lo .. hi``, with working arrays allocated once for all of them, not once per check."""
-    scratch = (
-        np.zeros((3, 13), dtype=np.int64),  # rank counts per row
-        np.zeros((3, 5), dtype=np.int64),  # ranks per row
-        np.zeros(3, dtype=np.int64),  # cards per row
-        np.zeros(3, dtype=np.int64),  # suits per row (4-bit masks)
-        np.zeros(13, dtype=np.int64),  # unseen suits per rank
-        np.zeros(5, dtype=np.int64),  # a row's ranks while its completions are enumerated
-    )
+    """Boards ``lo .. hi``, with working state allocated once for all of them, not once per check."""
+    state = np.zeros(_SCRATCH, dtype=np.int64)
+    s = address(state)
+    p_cards, p_rows, p_streets = address(cards), address(rows), address(streets)
+    p3, p5, pl5 = _pointers(c3), _pointers(c5), _pointers(low5)
+    tables = (address(t5), address(d5), t5.shape[0], address(t3), address(d3), t3.shape[0])
+    low_tables = (address(tl5), address(d5), tl5.shape[0], address(t3), address(d3), t3.shape[0])
     order = np.empty(_MAX_STREETS, dtype=np.int64)
     for i in range(lo, hi):
         a, b = offsets[i], offsets[i + 1]
@@ -385,26 +379,24 @@ def _dead_range(
         steps = -1  # -1: the last street still to check; 0..2: walking back; 3: searching
         first = 0
         while True:
+            upto = order[probe]
             dead = (
                 _dead(
                     a,
                     b,
-                    cards,
-                    rows,
-                    streets,
-                    order[probe],
+                    p_cards,
+                    p_rows,
+                    p_streets,
+                    upto,
                     lowball[i],
                     strict,
                     qualifier,
-                    c3,
-                    c5,
-                    low5,
-                    t5,
-                    d5,
-                    t3,
-                    d3,
-                    tl5,
-                    scratch,
+                    p3,
+                    p5,
+                    pl5,
+                    tables,
+                    low_tables,
+                    s,
                 )
                 == 1
             )
@@ -481,6 +473,11 @@ def _dead_streets(
         )
 
 
+def _as_bytes(classes: HandClasses) -> tuple[np.ndarray, ...]:
+    """The classes' arrays with the flags as bytes, which compiled code reads through pointers."""
+    return tuple(a.view(np.uint8) if a.dtype == np.bool_ else a for a in classes)
+
+
 def dead_streets(
     offsets: np.ndarray,
     cards: np.ndarray,
@@ -515,9 +512,9 @@ def dead_streets(
         flags,
         strict,
         _ten_low() if qualifier is None else int(qualifier),
-        tuple(top),
-        tuple(five),
-        tuple(low),
+        _as_bytes(top),
+        _as_bytes(five),
+        _as_bytes(low),
         tables.table5_direct(),
         tables.DIGITS5,
         tables.TABLE3_DIRECT,

@@ -15,9 +15,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 import pyarrow as pa
-from llvmlite import ir
-from numba import njit, prange, types
-from numba.extending import intrinsic
+from numba import njit, prange
 
 from pipeline.cards import _RANK_BYTE, _SUIT_BYTE, NO_CARD
 from pipeline.ingest.times import iso_time
@@ -31,6 +29,7 @@ from pipeline.ingest.validate import (
     PlacementColumns,
     Scanned,
 )
+from pipeline.pointers import address, load8
 
 
 def _words(words: list[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -115,22 +114,8 @@ B_SEAT, B_FL, B_FL_CARDS, B_DISCARDS, B_PLACEMENTS, B_HAS_PLACEMENTS, B_POINTS, 
 
 # ---------------------------------------------------------------- JSON primitives (position in, position out)
 
-BYTES = types.CPointer(types.uint8)
-"""How the scanner's functions see the bytes: a raw pointer. Every function that takes an array counts a
-reference to it on entry and drops it on exit, with atomic instructions; passed to the dozens of small
-parsing steps of every line, those counts took more than half of the scanner's time."""
-
-
-@intrinsic
-def _address(typingctx, array):  # type: ignore[no-untyped-def]
-    """The data of a ``uint8`` array as a raw pointer (the array must outlive its use)."""
-    if not (isinstance(array, types.Array) and array.dtype == types.uint8):
-        return None
-
-    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-        return context.make_array(signature.args[0])(context, builder, args[0]).data
-
-    return BYTES(array), codegen
+# The scanner's functions see the bytes as a raw pointer (:mod:`pipeline.pointers`): passed as an
+# array to the dozens of small parsing steps of every line, the reference counts took over half of the scan.
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -320,21 +305,8 @@ def _cards(
 # ---------------------------------------------------------------- one line
 
 
-@intrinsic
-def _load8(typingctx, buf, at):  # type: ignore[no-untyped-def]
-    """The 8 bytes ``buf[at:at + 8]`` as one native-order integer (an unaligned load; the caller checks bounds)."""
-    if buf != BYTES or not isinstance(at, types.Integer):
-        return None
-
-    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-        start = builder.gep(args[0], [args[1]])
-        return builder.load(builder.bitcast(start, ir.IntType(64).as_pointer()), align=1)
-
-    return types.uint64(buf, at), codegen
-
-
 def _word8(text: bytes, at: int = 0) -> np.uint64:
-    """Bytes ``text[at:at + 8]`` as :func:`_load8` reads them (zero-padded)."""
+    """Bytes ``text[at:at + 8]`` as :func:`~pipeline.pointers.load8` reads them (zero-padded)."""
     return np.frombuffer(text[at : at + 8].ljust(8, b"\0"), dtype=np.uint64)[0]
 
 
@@ -363,11 +335,11 @@ def _compact_placement(buf: np.ndarray, p: int, e: int, pl: np.ndarray, b: int, 
     """
     if p + 45 > e:
         return -1
-    if _load8(buf, p) != _PL_A or _load8(buf, p + 3) != _PL_B:
+    if load8(buf, p) != _PL_A or load8(buf, p + 3) != _PL_B:
         return -1
-    if _load8(buf, p + 12) != _PL_C or _load8(buf, p + 15) != _PL_D:
+    if load8(buf, p + 12) != _PL_C or load8(buf, p + 15) != _PL_D:
         return -1
-    if _load8(buf, p + 25) != _PL_E or _load8(buf, p + 28) != _PL_F:
+    if load8(buf, p + 25) != _PL_E or load8(buf, p + 28) != _PL_F:
         return -1
     street = buf[p + 11]
     if not (49 <= street <= 57):
@@ -376,7 +348,7 @@ def _compact_placement(buf: np.ndarray, p: int, e: int, pl: np.ndarray, b: int, 
     u = _SUIT_BYTE[buf[p + 24]]
     if r == NO_CARD or u == NO_CARD:
         return -1
-    name = _load8(buf, p + 36)
+    name = load8(buf, p + 36)
     for row in range(4):
         if name & _PL_ROW_MASKS[row] == _PL_ROWS[row]:
             if row == 3 and buf[p + 44] != 125:
@@ -789,7 +761,7 @@ def _scan_range(
     bcards: np.ndarray,
     pl: np.ndarray,
 ) -> None:
-    data = _address(buf)
+    data = address(buf)
     for i in range(lo, hi):
         taken[i] = _scan_line(data, starts[i], ends[i], i, hspan, hint, bspan, bint, bcards, pl)
 
@@ -845,13 +817,13 @@ def _newline_positions(data: np.ndarray, out: np.ndarray) -> int:
     Eight bytes a step, the word skipped whole unless one of its bytes is a newline: lines are long, so
     nearly every word is skipped. Far cheaper than comparing every byte into a temporary array.
     """
-    buf = _address(data)
+    buf = address(data)
     n = data.size
     room = out.size
     found = 0
     p = 0
     while p + 8 <= n:
-        x = _load8(buf, p) ^ _NEWLINES
+        x = load8(buf, p) ^ _NEWLINES
         # The high bit of a byte is set where x has a zero byte, where the byte was a newline (exactly).
         if ~(((x & _LOW7) + _LOW7) | x | _LOW7) != 0:
             for k in range(8):
