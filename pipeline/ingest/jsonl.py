@@ -26,6 +26,8 @@ from schemas.lake import RECORD
 BLOCK_BYTES = 16 << 20
 BLOCK_LINES = 10_000
 """Lines per chunk: bounds the scanner's working arrays whatever the line length."""
+LINE_ROOM = 1 << 20
+"""Room the reader's buffer keeps for the start of a line carried over from one block to the next."""
 MAX_LINE_BYTES = 64 << 20
 """A longer line is quarantined without being held in memory."""
 _EMPTY = RECORD.empty_table()
@@ -98,13 +100,13 @@ class JsonlIngester:
         head = ""
         # One buffer for the whole stream, read into in place: a new block for every read, and the copies
         # that joined a block to the line left over from the last one, cost more than finding the lines.
-        # At its front, ``kept`` bytes: the start of a line whose end is still to come.
-        buffer = bytearray(BLOCK_BYTES)
+        # At its front, ``kept`` bytes: the start of a line whose end is still to come; then room for a block.
+        buffer = bytearray(BLOCK_BYTES + LINE_ROOM)
         kept = 0
         first = True
         while True:
             if kept + BLOCK_BYTES > len(buffer):  # a long line: a larger buffer (nothing refers to the old one)
-                larger = bytearray(kept + BLOCK_BYTES)
+                larger = bytearray(2 * kept + BLOCK_BYTES)
                 larger[:kept] = memoryview(buffer)[:kept]
                 buffer = larger
             view = memoryview(buffer)
