@@ -469,11 +469,12 @@ def _ingest_source(
 
 
 class BackgroundWriter:
-    """A batch writer whose writes run, in order, on one worker thread.
+    """A batch writer whose writes run on worker threads: one per table, so each table's rows stay in order.
 
     Parquet encoding and compression release the GIL, so writing one chunk's rows overlaps reading and
-    checking the next. At most MAX_PENDING writes wait, which bounds the memory they hold; an error in a
-    write surfaces at the next write, at ``commit`` or at ``abort``.
+    checking the next, and the placements (most of the bytes) are encoded while the boards and hands are.
+    At most MAX_PENDING writes wait, which bounds the memory they hold; an error in a write surfaces at the
+    next write, at ``commit`` or at ``abort``.
     """
 
     MAX_PENDING = 8
@@ -481,12 +482,14 @@ class BackgroundWriter:
     def __init__(self, writer: BatchWriter) -> None:
         self.writer = writer
         self.batch = writer.batch
-        self._pool = ThreadPoolExecutor(1, thread_name_prefix="ofc-write")
+        self._pools: dict[str, ThreadPoolExecutor] = {}
         self._pending: deque[Future[None]] = deque()
 
     def write(self, table: str, data: pa.Table) -> None:
         if data.num_rows:
-            self._pending.append(self._pool.submit(self.writer.write, table, data))
+            if table not in self._pools:
+                self._pools[table] = ThreadPoolExecutor(1, thread_name_prefix=f"ofc-write-{table}")
+            self._pending.append(self._pools[table].submit(self.writer.write, table, data))
         while len(self._pending) > self.MAX_PENDING:
             self._pending.popleft().result()
 
@@ -495,7 +498,8 @@ class BackgroundWriter:
             while self._pending:
                 self._pending.popleft().result()
         finally:
-            self._pool.shutdown()
+            for pool in self._pools.values():
+                pool.shutdown()
 
     def commit(self, summary: dict[str, Any], sources: list[dict[str, Any]]) -> dict[str, Any]:
         self._drain()

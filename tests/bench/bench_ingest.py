@@ -1,4 +1,4 @@
-"""Canonical JSONL into the lake: three-player Pineapple hands with placements, end to end.
+"""Canonical JSONL into the lake: three-player Pineapple hands with placements, end to end (median of three runs).
 
 Targets: >= 100,000 hands/s; re-ingesting the same input adds nothing and takes
 <= 20% of the first run's time. Peak memory is measured in a child process on
@@ -27,6 +27,8 @@ HANDS = int(os.environ.get("OFC_BENCH_INGEST_HANDS", "200000"))
 keeps the inputs between runs)."""
 PLAYERS = 3
 PARSE_SAMPLE_BYTES = 600_000_000
+RUNS = 3
+"""First ingests of the large input, each into a new lake."""
 ROWS = np.array(["top"] * 3 + ["middle"] * 5 + ["bottom"] * 5)
 
 RUN = """
@@ -130,11 +132,14 @@ def run() -> bool:
     try:
         small, big = _input(work, HANDS // 4, seed=1), _input(work, HANDS, seed=2)
         _child(small, work / "warm")  # compile caches, file cache
-        first, _ = _child(big, work / "lake")
-        again, _ = _child(big, work / "lake")
+        # The first ingest, three times into new lakes: the median is the figure (one run on a shared machine
+        # can be a quarter slower or faster than the next), and the spread is printed beside it.
+        firsts = [_child(big, work / f"lake{i}") for i in range(RUNS)]
+        first, peak_big = sorted(firsts, key=lambda r: r[0]["seconds"])[RUNS // 2][0], max(p for _, p in firsts)
+        rates = sorted(r["accepted"] / r["seconds"] for r, _ in firsts)
+        again, _ = _child(big, work / "lake0")
         parse_rate = _parse_only(big)
         small_run, peak_small = _child(small, work / "lake-small")
-        big_run, peak_big = _child(big, work / "lake-big")
         size_mb = big.stat().st_size / 1e6
         rate = first["accepted"] / first["seconds"]
         ratio = again["seconds"] / first["seconds"]
@@ -145,8 +150,9 @@ def run() -> bool:
                 "hands/s",
                 ">= 100,000",
                 rate >= 100_000,
-                f"{first['seconds']:.2f} s, {size_mb / first['seconds']:.0f} MB/s, "
-                f"accepted {first['accepted']:,} of {first['read']:,}",
+                f"median of {RUNS} runs: {first['seconds']:.2f} s, {size_mb / first['seconds']:.0f} MB/s, "
+                f"accepted {first['accepted']:,} of {first['read']:,}; the runs: "
+                + ", ".join(f"{r:,.0f}" for r in rates),
             ),
             Figure(
                 "reading alone (lines to columns), same file",
@@ -160,7 +166,8 @@ def run() -> bool:
                 "% of the first run",
                 "<= 20",
                 ratio <= 0.2,
-                f"{again['seconds']:.2f} s; added {again['accepted']}, duplicates {again['duplicates']:,}",
+                f"{again['seconds']:.2f} s against the median first run; added {again['accepted']}, "
+                f"duplicates {again['duplicates']:,}",
             ),
             Figure("peak memory, input x1", peak_small, "MB", note=f"{small.stat().st_size / 1e6:,.0f} MB input"),
             Figure(
@@ -172,8 +179,8 @@ def run() -> bool:
                 f"{size_mb:,.0f} MB input; {peak_big - peak_small:+,.0f} MB against the input x1",
             ),
         ]
-        ok = first["accepted"] == HANDS and again["accepted"] == 0 and small_run["accepted"] == HANDS // 4
-        return report("ingest: canonical JSONL to the lake", figures) and ok and big_run["accepted"] == HANDS
+        ok = all(r["accepted"] == HANDS for r, _ in firsts) and again["accepted"] == 0
+        return report("ingest: canonical JSONL to the lake", figures) and ok and small_run["accepted"] == HANDS // 4
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
