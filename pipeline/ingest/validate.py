@@ -21,7 +21,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipeline.cards import CARD_NAMES, parse_card_column
-from pipeline.evaluate import evaluate_boards, fouled
 from pipeline.evaluate.dead import NEVER, board_dead_streets, lowball_variant
 from pipeline.ingest.base import RAW_LIMIT, Chunk, Problem
 from pipeline.ingest.times import parse_times
@@ -604,15 +603,13 @@ def _months(played_at: pa.Array) -> tuple[np.ndarray, pa.Array]:
 
 
 def _dead_streets(h: HandColumns, b: BoardColumns, p: PlacementColumns) -> pa.Array:
-    """The street each fouled board with placements went dead at (null for the rest): only the fouled are judged."""
-    m = len(b.hand)
+    """The street each fouled board with placements went dead at (null for the rest).
+
+    Every board with placements is judged: the judge's first check, of the complete board, is exact and tells
+    a board that did not foul (never dead) in less time than evaluating the boards to pick out the fouled.
+    """
     lowball = _LOWBALL[np.clip(h.variant[b.hand], 0, len(VARIANTS) - 1)]
-    judge = np.zeros(m, dtype=bool)
-    placed = np.bincount(p.board, minlength=m) > 0
-    if placed.any():
-        top, middle, bottom = evaluate_boards(b.cards[placed])
-        judge[placed] = fouled(top, middle, bottom) | lowball[placed] | b.misset[placed]
-    out = board_dead_streets(m, p.board, p.card, np.clip(p.row, 0, 3), p.street, lowball, judge)
+    out = board_dead_streets(len(b.hand), p.board, p.card, np.clip(p.row, 0, 3), p.street, lowball)
     return pa.array(out, pa.int8(), mask=out == NEVER)
 
 
