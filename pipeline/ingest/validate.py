@@ -19,12 +19,13 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from numba import njit
 
 from pipeline.cards import CARD_NAMES, parse_card_column
 from pipeline.evaluate.dead import NEVER, board_dead_streets, lowball_variant
 from pipeline.ingest.base import RAW_LIMIT, Chunk, Problem
 from pipeline.ingest.times import parse_times
-from pipeline.lake.hashing import hash_rows, hash_strings
+from pipeline.lake.hashing import hash_joined, hash_rows, hash_strings
 from schemas.rules import Natural, Variant
 
 VARIANTS = [v.value for v in Variant]
@@ -510,14 +511,14 @@ def lake_rows(
     n = len(h.variant)
     month_code, month_names = _months(h.played_at)
     # A hand is identified within its source and session: club sheets number their hands 1, 2, ... each night.
-    identity = [h.text["source"], h.text["session"], h.text["hand_id"]]
-    hand_key = hash_strings(pc.binary_join_element_wise(*(pc.fill_null(c, "") for c in identity), "\x1f"))
+    hand_key = hash_joined([h.text["source"], h.text["session"], h.text["hand_id"]], "\x1f")
+    # What was played: the variant, then per board slot its seat and 13 cards.
     content = np.zeros((n, 1 + 4 * 14), dtype=np.uint8)
     content[:, 0] = np.clip(h.variant, 0, 255)
+    slots = content[:, 1:].reshape(n, 4, 14)
     slot = np.clip(b.in_hand, 0, 3)
-    for j in range(13):
-        content[b.hand, 1 + slot * 14 + 1 + j] = b.cards[:, j]
-    content[b.hand, 1 + slot * 14] = np.clip(b.seat, 0, 255).astype(np.uint8)
+    slots[b.hand, slot, 1:] = b.cards
+    slots[b.hand, slot, 0] = np.clip(b.seat, 0, 255)
     content_hash = hash_rows(content)
 
     # Strings repeated on many rows (variant, month, batch, row names) are dictionary codes.
@@ -570,14 +571,21 @@ def lake_rows(
             "dead_street": _dead_streets(h, b, p),
         }
     )
-    ph = b.hand[p.board]
+    ph, p_key, p_seat, p_variant, p_month = _per_placement(
+        np.asarray(p.board, dtype=np.int64),
+        np.asarray(b.hand, dtype=np.int64),
+        np.asarray(b.seat, dtype=np.int64),
+        hand_key,
+        np.asarray(h.variant, dtype=np.int64),
+        np.asarray(month_code, dtype=np.int64),
+    )
     placements = pa.table(
         {
-            "hand_key": pa.array(hand_key[ph], pa.uint64()),
+            "hand_key": pa.array(p_key, pa.uint64()),
             "batch": _constant(batch, ph.size),
-            "variant": variant(ph),
-            "month": month(ph),
-            "seat": pa.array(b.seat[p.board], pa.int8()),
+            "variant": pa.DictionaryArray.from_arrays(pa.array(p_variant), _VARIANT_NAMES),
+            "month": pa.DictionaryArray.from_arrays(pa.array(p_month), month_names),
+            "seat": pa.array(p_seat, pa.int8()),
             "street": pa.array(p.street, pa.int8()),
             "order": pa.array(p.order, pa.int16()),
             "card": pa.array(p.card, pa.uint8()),
@@ -585,6 +593,28 @@ def lake_rows(
         }
     )
     return Validated(hands, boards, placements, problems, b.hand, ph)
+
+
+@njit(cache=True, nogil=True)
+def _per_placement(
+    board: np.ndarray, hand: np.ndarray, seat: np.ndarray, key: np.ndarray, variant: np.ndarray, month: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Each placement's hand, and that hand's key, seat, variant and month codes: one pass, not five gathers."""
+    n = board.size
+    p_hand = np.empty(n, dtype=np.int64)
+    p_key = np.empty(n, dtype=np.uint64)
+    p_seat = np.empty(n, dtype=np.int8)
+    p_variant = np.empty(n, dtype=np.int32)
+    p_month = np.empty(n, dtype=np.int32)
+    for i in range(n):
+        j = board[i]
+        h = hand[j]
+        p_hand[i] = h
+        p_key[i] = key[h]
+        p_seat[i] = seat[j]
+        p_variant[i] = variant[h]
+        p_month[i] = month[h]
+    return p_hand, p_key, p_seat, p_variant, p_month
 
 
 def _months(played_at: pa.Array) -> tuple[np.ndarray, pa.Array]:
@@ -597,7 +627,10 @@ def _months(played_at: pa.Array) -> tuple[np.ndarray, pa.Array]:
     known = micros != np.iinfo(np.int64).min
     months = np.where(known, micros, 0).astype("datetime64[us]").astype("datetime64[M]").astype(np.int64)
     months = np.where(known, months, np.iinfo(np.int64).min)
-    distinct, code = np.unique(months, return_inverse=True)
+    if months.size and months.min() == months.max():  # a chunk of one month, the usual case
+        distinct, code = months[:1], np.zeros(months.size, dtype=np.int64)
+    else:
+        distinct, code = np.unique(months, return_inverse=True)
     names = [str(np.datetime64(int(m), "M")) if m != np.iinfo(np.int64).min else UNKNOWN_MONTH for m in distinct]
     return code.ravel(), pa.array(names, pa.string())
 
