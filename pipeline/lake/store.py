@@ -167,8 +167,9 @@ class BatchWriter:
     def write(self, table: str, data: pa.Table) -> None:
         """Append rows to ``table``; partitioned tables are split by their partition columns.
 
-        The split sorts small integer codes of the partition values (most chunks hold one partition and
-        are not split at all) rather than comparing strings row by row.
+        Most chunks hold one partition, which the range of each partition column's dictionary codes tells at
+        once; the others are split by sorting small integer codes of the partition values rather than by
+        comparing strings row by row.
         """
         if data.num_rows == 0:
             return
@@ -177,14 +178,22 @@ class BatchWriter:
         if not parts:
             self._append(table, "", body)
             return
-        codes = np.zeros(data.num_rows, dtype=np.int64)
-        dictionaries = []
+        encoded = []
         for k in parts:
             column = data.column(k).combine_chunks()
-            encoded = column if pa.types.is_dictionary(column.type) else pc.dictionary_encode(column)
-            dictionaries.append(encoded.dictionary.to_pylist())
-            codes = codes * len(dictionaries[-1]) + encoded.indices.to_numpy(zero_copy_only=False)
-        present = codes[:1] if codes.min() == codes.max() else np.unique(codes)  # mostly one partition
+            encoded.append(column if pa.types.is_dictionary(column.type) else pc.dictionary_encode(column))
+        dictionaries = [e.dictionary.to_pylist() for e in encoded]
+        ranges = [pc.min_max(e.indices) for e in encoded]
+        lows = [r["min"].as_py() for r in ranges]
+        if all(lo is not None and lo == r["max"].as_py() for lo, r in zip(lows, ranges, strict=True)):
+            # One partition, the usual case: no codes per row.
+            values = {k: d[lo] for k, d, lo in zip(parts, dictionaries, lows, strict=True)}
+            self._append(table, _partition_dir(values, parts), body)
+            return
+        codes = np.zeros(data.num_rows, dtype=np.int64)
+        for e, d in zip(encoded, dictionaries, strict=True):
+            codes = codes * len(d) + e.indices.to_numpy(zero_copy_only=False)
+        present = np.unique(codes)
 
         def directory(code: int) -> str:
             values = {}
