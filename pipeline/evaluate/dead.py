@@ -322,27 +322,12 @@ _MAX_STREETS = 64
 
 
 @njit(cache=True, nogil=True)
-def _dead_range(
-    lo: int,
-    hi: int,
-    offsets: np.ndarray,
-    cards: np.ndarray,
-    rows: np.ndarray,
-    streets: np.ndarray,
-    lowball: np.ndarray,
-    strict: bool,
-    qualifier: int,
-    c3: tuple,
-    c5: tuple,
-    low5: tuple,
-    t5: np.ndarray,
-    d5: np.ndarray,
-    t3: np.ndarray,
-    d3: np.ndarray,
-    tl5: np.ndarray,
-    out: np.ndarray,
-) -> None:
-    """Boards ``lo .. hi``, with working state allocated once for all of them, not once per check."""
+def _dead_range(lo: int, hi: int, inputs: tuple, c3: tuple, c5: tuple, low5: tuple, out: np.ndarray) -> None:
+    """Boards ``lo .. hi``, with working state allocated once for all of them, not once per check.
+
+    ``inputs``, ``c3``, ``c5``, ``low5``: as :func:`_dead_streets` has them.
+    """
+    offsets, cards, rows, streets, lowball, strict, qualifier, t5, d5, t3, d3, tl5 = inputs
     state = np.zeros(_SCRATCH, dtype=np.int64)
     s = address(state)
     p_cards, p_rows, p_streets = address(cards), address(rows), address(streets)
@@ -427,50 +412,16 @@ def _dead_range(
 
 
 @njit(parallel=True, cache=True, nogil=True)
-def _dead_streets(
-    bounds: np.ndarray,
-    offsets: np.ndarray,
-    cards: np.ndarray,
-    rows: np.ndarray,
-    streets: np.ndarray,
-    lowball: np.ndarray,
-    strict: bool,
-    qualifier: int,
-    c3: tuple,
-    c5: tuple,
-    low5: tuple,
-    t5: np.ndarray,
-    d5: np.ndarray,
-    t3: np.ndarray,
-    d3: np.ndarray,
-    tl5: np.ndarray,
-    out: np.ndarray,
-) -> None:
+def _dead_streets(bounds: np.ndarray, inputs: tuple, c3: tuple, c5: tuple, low5: tuple, out: np.ndarray) -> None:
     """One range of boards a thread (``bounds``), each range judged by compiled serial code.
 
-    A ``prange`` over the boards themselves would allocate inside the parallel region, which scales poorly.
+    ``inputs``: offsets, cards, rows, streets, lowball, strict, qualifier and the five tables (see
+    :func:`dead_streets`); ``c3``, ``c5``, ``low5``: the hand classes (apart: a parallel loop takes no tuple
+    of tuples). A ``prange`` over the boards themselves would allocate inside the parallel region, which
+    scales poorly.
     """
     for t in prange(bounds.size - 1):
-        _dead_range(
-            bounds[t],
-            bounds[t + 1],
-            offsets,
-            cards,
-            rows,
-            streets,
-            lowball,
-            strict,
-            qualifier,
-            c3,
-            c5,
-            low5,
-            t5,
-            d5,
-            t3,
-            d3,
-            tl5,
-            out,
-        )
+        _dead_range(bounds[t], bounds[t + 1], inputs, c3, c5, low5, out)
 
 
 def _as_bytes(classes: HandClasses) -> tuple[np.ndarray, ...]:
@@ -503,8 +454,7 @@ def dead_streets(
     out = np.empty(n, dtype=np.int8)
     top, five, low = hand_classes()
     parts = max(1, min(numba.get_num_threads(), n // PARALLEL_BOARDS))
-    _dead_streets(
-        np.linspace(0, n, parts + 1).astype(np.int64),
+    inputs = (
         offsets,
         np.ascontiguousarray(cards, dtype=np.uint8),
         np.ascontiguousarray(rows, dtype=np.int8),
@@ -512,16 +462,14 @@ def dead_streets(
         flags,
         strict,
         _ten_low() if qualifier is None else int(qualifier),
-        _as_bytes(top),
-        _as_bytes(five),
-        _as_bytes(low),
         tables.table5_direct(),
         tables.DIGITS5,
         tables.TABLE3_DIRECT,
         tables.DIGITS3,
         tables.low5_direct(),
-        out,
     )
+    bounds = np.linspace(0, n, parts + 1).astype(np.int64)
+    _dead_streets(bounds, inputs, _as_bytes(top), _as_bytes(five), _as_bytes(low), out)
     return out
 
 

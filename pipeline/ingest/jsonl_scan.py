@@ -747,59 +747,23 @@ def _scan_line(
 
 
 @njit(cache=True, nogil=True)
-def _scan_range(
-    lo: int,
-    hi: int,
-    buf: np.ndarray,
-    starts: np.ndarray,
-    ends: np.ndarray,
-    taken: np.ndarray,
-    hspan: np.ndarray,
-    hint: np.ndarray,
-    bspan: np.ndarray,
-    bint: np.ndarray,
-    bcards: np.ndarray,
-    pl: np.ndarray,
-) -> None:
+def _scan_range(lo: int, hi: int, buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, out: tuple) -> None:
+    """Lines ``lo .. hi`` into ``out``: taken, hspan, hint, bspan, bint, bcards, pl (see :func:`scan`)."""
+    taken, hspan, hint, bspan, bint, bcards, pl = out
     data = address(buf)
     for i in range(lo, hi):
         taken[i] = _scan_line(data, starts[i], ends[i], i, hspan, hint, bspan, bint, bcards, pl)
 
 
 @njit(parallel=True, cache=True, nogil=True)
-def _scan_lines(
-    bounds: np.ndarray,
-    buf: np.ndarray,
-    starts: np.ndarray,
-    ends: np.ndarray,
-    taken: np.ndarray,
-    hspan: np.ndarray,
-    hint: np.ndarray,
-    bspan: np.ndarray,
-    bint: np.ndarray,
-    bcards: np.ndarray,
-    pl: np.ndarray,
-) -> None:
+def _scan_lines(bounds: np.ndarray, buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, out: tuple) -> None:
     """One range of lines a thread, each scanned by compiled serial code.
 
     A ``prange`` over the lines themselves would scale not at all: the loop body compiled for the
     parallel region runs no faster on two threads than on one.
     """
     for t in prange(bounds.size - 1):
-        _scan_range(
-            bounds[t],
-            bounds[t + 1],
-            buf,
-            starts,
-            ends,
-            taken,
-            hspan,
-            hint,
-            bspan,
-            bint,
-            bcards,
-            pl,
-        )
+        _scan_range(bounds[t], bounds[t + 1], buf, starts, ends, out)
 
 
 PARALLEL_LINES = 512
@@ -909,7 +873,7 @@ def scan(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, lines: np.ndarra
     pl = np.zeros((slots, MAX_PLACEMENTS, 3), dtype=np.uint8)
     parts = max(1, min(numba.get_num_threads(), n // PARALLEL_LINES))
     bounds = np.linspace(0, n, parts + 1).astype(np.int64)
-    _scan_lines(bounds, buf, starts, ends, taken, hspan, hint, bspan, bint, bcards, pl)
+    _scan_lines(bounds, buf, starts, ends, (taken, hspan, hint, bspan, bint, bcards, pl))
 
     hands = np.flatnonzero(taken)
     h = hint[hands]
