@@ -324,7 +324,10 @@ def best_fantasyland(
             for pm in range(m_from, n_mid):
                 m = order_m[pm]
                 if not lowball:
-                    t_from = _first_below(sorted_t, n3, gm[m])
+                    # The middles come strongest first (the bottoms' order, the same goodness), so the first
+                    # top below the middle only moves right: a step or two here, not a binary search.
+                    while t_from < n3 and sorted_t[t_from] >= gm[m]:
+                        t_from += 1
                 if head_b[b] + max_m[pm] + max_t[t_from] <= best:
                     break
                 if (mask5[m] & mask5[b]) != 0 or head_b[b] + head_m[m] + max_t[t_from] <= best:
