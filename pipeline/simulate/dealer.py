@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from pipeline.score.engine import Boards, score
 from pipeline.simulate.batch import HandBatch
@@ -70,6 +71,20 @@ class _Hand:
     fl_cards: np.ndarray
     surrendered: np.ndarray
     natural: np.ndarray
+
+
+@njit(cache=True, nogil=True)
+def _place(
+    rows: np.ndarray, cards: np.ndarray, t: np.ndarray, me: np.ndarray, boards: np.ndarray, counts: np.ndarray
+) -> None:
+    """Put each table's street cards on the rows its player chose (``rows[i, j]``; 3 or more: discarded), after
+    the cards already there, in dealing order: one pass, not a round of array indexing per card."""
+    for i in range(rows.shape[0]):
+        for j in range(rows.shape[1]):
+            r = rows[i, j]
+            if r < 3:
+                boards[t[i], me[i], ROW_STARTS[r] + counts[t[i], me[i], r]] = cards[i, j]
+                counts[t[i], me[i], r] += 1
 
 
 class Dealer:
@@ -167,12 +182,7 @@ class Dealer:
         view = StreetView(st, hand.boards, hand.counts, hand.in_fl, own, t, me, cards, rng)
         rows = act.rows[bot.place(view)]
         hand.row[t, me, lo : lo + k] = rows
-        for j in range(k):
-            r = rows[:, j].astype(np.int64)
-            ok = r < 3
-            tt, mm, rr = t[ok], me[ok], r[ok]
-            hand.boards[tt, mm, ROW_STARTS[rr] + hand.counts[tt, mm, rr]] = cards[ok, j]
-            hand.counts[tt, mm, rr] += 1
+        _place(np.ascontiguousarray(rows), cards, t, me, hand.boards, hand.counts)
 
     # ------------------------------------------------------------------ classic
 
