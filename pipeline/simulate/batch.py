@@ -55,6 +55,11 @@ class HandBatch:
     def players(self) -> int:
         return int(self.cards.shape[1])
 
+    @property
+    def dealt_mask(self) -> np.ndarray:
+        """(n, P, C) bool: which slots of ``dealt`` hold a card (the first ``n_dealt`` of each player)."""
+        return np.arange(self.dealt.shape[2])[None, None, :] < self.n_dealt[:, :, None]
+
     def take(self, index: np.ndarray) -> HandBatch:
         """The hands at ``index``, in that order."""
         return HandBatch(**{f.name: getattr(self, f.name)[index] for f in fields(self)})

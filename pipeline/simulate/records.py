@@ -77,8 +77,7 @@ def _players(b: HandBatch, meta: RecordMeta) -> pa.Array:
     names = pa.array(list(meta.names), pa.string()).take(pa.array(seat))
     rows = [_fixed_lists(_cards(b.cards[:, :, lo:hi]), hi - lo) for lo, hi in ((0, 3), (3, 8), (8, 13))]
 
-    width = b.dealt.shape[2]
-    dealt = np.arange(width)[None, None, :] < b.n_dealt[:, :, None]
+    dealt = b.dealt_mask
     discard = dealt & (b.row == 3)
     discards = _ragged_lists(_cards(b.dealt[discard]), discard.sum(axis=2).reshape(m))
     placed = pa.StructArray.from_arrays(
@@ -147,8 +146,7 @@ def to_records(b: HandBatch, meta: RecordMeta) -> pa.Table:
 def _sound(b: HandBatch) -> np.ndarray:
     """Hands whose arrays make a valid record (see :func:`to_chunk`): no card twice, 13 cards on each board, and
     the cards placed on each row exactly the board's."""
-    width = b.dealt.shape[2]
-    dealt = np.arange(width)[None, None, :] < b.n_dealt[:, :, None]
+    dealt = b.dealt_mask
     bit = np.left_shift(np.uint64(1), np.where(dealt, b.dealt, 0).astype(np.uint64)) * dealt
     hand = np.bitwise_or.reduce(bit.reshape(b.hands, -1), axis=1)
     ok = np.bitwise_count(hand) == b.n_dealt.sum(axis=1)
@@ -190,7 +188,7 @@ def to_chunk(b: HandBatch, meta: RecordMeta, first_line: int) -> Chunk:
     )
     seat = np.tile(np.arange(p, dtype=np.int64), n)
     width = b.dealt.shape[2]
-    dealt = np.arange(width)[None, None, :] < b.n_dealt[:, :, None]
+    dealt = b.dealt_mask
     discard = dealt & (b.row == 3)
     fl = b.fantasyland.reshape(m)
     natural = b.natural.reshape(m).astype(np.int64)
