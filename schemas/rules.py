@@ -63,6 +63,9 @@ class Natural(StrEnum):
 
 
 NonNegative = Annotated[int, Field(ge=0)]
+NATURAL_VALUE_MAX = 1_000_000
+"""The most a natural may collect: far above any house's table, and well inside the 32-bit points of results."""
+NaturalValue = Annotated[int, Field(ge=0, le=NATURAL_VALUE_MAX)]
 
 
 class Game(Model):
@@ -288,7 +291,7 @@ class Naturals(Model):
 
     enabled: bool = False
     """Whether declared naturals are paid (classic dealing only)."""
-    values: dict[Natural, NonNegative] = Field(
+    values: dict[Natural, NaturalValue] = Field(
         default_factory=lambda: {
             Natural.DRAGON: 13,
             Natural.SIX_PAIRS: 3,
@@ -296,7 +299,7 @@ class Naturals(Model):
             Natural.THREE_FLUSHES: 3,
         }
     )
-    """Which naturals exist and what each collects from every opponent."""
+    """Which naturals exist and what each collects from every opponent (0 to 1,000,000)."""
     precedence: Literal["strength", "declaration"] = "strength"
     """Two naturals: the stronger wins; or the earlier declaration (table order) wins, a dragon beating all."""
     auto_scoop: list[Natural] = Field(default_factory=list)

@@ -16,10 +16,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from phevaluator import evaluate_cards
 
 from pipeline.score.records import score_records as engine_score_records
-from schemas.rules import RuleSet, load_rules, preset_names
+from schemas.rules import NATURAL_VALUE_MAX, RuleSet, load_rules, parse_rules, preset_names
 from tests.reference.deals import random_records
 from tests.reference.hands import CRISS_CROSS, MISSET, player
 from tests.reference.slow_scorer import (
@@ -464,6 +466,37 @@ def test_six_pairs_against_six_pairs() -> None:
         player("B", "Kh Ks 2h / 8h 8s 7h 7s 6h / 6s 5h 5s 4h 4s", natural="six_pairs"),
     )
     assert score(record, "classic-1-6")["points"] == {"A": 3, "B": -3}
+
+
+NATURAL_VALUES = st.integers(0, NATURAL_VALUE_MAX) | st.sampled_from([0, 1, 3, 13, 2048, 1 << 16, NATURAL_VALUE_MAX])
+
+
+@settings(max_examples=60, deadline=None)
+@given(dragon=NATURAL_VALUES, six_pairs=NATURAL_VALUES, three_flushes=NATURAL_VALUES)
+def test_naturals_compare_by_value_whatever_the_values(dragon: int, six_pairs: int, three_flushes: int) -> None:
+    """Two naturals: the higher value wins, then the kind order (dragon first), for every value a rule file
+    accepts. The engine must agree with the reference, which compares tuples."""
+    doc = load_rules("classic-1-6").model_dump(mode="json")
+    values = {"dragon": dragon, "six_pairs": six_pairs, "three_flushes": three_flushes}
+    house = parse_rules({**doc, "name": "house", "naturals": {**doc["naturals"], "values": values}}, "house")
+    order = ["dragon", "six_pairs", "three_flushes"]
+    for a_kind, a_cards, b_kind, b_cards in (
+        ("six_pairs", SIX_PAIRS, "dragon", OTHER_DRAGON),
+        ("six_pairs", SIX_PAIRS, "three_flushes", THREE_FLUSHES),
+    ):
+        record = hand(player("A", a_cards, natural=a_kind), player("B", b_cards, natural=b_kind))
+        result = score_hand(record, house)
+        assert engine_score_records([record], house) == [result]
+        a_first = (values[a_kind], -order.index(a_kind)) > (values[b_kind], -order.index(b_kind))
+        expected = values[a_kind] if a_first else -values[b_kind]
+        assert result["points"] == {"A": expected, "B": -expected}
+
+
+def test_a_natural_value_above_the_bound_is_refused() -> None:
+    doc = load_rules("classic-1-6").model_dump(mode="json")
+    values = {"dragon": NATURAL_VALUE_MAX + 1}
+    with pytest.raises(ValueError, match=r"naturals\.values\.dragon"):
+        parse_rules({**doc, "name": "house", "naturals": {**doc["naturals"], "values": values}}, "house")
 
 
 def test_naturals_by_declaration_order() -> None:

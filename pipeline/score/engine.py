@@ -422,27 +422,35 @@ def _natural_points(a: np.ndarray, b: np.ndarray, boards: Boards, f: BoardFacts,
     collect = np.where(c.natural_auto_scoop[safe], c.scoop_amount, c.natural_value[safe])
     collect = np.where(has, collect, 0)
 
-    power = np.zeros(n, dtype=np.int64)  # compared only between two naturals
+    # What decides between two naturals, most significant first. Compared field by field, never packed into
+    # one integer: a rule file may give a natural any value, and a packed key would overflow.
     if c.rules.naturals.precedence == "strength":
         within = np.zeros(n, dtype=np.int64)
         idx = np.flatnonzero(has)
         within[idx] = natural_strength(boards.cards[idx], kind[idx], f.strength[idx])
-        # value, then kind order (dragon first), then within the kind; each field fits its bits.
-        power = (np.where(has, c.natural_value[safe], 0) << 52) | ((len(NATURALS) - safe) << 49) | within
-        power = np.where(has, power, -1)
+        # value, then kind order (dragon first), then within the kind.
+        keys = (np.where(has, c.natural_value[safe], 0), len(NATURALS) - safe, within)
     else:
         position = (boards.seat - boards.button - 1) % _SEAT_MODULUS
         # A dragon beats every other natural; otherwise, and between two dragons, the earlier declaration wins.
-        power = np.where(kind == _DRAGON, 1 << 20, 0) + (_SEAT_MODULUS - position)
-        power = np.where(has, power, -1)
+        keys = ((kind == _DRAGON).astype(np.int64), _SEAT_MODULUS - position)
 
     nat_a, nat_b = f.natural[a], f.natural[b]
     both = (nat_a >= 0) & (nat_b >= 0)
     one = (nat_a >= 0) ^ (nat_b >= 0)
-    winner_a = power[a] > power[b]
-    winner_b = power[b] > power[a]
+    winner_a, winner_b = _lexicographic_greater(keys, a, b), _lexicographic_greater(keys, b, a)
     points = np.where(one, np.where(nat_a >= 0, collect[a], -collect[b]), 0)
     return np.where(both, np.where(winner_a, collect[a], np.where(winner_b, -collect[b], 0)), points)
+
+
+def _lexicographic_greater(keys: tuple[np.ndarray, ...], x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Whether board ``x``'s keys come after board ``y``'s, comparing the first key, then the next on a tie."""
+    greater = np.zeros(x.size, dtype=bool)
+    tied = np.ones(x.size, dtype=bool)
+    for key in keys:
+        greater |= tied & (key[x] > key[y])
+        tied &= key[x] == key[y]
+    return greater
 
 
 def _table_stakes(
