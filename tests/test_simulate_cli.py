@@ -13,6 +13,7 @@ from pipeline.cli import app
 from pipeline.ingest.run import ingest
 from pipeline.lake.store import Lake
 from pipeline.simulate.bots import DEFAULT_ROLLOUTS
+from schemas.rules import load_rules
 
 runner = CliRunner()
 BASE = ["simulate", "--variant", "pineapple", "--players", "3", "--bots", "mc,heuristic,random", "--rollouts", "4"]
@@ -87,7 +88,7 @@ def test_to_the_lake_with_nothing_quarantined_and_a_summary_per_bot(tmp_path: Pa
         17 if not b["fantasyland"] else b["fantasyland_cards"] for b in rows["boards"]
     )
     assert {h["source"] for h in rows["hands"]} == {"simulator"}
-    assert {h["house_rules"] for h in rows["hands"]} == {"pineapple"}
+    assert {h["house_rules"] for h in rows["hands"]} == {load_rules("pineapple").key}  # the rules, exactly
     # The same run again adds nothing: every hand is already there.
     again = simulate("--hands", "150", "--seed", "3", "--lake", str(lake.root))
     assert again["output"]["duplicates"] == 150

@@ -17,11 +17,11 @@ import io
 import re
 import zipfile
 from collections import Counter, deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import blake3
 import numpy as np
@@ -32,6 +32,9 @@ from pipeline.ahead import ahead
 from pipeline.ingest.base import Chunk, Ingester, Problem
 from pipeline.ingest.validate import validate
 from pipeline.lake.store import BatchWriter, Lake
+
+if TYPE_CHECKING:
+    from schemas.rules import RuleSet
 
 FORMATS = ("jsonl", "poker-arena", "scoresheet")
 _MODULES = {
@@ -340,10 +343,13 @@ def ingest_chunks(
     source: str,
     kind: str,
     on_progress: Callable[[str, int, int], None] | None = None,
+    rule_sets: Sequence[RuleSet] = (),
 ) -> Report:
     """Commit records made in process (the simulator's) as one batch, through the same checks as any file.
 
-    ``source`` names the records' origin in the manifest and quarantine; ``kind`` is the batch kind.
+    ``source`` names the records' origin in the manifest and quarantine; ``kind`` is the batch kind;
+    ``rule_sets`` are recorded in the manifest, the rules the hands were played by (their house rules name
+    them by key), so that the lake knows them.
     """
     with lake.locked():
         lake.collect_garbage()
@@ -359,7 +365,8 @@ def ingest_chunks(
                     on_progress(source, consumed, report.read)
             result = Report([report], writer.batch)
             entry = {"path": source, "member": "", "digest": "", "format": kind, **report.counts()}
-            writer.commit({**report.counts(), "version": __version__}, [{**entry, "batch": writer.batch}])
+            extra = {"rule_sets": [r.model_dump(mode="json") for r in rule_sets]} if rule_sets else None
+            writer.commit({**report.counts(), "version": __version__}, [{**entry, "batch": writer.batch}], extra)
             return result
         except BaseException:
             writer.abort()
@@ -501,9 +508,11 @@ class BackgroundWriter:
             for pool in self._pools.values():
                 pool.shutdown()
 
-    def commit(self, summary: dict[str, Any], sources: list[dict[str, Any]]) -> dict[str, Any]:
+    def commit(
+        self, summary: dict[str, Any], sources: list[dict[str, Any]], extra: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         self._drain()
-        return self.writer.commit(summary, sources)
+        return self.writer.commit(summary, sources, extra)
 
     def abort(self) -> None:
         with contextlib.suppress(Exception):  # the batch is thrown away; the error that ended it is raised already

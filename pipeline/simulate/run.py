@@ -27,6 +27,7 @@ from pipeline.ahead import ahead
 from pipeline.ingest.base import Chunk
 from pipeline.ingest.run import Report, ingest_chunks
 from pipeline.lake.store import Lake
+from pipeline.native import VARIANT_PRESETS
 from pipeline.score.compile import compile_rules
 from pipeline.simulate.batch import HandBatch
 from pipeline.simulate.bots import BOTS, DEFAULT_ROLLOUTS, MC_POLICY, Context
@@ -45,14 +46,8 @@ BLOCK_SESSIONS = 4096
 """Sessions played side by side."""
 CHUNK_HANDS = 32_768
 """Hands per chunk handed to the writer (bounds memory)."""
-PRESETS = {
-    Variant.CLASSIC: "classic-1-6",
-    Variant.OFC: "ofc",
-    Variant.PINEAPPLE: "pineapple",
-    Variant.PROGRESSIVE_PINEAPPLE: "progressive-pineapple",
-    Variant.PINEAPPLE_27: "pineapple-27",
-}
-"""The rule set a variant is simulated under when none is given."""
+PRESETS = VARIANT_PRESETS
+"""The rule set a variant is simulated under when none is given: its preset."""
 
 
 class SimulationError(ValueError):
@@ -173,7 +168,7 @@ def meta(spec: Spec) -> RecordMeta:
     return RecordMeta(
         run_id=spec.run_id,
         variant=spec.variant.value,
-        house_rules=spec.rules.name,
+        house_rules=spec.rules.key,
         names=spec.names,
         start=spec.start,
         hand_seconds=HAND_SECONDS,
@@ -211,7 +206,8 @@ def to_lake(spec: Spec, lake: Lake, on_progress: Callable[[int], None] | None = 
 
     # The next chunk is played while this one is checked and written (one thread: the same hands).
     with ThreadPoolExecutor(1, thread_name_prefix="simulate") as pool:
-        report = ingest_chunks(ahead(chunks(), pool, depth=1), lake, f"{SOURCE}/{spec.run_id}", kind="simulate")
+        source = f"{SOURCE}/{spec.run_id}"
+        report = ingest_chunks(ahead(chunks(), pool, depth=1), lake, source, kind="simulate", rule_sets=[spec.rules])
     return Outcome(spec, summary, report, {"lake": str(lake.root), "batch": report.batch})
 
 

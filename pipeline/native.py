@@ -1,0 +1,151 @@
+"""The rules a hand was played by, and which rule sets can score it at all.
+
+Every hand has a *native* rule set: the one its recorded house rules name, when they name a rule set the lake
+knows and it fits the hand's variant; otherwise its variant's preset (``VARIANT_PRESETS``). A name is looked
+up as a key first (``name@hash``, exact), then as a name: a rule file given to the run, a preset, then a rule
+set recorded in the lake (the latest). Play figures are read under native rules unless a user asks "as if
+every hand had been played under X".
+
+A rule set *applies* to a variant when it plays the middle the way the variant does: a board set for a 2-7
+lowball middle and one set for a high middle answer different order rules, so scoring one under the other
+says nothing (nearly every board would foul). Fantasyland exists only in open-face hands: a classic hand never
+enters, stays in or plays it, whatever rule set scores it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from functools import cache
+
+from schemas.rules import Dealing, Game, RuleSet, Variant, load_rules, read_document, resolve_path
+
+__all__ = [
+    "VARIANT_PRESETS",
+    "How",
+    "Native",
+    "Natives",
+    "cannot_apply",
+    "lowball",
+    "open_face",
+    "variant_rules",
+]
+
+VARIANT_PRESETS: dict[Variant, str] = {
+    Variant.CLASSIC: "classic-1-6",
+    Variant.OFC: "ofc",
+    Variant.PINEAPPLE: "pineapple",
+    Variant.PROGRESSIVE_PINEAPPLE: "progressive-pineapple",
+    Variant.PINEAPPLE_27: "pineapple-27",
+}
+"""Each variant's preset: the native rules of a hand whose house rules name no rule set the lake knows, and the
+rules a variant is simulated under when none is given."""
+
+
+@cache
+def variant_rules(variant: str) -> RuleSet:
+    """The preset of ``variant`` (``VARIANT_PRESETS``)."""
+    return load_rules(VARIANT_PRESETS[Variant(variant)])
+
+
+def open_face(variant: str) -> bool:
+    """Whether the variant is played open face (and so has Fantasyland): every variant but classic."""
+    return Variant(variant) is not Variant.CLASSIC
+
+
+@cache
+def lowball(variant: str) -> bool:
+    """Whether the variant plays its middle as 2-7 lowball: as its preset's file says (read, not validated, so
+    that a reader of the lake needs no evaluator)."""
+    doc = read_document(resolve_path(VARIANT_PRESETS[Variant(variant)]))
+    return bool(doc.get("game", {}).get("lowball_middle", Game.model_fields["lowball_middle"].default))
+
+
+def cannot_apply(rules: RuleSet, variant: str) -> str | None:
+    """Why ``rules`` cannot score hands of ``variant``; None when they can."""
+    if rules.game.lowball_middle == lowball(variant):
+        return None
+    if rules.game.lowball_middle:
+        return f"{rules.name} plays a 2-7 lowball middle and {variant} hands were set for a high middle"
+    return f"{rules.name} plays a high middle and {variant} hands were set for a 2-7 lowball middle"
+
+
+def _does_not_fit(rules: RuleSet, variant: str) -> str | None:
+    """Why ``rules`` cannot be the rules ``variant`` hands were played by: they cannot score them, or deal
+    another way (classic hands are set at once, open-face hands street by street)."""
+    reason = cannot_apply(rules, variant)
+    if reason is not None:
+        return reason
+    if (rules.game.dealing is Dealing.CLASSIC) != (not open_face(variant)):
+        kind = "classic" if rules.game.dealing is Dealing.CLASSIC else "open-face"
+        return f"{rules.name} is a {kind} rule set and {variant} is not"
+    return None
+
+
+class How(StrEnum):
+    """How a hand's native rule set was found."""
+
+    HOUSE_RULES = "house rules"
+    """Its recorded house rules name a rule set the lake knows."""
+    VARIANT = "variant preset"
+    """It records no house rules: its variant's preset."""
+    UNKNOWN = "house rules unknown"
+    """Its house rules name no rule set the lake knows: its variant's preset."""
+    MISFIT = "house rules do not fit"
+    """Its house rules name a rule set for another kind of game: its variant's preset."""
+
+
+@dataclass(frozen=True)
+class Native:
+    """A hand's native rule set and how it was found (with why, when its house rules were not used)."""
+
+    rules: RuleSet
+    how: How
+    why: str = ""
+
+
+@dataclass
+class Natives:
+    """The rule sets a run knows and the native rule set they give each (variant, house rules).
+
+    ``recorded``: rule sets recorded in the lake, oldest first; ``given``: rule files given to this run. Plain
+    data (it pickles), so a distributed engine can ship it to its workers with the rule sets.
+    """
+
+    recorded: list[RuleSet] = field(default_factory=list)
+    given: list[RuleSet] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        from schemas.rules import preset_names
+
+        presets = [load_rules(name) for name in preset_names()]
+        self._by_key: dict[str, RuleSet] = {}
+        self._by_name: dict[str, RuleSet] = {}
+        for rules in (*self.recorded, *presets, *self.given):  # a later one takes a name over
+            self._by_key.setdefault(rules.key, rules)
+            self._by_name[rules.name] = rules
+        self._cache: dict[tuple[str, str | None], Native] = {}
+
+    def known(self, house_rules: str) -> RuleSet | None:
+        """The rule set ``house_rules`` names, by key or by name; None when it names none the run knows."""
+        text = house_rules.strip()
+        return self._by_key.get(text) or self._by_name.get(text)
+
+    def resolve(self, variant: str, house_rules: str | None) -> Native:
+        """The native rule set of a hand of ``variant`` that recorded ``house_rules``."""
+        slot = (variant, house_rules)
+        if slot not in self._cache:
+            self._cache[slot] = self._resolve(variant, house_rules)
+        return self._cache[slot]
+
+    def _resolve(self, variant: str, house_rules: str | None) -> Native:
+        preset = variant_rules(variant)
+        if house_rules is None or not house_rules.strip():
+            return Native(preset, How.VARIANT)
+        named = self.known(house_rules)
+        if named is None:
+            return Native(preset, How.UNKNOWN, f"no rule set the lake knows is named {house_rules!r}")
+        reason = _does_not_fit(named, variant)
+        if reason is not None:
+            return Native(preset, How.MISFIT, reason)
+        return Native(named, How.HOUSE_RULES)
