@@ -49,6 +49,9 @@ class Boards:
     two boards share an owner and are never compared with each other."""
     misset: np.ndarray
     """Classic: the rows do not hold 3, 5 and 5 cards, so the board is fouled."""
+    open_face: np.ndarray | None = None
+    """The hand was played open face (every variant but classic): only then is there Fantasyland, whatever
+    the rule set. None: every board was."""
 
     @classmethod
     def build(
@@ -63,6 +66,7 @@ class Boards:
         stack: np.ndarray | None = None,
         owner: np.ndarray | None = None,
         misset: np.ndarray | None = None,
+        open_face: np.ndarray | None = None,
     ) -> Boards:
         """Fill the optional columns with their defaults (button: the hand's highest seat; one owner a board)."""
         n = len(hand)
@@ -84,6 +88,7 @@ class Boards:
             stack=np.zeros(n, np.int64) if stack is None else np.asarray(stack, np.int64),
             owner=np.arange(n, dtype=np.int64) if owner is None else np.asarray(owner, np.int64),
             misset=np.zeros(n, bool) if misset is None else np.asarray(misset, bool),
+            open_face=None if open_face is None else np.asarray(open_face, bool),
         )
 
 
@@ -219,6 +224,9 @@ def board_facts(boards: Boards, c: CompiledRules, prepared: Prepared | None = No
     valid = ~fouled & ~out_of_play
     entry_cards, stay = _fantasyland(strength, valid, c)
     fl = boards.in_fantasyland & rules.fantasyland.enabled
+    if boards.open_face is not None:  # a classic hand never enters, stays in or plays Fantasyland
+        entry_cards = np.where(boards.open_face, entry_cards, 0)
+        fl &= boards.open_face
     stay &= fl
     stay_cards = rules.fantasyland.stay_cards
     if stay_cards == "earned":

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from pipeline.cards import parse_card_column
+from pipeline.native import open_face
 from pipeline.score.compile import NATURALS
 from pipeline.score.engine import NO_NATURAL, Boards, Scored, score
 from schemas.rules import RuleSet
@@ -222,6 +223,7 @@ def to_boards(records: list[dict[str, Any]], codes: np.ndarray | None = None) ->
         stack=np.array([p.get("stack") or 0 for p in players], dtype=np.int64),
         owner=np.array(owner, dtype=np.int64),
         misset=np.array([[len(p[row]) for row, _ in ROWS] != [3, 5, 5] for p in players], dtype=bool),
+        open_face=np.repeat([open_face(rec.get("variant") or "ofc") for rec in records], sizes).astype(bool),
     )
 
 

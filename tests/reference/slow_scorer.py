@@ -298,6 +298,8 @@ class Board:
     surrendered: bool
     natural: str | None
     stack: int
+    open_face: bool = True
+    """The hand is not classic Chinese poker: only then is there Fantasyland (RULES.md part 6)."""
     table_index: int = 0
     fouled: bool = False
     royalties: dict[str, int] = field(default_factory=lambda: dict.fromkeys(ROWS, 0))
@@ -385,7 +387,7 @@ def meets(row: str, at_least: str, rows: dict[str, list[Card]], rules: RuleSet) 
 def fantasyland_next(board: Board, rules: RuleSet) -> int:
     """docs/scoring.md 'Fantasyland': entry count, stay, and (non-exclusive) re-entry."""
     fl = rules.fantasyland
-    if not fl.enabled or board.fouled or not board.in_play:
+    if not fl.enabled or not board.open_face or board.fouled or not board.in_play:
         return 0
     tiers_met = [t for t in fl.entry if meets(t.row, t.at_least, board.rows, rules)]
     entry = max((t.cards for t in tiers_met), default=0)
@@ -586,7 +588,7 @@ def table_order(record: dict[str, Any], boards: list[Board]) -> list[Board]:
     return sorted(boards, key=lambda b: (b.seat - button - 1) % 256)
 
 
-def read_board(index: int, player: dict[str, Any], key: str, rules: RuleSet) -> Board:
+def read_board(index: int, player: dict[str, Any], key: str, rules: RuleSet, open_face: bool = True) -> Board:
     rows = {row: [parse_card(c) for c in player[row]] for row in ROWS}
     surrendered = bool(player.get("surrendered")) and rules.surrender.allowed
     cards = rows["top"] + rows["middle"] + rows["bottom"]
@@ -597,10 +599,11 @@ def read_board(index: int, player: dict[str, Any], key: str, rules: RuleSet) -> 
         player=player["name"],
         seat=player["seat"] if player.get("seat") is not None else index,
         rows=rows,
-        in_fantasyland=bool(player.get("fantasyland")),
+        in_fantasyland=bool(player.get("fantasyland")) and open_face,
         surrendered=surrendered,
         natural=natural,
         stack=stack if stack is not None else rules.table_stakes.stack,
+        open_face=open_face,
     )
 
 
@@ -639,7 +642,8 @@ def score_hand(record: dict[str, Any], rules: RuleSet) -> dict[str, Any]:
     names = [p["name"] for p in record["players"]]
     seats = [p["seat"] if p.get("seat") is not None else i for i, p in enumerate(record["players"])]
     keys = [f"{n}#{s}" if names.count(n) > 1 else n for n, s in zip(names, seats, strict=True)]
-    boards = [read_board(i, p, keys[i], rules) for i, p in enumerate(record["players"])]
+    open_face = record.get("variant", "ofc") != "classic"
+    boards = [read_board(i, p, keys[i], rules, open_face) for i, p in enumerate(record["players"])]
     order = table_order(record, boards)
     for i, board in enumerate(order):
         board.table_index = i
