@@ -123,5 +123,13 @@ def _compile(rules_json: str) -> CompiledRules:
 
 
 def compile_rules(rules: RuleSet) -> CompiledRules:
-    """Compiled tables for ``rules`` (cached by content)."""
-    return _compile(rules.model_dump_json())
+    """Compiled tables for ``rules`` (cached by content: name and hash)."""
+    compiled = _BY_KEY.get(rules.key)
+    if compiled is None:
+        compiled = _BY_KEY.setdefault(rules.key, _compile(rules.model_dump_json()))
+    return compiled
+
+
+_BY_KEY: dict[str, CompiledRules] = {}
+"""Compiled rule sets by key: a cache of a pure function, so that a rule set is not written out as JSON again
+for every batch it scores."""

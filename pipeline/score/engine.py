@@ -334,9 +334,8 @@ def score(boards: Boards, rules: RuleSet | CompiledRules, prepared: Prepared | N
     facts = board_facts(boards, c, p)
     a, b = p.a, p.b
     pairs = _score_pairs(a, b, p.slot, facts, boards, c)
-    n = len(boards.hand)
-    net = np.bincount(a, weights=pairs.points, minlength=n) - np.bincount(b, weights=pairs.points, minlength=n)
-    return Scored(boards=facts, pairs=pairs, net=net.astype(np.int64))
+    net = kernels.net_points(a, b, np.asarray(pairs.points, dtype=np.int64), len(boards.hand))
+    return Scored(boards=facts, pairs=pairs, net=net)
 
 
 def _score_pairs(
@@ -350,7 +349,7 @@ def _score_pairs(
     rules = c.rules
     sc = rules.scoring
     rows = np.zeros((a.size, 3), dtype=np.int8)
-    out = np.empty((a.size, 8), dtype=np.int64)
+    out = np.empty((8, a.size), dtype=np.int64)
     tiebreak = _tiebreak_keys(boards.cards, c.suit_key) if c.suit_key is not None else np.zeros((1, 3), np.int64)
     penalty = c.scoop_amount if rules.fouls.penalty == "scoop" else int(rules.fouls.penalty)
     kernels.settle_pairs(
@@ -376,7 +375,7 @@ def _score_pairs(
         rows,
         out,
     )
-    kind, scoop, row_points, bonus, royalty_points, foul_points, surrender_points, multiplier = out.T
+    kind, scoop, row_points, bonus, royalty_points, foul_points, surrender_points, multiplier = out
     natural_points = np.zeros(a.size, dtype=np.int64)
     if rules.naturals.enabled:
         pick = np.flatnonzero(kind == kernels.NATURAL)

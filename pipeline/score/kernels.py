@@ -45,8 +45,9 @@ def settle_pairs(
     rows: np.ndarray,
     out: np.ndarray,
 ) -> None:
-    """Fill ``rows`` (P, 3, zeroed by the caller) and ``out`` (P, 8): kind, scoop, row points, bonus,
-    royalty points (multiplied), foul points, surrender points and the base multiplier."""
+    """Fill ``rows`` (P, 3, zeroed by the caller) and ``out`` (8, P): kind, scoop, row points, bonus,
+    royalty points (multiplied), foul points, surrender points and the base multiplier, each a contiguous row
+    (the arithmetic on them afterwards is then over contiguous columns)."""
     for i in prange(a.shape[0]):
         x, y = a[i], b[i]
         kind = PLAYED
@@ -105,11 +106,21 @@ def settle_pairs(
                 mult = scoop_multiplier
                 if multiply_royalties:
                     roy_mult = scoop_multiplier
-        out[i, 0] = kind
-        out[i, 1] = scoop
-        out[i, 2] = row_pts
-        out[i, 3] = bonus
-        out[i, 4] = roy * roy_mult
-        out[i, 5] = foul
-        out[i, 6] = sur
-        out[i, 7] = mult
+        out[0, i] = kind
+        out[1, i] = scoop
+        out[2, i] = row_pts
+        out[3, i] = bonus
+        out[4, i] = roy * roy_mult
+        out[5, i] = foul
+        out[6, i] = sur
+        out[7, i] = mult
+
+
+@njit(cache=True, nogil=True)
+def net_points(a: np.ndarray, b: np.ndarray, points: np.ndarray, n: int) -> np.ndarray:
+    """Per board, the sum of its pairs' points (A's as they are, B's negated): one pass, in integers."""
+    out = np.zeros(n, dtype=np.int64)
+    for p in range(a.shape[0]):
+        out[a[p]] += points[p]
+        out[b[p]] -= points[p]
+    return out
