@@ -7,7 +7,12 @@ import pytest
 
 from pipeline.cards import deal, parse_card
 from pipeline.evaluate import evaluate_boards, fouled, lowball27
-from pipeline.evaluate.dead import NEVER, ROW_CODES, dead_streets, lowball_variant
+from pipeline.evaluate.dead import NEVER, ROW_CODES, board_dead_streets, dead_streets
+from pipeline.score.compile import compile_rules
+from schemas.rules import load_rules
+
+TEN_LOW = compile_rules(load_rules("pineapple-27")).qualifier
+"""The qualifier of the 2-7 preset: the worst ten-low."""
 
 Placement = tuple[int, str, str]
 SLOT_ROWS = np.array([0] * 3 + [1] * 5 + [2] * 5)
@@ -84,9 +89,7 @@ def test_boards_are_independent_of_each_other_in_a_batch() -> None:
 def test_a_lowball_middle_is_dead_once_it_cannot_qualify() -> None:
     paired = ofc("7c:middle 7d:middle 2h:bottom 3h:bottom 4h:bottom")
     assert run([paired]) == [NEVER]
-    assert run([paired], lowball=True) == [1]
-    assert lowball_variant("pineapple-27")
-    assert not lowball_variant("pineapple")
+    assert run([paired], lowball=True, qualifier=TEN_LOW) == [1]
 
 
 def test_the_strict_reading_makes_an_equal_bottom_a_foul() -> None:
@@ -141,7 +144,7 @@ def test_dead_exactly_when_the_finished_board_fouls() -> None:
 def test_one_card_to_come_matches_brute_force(lowball: bool) -> None:
     """With one slot left, rows cannot compete for cards: the answer is exact. Try every unseen card."""
     cards, order = _random_ofc(400, seed=2 + lowball)
-    got = dead_streets(*_placements(cards, order, 12), lowball=lowball) != NEVER
+    got = dead_streets(*_placements(cards, order, 12), lowball=lowball, qualifier=TEN_LOW) != NEVER
     last = order[:, 12]
     unseen = np.ones((cards.shape[0], 52), dtype=bool)
     unseen[np.arange(cards.shape[0])[:, None], np.take_along_axis(cards, order[:, :12], 1)] = False
@@ -156,9 +159,7 @@ def test_one_card_to_come_matches_brute_force(lowball: bool) -> None:
 
 
 def _qualifies(middle: np.ndarray) -> np.ndarray:
-    from pipeline.evaluate.dead import _ten_low
-
-    return lowball27(middle) <= _ten_low()
+    return lowball27(middle) <= TEN_LOW
 
 
 def test_two_cards_to_come_never_dead_before_brute_force_says_so() -> None:
@@ -175,3 +176,30 @@ def test_two_cards_to_come_never_dead_before_brute_force_says_so() -> None:
         boards[:, rest[i, 0]] = a[pick]
         boards[:, rest[i, 1]] = b[pick]
         assert fouled(*evaluate_boards(boards)).all(), i
+
+
+def test_boards_as_the_lake_stores_them_give_the_placements_answer() -> None:
+    """The layout of the boards table (13 cards with the street of each, discards with theirs) gives what the
+    placements themselves give: Pineapple boards, five cards then two a street, one discard a street."""
+    n = 600
+    rng = np.random.default_rng(9)
+    dealt = deal(n, 17, rng)
+    cards, discards = np.sort(dealt[:, :13], axis=1), dealt[:, 13:]
+    cards = np.where((rng.random(n) < 0.5)[:, None], dealt[:, :13], cards)  # half set in order, half at random
+    order = np.argsort(rng.random((n, 13)), axis=1)
+    slot_streets = np.empty((n, 13), dtype=np.int8)
+    np.put_along_axis(slot_streets, order, np.array([1] * 5 + [2, 2, 3, 3, 4, 4, 5, 5], np.int8)[None].repeat(n, 0), 1)
+    discard_streets = np.tile(np.array([2, 3, 4, 5], np.int8), (n, 1))
+    offsets = np.arange(n + 1) * 17
+    flat = np.concatenate([cards, discards], axis=1).ravel()
+    rows = np.tile(np.r_[SLOT_ROWS, [ROW_CODES["discard"]] * 4], n)
+    streets = np.concatenate([slot_streets, discard_streets], axis=1).ravel()
+    expected = dead_streets(offsets, flat, rows, streets)
+    got = board_dead_streets(cards, slot_streets, np.arange(n + 1) * 4, discards.ravel(), discard_streets.ravel())
+    assert np.array_equal(got, expected)
+    assert len(set(got[got != NEVER].tolist())) > 2
+    # A board without placements (streets 0) is never judged.
+    slot_streets[:5] = 0
+    got = board_dead_streets(cards, slot_streets, np.arange(n + 1) * 4, discards.ravel(), discard_streets.ravel())
+    assert (got[:5] == NEVER).all()
+    assert np.array_equal(got[5:], expected[5:])

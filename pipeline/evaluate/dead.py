@@ -29,7 +29,6 @@ from typing import Final, NamedTuple
 
 import numba
 import numpy as np
-import pyarrow as pa
 from numba import njit, prange
 
 from pipeline.evaluate import lowball27, strength3, strength5, tables
@@ -437,16 +436,16 @@ def dead_streets(
     *,
     lowball: np.ndarray | bool = False,
     strict: bool = False,
-    qualifier: int | None = None,
+    qualifier: int = 0,
 ) -> np.ndarray:
     """Per board, the first street after which it could no longer avoid a foul; ``NEVER`` (-1) otherwise.
 
     Board ``i``'s placed and discarded cards are ``cards[offsets[i]:offsets[i + 1]]`` (codes), with their
     ``rows`` (``ROW_CODES``: 0 top, 1 middle, 2 bottom, 3 discard) and ``streets``, in any order.
     ``lowball`` (one flag, or one per board) plays the middle as 2-7 that must be ``qualifier`` or better
-    (a 2-7 value; by default the ten-low of the ``pineapple-27`` preset); ``strict`` makes a bottom equal
-    to the middle a foul. A board with no placements, or with placements that cannot be a board (a card
-    twice, a row overfilled), is ``NEVER``.
+    (a 2-7 value, as a rule set compiles it); ``strict`` makes a bottom equal to the middle a foul. A board
+    with no placements, or with placements that cannot be a board (a card twice, a row overfilled), is
+    ``NEVER``.
     """
     offsets = np.ascontiguousarray(offsets, dtype=np.int64)
     n = offsets.size - 1
@@ -461,7 +460,7 @@ def dead_streets(
         np.ascontiguousarray(streets, dtype=np.int8),
         flags,
         strict,
-        _ten_low() if qualifier is None else int(qualifier),
+        int(qualifier),
         tables.table5_direct(),
         tables.DIGITS5,
         tables.TABLE3_DIRECT,
@@ -473,67 +472,52 @@ def dead_streets(
     return out
 
 
+_SLOT_ROWS = np.array([0] * 3 + [1] * 5 + [2] * 5, dtype=np.int8)
+"""The row of each of a board's 13 slots (top 3, middle 5, bottom 5)."""
+
+
 def board_dead_streets(
-    n_boards: int,
-    board: np.ndarray,
     cards: np.ndarray,
-    rows: np.ndarray,
     streets: np.ndarray,
-    lowball: np.ndarray,
-    judge: np.ndarray | None = None,
+    discard_offsets: np.ndarray,
+    discards: np.ndarray,
+    discard_streets: np.ndarray,
+    *,
+    lowball: np.ndarray | bool = False,
+    strict: bool = False,
+    qualifier: int = 0,
 ) -> np.ndarray:
-    """``dead_streets`` of ``n_boards`` boards from placements given flat with the board each belongs to.
+    """``dead_streets`` of boards laid out as the lake's boards table stores them.
 
-    Only boards where ``judge`` is set are judged (the others are ``NEVER``): a caller that knows which boards
-    fouled passes them, since a board that did not foul never went dead.
+    ``cards`` (B, 13) codes, top to bottom; ``streets`` (B, 13) the street each was placed at, 0 for a board
+    with no placements (``NEVER``); board ``i``'s discards are ``discards[discard_offsets[i]:discard_offsets[i +
+    1]]``, discarded at ``discard_streets`` (the same positions).
     """
-    board = np.asarray(board, dtype=np.int64)
-    take = np.argsort(board, kind="stable") if board.size and (np.diff(board) < 0).any() else slice(None)
-    board = board[take]
-    keep = judge[board] if judge is not None else slice(None)
-    counts = np.bincount(board[keep], minlength=n_boards)
+    cards = np.asarray(cards, dtype=np.uint8)
+    streets = np.asarray(streets, dtype=np.int8)
+    n = cards.shape[0]
+    discard_offsets = np.asarray(discard_offsets, dtype=np.int64)
+    placed = (streets > 0).all(axis=1) if n else np.zeros(0, dtype=bool)
+    n_discards = np.where(placed, np.diff(discard_offsets), 0)
+    sizes = np.where(placed, 13, 0) + n_discards
+    offsets = np.r_[0, np.cumsum(sizes)].astype(np.int64)
+    total = int(offsets[-1])
+    flat_cards = np.empty(total, dtype=np.uint8)
+    flat_rows = np.empty(total, dtype=np.int8)
+    flat_streets = np.empty(total, dtype=np.int8)
+    # Each placed board's 13 slots first, then its discards.
+    slots = (offsets[:-1][placed][:, None] + np.arange(13)).ravel()
+    flat_cards[slots] = cards[placed].ravel()
+    flat_rows[slots] = np.tile(_SLOT_ROWS, int(placed.sum()))
+    flat_streets[slots] = streets[placed].ravel()
+    if n_discards.any():
+        owner = np.repeat(np.arange(n), n_discards)
+        within = np.arange(owner.size) - np.repeat(np.cumsum(n_discards) - n_discards, n_discards)
+        source = discard_offsets[:-1][owner] + within
+        target = offsets[:-1][owner] + 13 + within
+        flat_cards[target] = np.asarray(discards, dtype=np.uint8)[source]
+        flat_rows[target] = ROW_CODES["discard"]
+        flat_streets[target] = np.asarray(discard_streets, dtype=np.int8)[source]
     return dead_streets(
-        np.r_[0, np.cumsum(counts)],
-        np.asarray(cards)[take][keep],
-        np.asarray(rows)[take][keep],
-        np.asarray(streets)[take][keep],
-        lowball=lowball,
+        offsets, flat_cards, flat_rows, flat_streets, lowball=lowball, strict=strict, qualifier=qualifier
     )
-
-
-def dead_street_column(boards: pa.Table, placements: pa.Table) -> pa.Array:
-    """``dead_street`` for the lake's boards table: per board (``hand_key``, ``seat``, ``variant``), its dead street
-    from its rows of the placements table (``hand_key``, ``seat``, ``street``, ``card``, ``row``); null when it
-    never went dead or has no placements. A 2-7 middle is read from the variant (``pineapple-27``)."""
-    import polars as pl
-
-    b = pl.from_arrow(boards.select(["hand_key", "seat", "variant"])).with_row_index("board")
-    variant = b["variant"].cast(pl.String)
-    kinds = {v: lowball_variant(v) for v in variant.unique().to_list() if v is not None}  # a few variants, not rows
-    lowball = variant.replace_strict(kinds, default=False, return_dtype=pl.Boolean).to_numpy()
-    p = pl.from_arrow(placements.select(["hand_key", "seat", "street", "card", "row"]))
-    p = p.join(b.select("hand_key", "seat", "board"), on=["hand_key", "seat"])
-    rows = p["row"].cast(pl.String).replace_strict(ROW_CODES, return_dtype=pl.Int8).to_numpy()
-    out = board_dead_streets(
-        boards.num_rows, p["board"].to_numpy(), p["card"].to_numpy(), rows, p["street"].to_numpy(), lowball
-    )
-    return pa.array(out, pa.int8(), mask=out == NEVER)
-
-
-@cache
-def _ten_low() -> int:
-    from pipeline.score.compile import compile_rules
-    from schemas.rules import load_rules
-
-    return compile_rules(load_rules("pineapple-27")).qualifier
-
-
-@cache
-def lowball_variant(variant: str) -> bool:
-    """Whether the preset named like the variant plays a 2-7 middle (``pineapple-27``)."""
-    from schemas.rules import RuleSetError, load_rules
-
-    try:
-        return load_rules(variant).game.lowball_middle
-    except (RuleSetError, FileNotFoundError, ValueError):
-        return False

@@ -22,7 +22,6 @@ import pyarrow.compute as pc
 from numba import njit
 
 from pipeline.cards import CARD_NAMES, parse_card_column
-from pipeline.evaluate.dead import NEVER, board_dead_streets, lowball_variant
 from pipeline.ingest.base import RAW_LIMIT, Chunk, Problem
 from pipeline.ingest.times import parse_times
 from pipeline.lake.hashing import hash_joined, hash_rows, hash_strings
@@ -44,8 +43,6 @@ PLACEMENT_ROWS = ("top", "middle", "bottom", "discard")
 NATURAL_NAMES = [n.value for n in Natural]
 _VARIANT_NAMES = pa.array(VARIANTS)
 _ROW_NAMES = pa.array(PLACEMENT_ROWS)
-_LOWBALL = np.array([lowball_variant(v) for v in VARIANTS], dtype=bool)
-"""Per variant code: it plays a 2-7 middle."""
 UNKNOWN_MONTH = "unknown"
 INT32_MAX = 2**31 - 1
 _MIX = np.uint64(0x9E3779B97F4A7C15)
@@ -568,7 +565,7 @@ def lake_rows(
             "discards": b.discards,
             "points": pc.cast(b.points, pa.int32()),
             "stack": pc.cast(b.stack, pa.int32()),
-            "dead_street": _dead_streets(h, b, p),
+            **street_layout(p.board, p.card, p.row, p.street, b.cards, b.discards),
         }
     )
     ph, p_key, p_seat, p_variant, p_month = _per_placement(
@@ -635,15 +632,72 @@ def _months(played_at: pa.Array) -> tuple[np.ndarray, pa.Array]:
     return code.ravel(), pa.array(names, pa.string())
 
 
-def _dead_streets(h: HandColumns, b: BoardColumns, p: PlacementColumns) -> pa.Array:
-    """The street each fouled board with placements went dead at (null for the rest).
+def street_layout(
+    board: np.ndarray, card: np.ndarray, row: np.ndarray, street: np.ndarray, cards: np.ndarray, discards: pa.ListArray
+) -> dict[str, pa.Array]:
+    """``streets`` and ``discard_streets``: the street each card of ``cards`` and of ``discards`` was placed or
+    discarded at, one digit a card, null for a board with no placements.
 
-    Every board with placements is judged: the judge's first check, of the complete board, is exact and tells
-    a board that did not foul (never dead) in less time than evaluating the boards to pick out the fouled.
+    Placements are given flat (``board``, ``card``, ``row`` 0-3 with 3 a discard, ``street``). A rescore reads
+    the layout to find where a fouled board went dead, without the placements table: 13 bytes a board against
+    a table of 17 rows a board.
     """
-    lowball = _LOWBALL[np.clip(h.variant[b.hand], 0, len(VARIANTS) - 1)]
-    out = board_dead_streets(len(b.hand), p.board, p.card, np.clip(p.row, 0, 3), p.street, lowball)
-    return pa.array(out, pa.int8(), mask=out == NEVER)
+    m = len(cards)
+    offsets = discards.offsets.to_numpy().astype(np.int64)
+    values = discards.values.to_numpy(zero_copy_only=False).astype(np.uint8)
+    digits = np.full((m, 13), ord("0"), dtype=np.uint8)
+    discard_digits = np.full(values.size, ord("0"), dtype=np.uint8)
+    placed = np.zeros(m, dtype=bool)
+    _street_digits(
+        np.asarray(board, dtype=np.int64),
+        np.asarray(card, dtype=np.uint8),
+        np.asarray(row, dtype=np.int64),
+        np.asarray(street, dtype=np.int64),
+        np.ascontiguousarray(cards, dtype=np.uint8),
+        offsets - offsets[0],
+        values[offsets[0] :],
+        digits,
+        discard_digits,
+        placed,
+    )
+    validity = pa.array(placed).buffers()[1] if not placed.all() else None
+    streets = pa.StringArray.from_buffers(
+        m, pa.py_buffer(np.arange(0, 13 * m + 1, 13, dtype=np.int32)), pa.py_buffer(digits), validity
+    )
+    discard_streets = pa.StringArray.from_buffers(
+        m, pa.py_buffer((offsets - offsets[0]).astype(np.int32)), pa.py_buffer(discard_digits), validity
+    )
+    return {"streets": streets, "discard_streets": discard_streets}
+
+
+@njit(cache=True, nogil=True)
+def _street_digits(
+    board: np.ndarray,
+    card: np.ndarray,
+    row: np.ndarray,
+    street: np.ndarray,
+    cards: np.ndarray,
+    offsets: np.ndarray,
+    discards: np.ndarray,
+    digits: np.ndarray,
+    discard_digits: np.ndarray,
+    placed: np.ndarray,
+) -> None:
+    """Write each placement's street as a digit where its card sits: in the board's row (``cards``) or among its
+    discards. Placements were checked to be the final rows and discards."""
+    for i in range(board.size):
+        j = board[i]
+        placed[j] = True
+        d = np.uint8(48 + min(max(street[i], 0), 9))
+        if row[i] >= 3:
+            for k in range(offsets[j], offsets[j + 1]):
+                if discards[k] == card[i]:
+                    discard_digits[k] = d
+            continue
+        lo = 0 if row[i] == 0 else (3 if row[i] == 1 else 8)
+        for k in range(lo, lo + (3 if row[i] == 0 else 5)):
+            if cards[j, k] == card[i]:
+                digits[j, k] = d
 
 
 def _cards_by_board(flat: np.ndarray, board_of: np.ndarray, m: int) -> np.ndarray:
