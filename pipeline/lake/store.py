@@ -37,10 +37,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from pipeline.lake.snapshot import Snapshot
 from schemas.lake import PARTITIONS, TABLE_PARTITIONS, TABLES
+from schemas.lake import RESULT_TABLES as RESULT_SCHEMAS
 
 PARTITIONED = tuple(TABLE_PARTITIONS)
-RESULT_TABLES = ("pair_results", "player_results")
+RESULT_TABLES = tuple(RESULT_SCHEMAS)
+RETIRED_TABLES = ("player_results", "result_players")
+"""Result tables of an older format: their files are deleted once a rescore has replaced them."""
 ROWS_PER_FILE = 4_000_000
 COMPRESSION = "zstd"
 
@@ -58,7 +62,12 @@ def _fsync_dir(path: Path) -> None:
 
 
 def _partition_dir(row: dict[str, Any], columns: tuple[str, ...] = PARTITIONS) -> str:
-    return "/".join(f"{k}={row[k]}" for k in columns)
+    return "/".join(f"{k}={_folder_value(row[k])}" for k in columns)
+
+
+def _folder_value(value: object) -> str:
+    """A partition value as its folder names it: ``true`` / ``false`` for a flag, as readers parse it."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def _writer_options(table: str, schema: pa.Schema) -> dict[str, Any]:
@@ -69,9 +78,11 @@ def _writer_options(table: str, schema: pa.Schema) -> dict[str, Any]:
     range in every row group, so their statistics would skip nothing and cost a third of the write.
     Columns whose values are all distinct (hand keys) or already tiny integers are not dictionary-encoded:
     hashing every value into a dictionary took as long as writing the rest (see ``_PLAIN``).
-    Result tables are large and derived, so they are written for speed and read for reports: lz4, no
-    statistics, every column dictionary-encoded (points, seats, player ids: few distinct values, decoded far
-    faster than deltas) but the hand keys, one per hand, delta-encoded."""
+    Result tables are large and derived, so they are written for speed and for the reports that scan them:
+    zstd, the 32-bit points and royalties delta-encoded (a quarter less to write than a dictionary, for 8% more
+    bytes, and summed as fast), every other column dictionary-encoded (read fastest: DuckDB groups by the
+    codes) but those unique to a hand or a board (hand keys and ids, cards), and statistics on the numbers,
+    flags and times only (``_RANGED``)."""
     if table not in RESULT_TABLES:
         plain = _PLAIN.get(table, {})
         return {
@@ -80,15 +91,20 @@ def _writer_options(table: str, schema: pa.Schema) -> dict[str, Any]:
             "use_dictionary": [n for n in schema.names if n not in plain],
             "column_encoding": {n: e for n, e in plain.items() if e and n in schema.names},
         }
-    keys = [n for n in schema.names if n == "hand_key"]
+    counts = [f.name for f in schema if f.type == pa.int32()]
+    ranged = [f.name for f in schema if f.type in _RANGED]
     return {
-        "compression": "lz4",
-        "use_dictionary": [n for n in schema.names if n not in keys],
-        "column_encoding": dict.fromkeys(keys, "DELTA_BINARY_PACKED"),
-        "write_statistics": False,
+        "compression": COMPRESSION,
+        "use_dictionary": [n for n in schema.names if n not in _UNIQUE_RESULT_COLUMNS and n not in counts],
+        "column_encoding": dict.fromkeys(counts, "DELTA_BINARY_PACKED"),
+        "write_statistics": ranged,
     }
 
 
+_UNIQUE_RESULT_COLUMNS = frozenset({"hand_key", "hand_id", "cards"})
+_RANGED = (pa.bool_(), pa.int8(), pa.int32(), pa.timestamp("us", tz="UTC"))
+"""Result columns written with their range (statistics): with a small known range, DuckDB groups by an index
+instead of a hash (counting boards by table size and seat: 0.19 s against 0.36 over 10 M hands)."""
 _PLAIN: dict[str, dict[str, str | None]] = {
     "hands": {"hand_key": None, "content_hash": None},
     "boards": {"hand_key": None},
@@ -307,12 +323,13 @@ class Lake:
                 raise LakeError(f"{p}: unreadable manifest ({exc})") from None
         return out
 
+    def snapshot(self) -> Snapshot:
+        """The lake as committed now: what every reader of one command reads through."""
+        return Snapshot(self.root, tuple(self.manifests()))
+
     def files(self, table: str) -> list[Path]:
         """Committed files of ``table``, less those a later batch replaced (a forced rescore)."""
-        prefix = f"{table}/"
-        manifests = self.manifests()
-        replaced = {f for m in manifests for f in m.get("replaces", ())}
-        return [self.root / f for m in manifests for f in m["files"] if f.startswith(prefix) and f not in replaced]
+        return self.snapshot().files(table)
 
     def read(self, table: str, columns: list[str] | None = None) -> pa.Table:
         """A committed table (without hive partition columns), for small reads such as deduplication keys."""
@@ -350,7 +367,7 @@ class Lake:
         manifests = self.manifests()
         replaced = {self.root / f for m in manifests for f in m.get("replaces", ())}
         listed = {self.root / f for m in manifests for f in m["files"]} - replaced
-        for table in TABLES:
+        for table in (*TABLES, *RETIRED_TABLES):
             base = self.root / table
             if base.is_dir():
                 for f in base.rglob("*.parquet"):

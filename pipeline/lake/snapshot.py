@@ -1,0 +1,150 @@
+"""One committed state of a lake: its manifests read once, and everything a reader asks of them.
+
+A command takes a snapshot when it starts and reads only through it, so every query it runs sees the same
+batches, even while a writer commits new ones. Files are listed from the manifests, never globbed, so a
+batch being written or left by a crash is never seen, nor files a later batch replaced.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from schemas.rules import RuleSet
+
+__all__ = ["RESULT_FORMAT", "RESULT_KIND", "Cover", "Snapshot"]
+
+RESULT_KIND = "rescore"
+"""The kind of a batch of results."""
+RESULT_FORMAT = 2
+"""The version of the result tables a rescore writes, recorded in its manifests (``format``). Version 2: the
+self-contained ``board_results`` and ``pair_results``, with each hand's native rule set. Results of an older
+version are not read; ``ofc rescore`` scores their batches again."""
+
+
+@dataclass(frozen=True)
+class Cover:
+    """What one committed result batch holds for one source batch under one rule set."""
+
+    batch: str
+    """The source batch."""
+    rules_key: str
+    manifest: dict[str, Any]
+    """The result batch's manifest."""
+    entry: dict[str, Any]
+    """Its ``covers`` entry: counts, scope and the native rule sets it was scored with."""
+
+    @property
+    def native_only(self) -> bool:
+        """Only the hands this rule set is native to were scored (it was not asked for)."""
+        return bool(self.entry.get("native_only", False))
+
+    @property
+    def natives(self) -> list[list[Any]]:
+        """``[variant, house rules, native rule set key]`` of each group of the source batch's hands."""
+        return [[g["variant"], g["house_rules"], g["native"]] for g in self.entry.get("groups", [])]
+
+    def files(self) -> list[str]:
+        """The result batch's files under this rule set (its partition folder)."""
+        folder = f"rules_key={self.rules_key}"
+        return [f for f in self.manifest["files"] if f.split("/")[1:2] == [folder]]
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The manifests of a lake as they were when it was taken, oldest first."""
+
+    root: Path
+    manifests: tuple[dict[str, Any], ...]
+
+    @cached_property
+    def replaced(self) -> frozenset[str]:
+        """Files a later batch replaced (a forced rescore): hidden from every reader."""
+        return frozenset(f for m in self.manifests for f in m.get("replaces", ()))
+
+    def files(self, table: str) -> list[Path]:
+        """Committed files of ``table`` that no later batch replaced; results of an older format are left out."""
+        prefix = f"{table}/"
+        return [
+            self.root / f
+            for m in self.manifests
+            if not self.is_stale(m)
+            for f in m["files"]
+            if f.startswith(prefix) and f not in self.replaced
+        ]
+
+    def files_by_batch(self, table: str) -> dict[str, list[Path]]:
+        """``files(table)`` by the batch that wrote them, oldest first."""
+        out: dict[str, list[Path]] = {}
+        prefix = f"{table}/"
+        for m in self.manifests:
+            if self.is_stale(m):
+                continue
+            files = [self.root / f for f in m["files"] if f.startswith(prefix) and f not in self.replaced]
+            if files:
+                out[m["batch"]] = files
+        return out
+
+    @cached_property
+    def sources(self) -> list[dict[str, Any]]:
+        """Batches that hold boards (ingest and simulation runs), oldest first."""
+        return [m for m in self.manifests if any(f.startswith("boards/") for f in m["files"])]
+
+    @staticmethod
+    def is_result(manifest: dict[str, Any]) -> bool:
+        return manifest.get("kind") == RESULT_KIND
+
+    def is_stale(self, manifest: dict[str, Any]) -> bool:
+        """A result batch of an older format, whose files this version does not read."""
+        return self.is_result(manifest) and manifest.get("format", 1) < RESULT_FORMAT
+
+    @cached_property
+    def results(self) -> list[dict[str, Any]]:
+        """Result batches of the current format, oldest first."""
+        return [m for m in self.manifests if self.is_result(m) and not self.is_stale(m)]
+
+    @cached_property
+    def stale(self) -> list[dict[str, Any]]:
+        """Result batches of an older format, still listed until a rescore replaces them."""
+
+        def results(m: dict[str, Any]) -> set[str]:
+            return {f for f in m["files"] if not f.startswith("batches/")}
+
+        return [m for m in self.manifests if self.is_stale(m) and not results(m) <= self.replaced]
+
+    def covers(self) -> Iterator[Cover]:
+        for m in self.results:
+            for entry in m.get("covers", []):
+                yield Cover(entry["batch"], entry["rules_key"], m, entry)
+
+    @cached_property
+    def coverage(self) -> dict[tuple[str, str], Cover]:
+        """(source batch, rule set key) -> the latest results."""
+        return {(c.batch, c.rules_key): c for c in self.covers()}
+
+    @cached_property
+    def rule_sets(self) -> dict[str, RuleSet]:
+        """Every rule set recorded in the lake, by key, oldest first: those results were scored under and those
+        hands were played by (a simulation records its rules)."""
+        found: dict[str, RuleSet] = {}
+        for m in self.manifests:
+            for doc in m.get("rule_sets", []):
+                rules = RuleSet.model_validate(doc)
+                found.setdefault(rules.key, rules)
+        return found
+
+    @cached_property
+    def scored_keys(self) -> list[str]:
+        """Keys of the rule sets the lake holds current results under, oldest first."""
+        return list(dict.fromkeys(c.rules_key for c in self.covers()))
+
+    def asked_keys(self) -> list[str]:
+        """Keys of the rule sets a rescore was asked for (not only scored as some hands' native rules)."""
+        return list(dict.fromkeys(c.rules_key for c in self.covers() if not c.native_only))
+
+    def hands(self, batch: dict[str, Any]) -> int:
+        """Hands a source batch holds, from its manifest."""
+        return int(batch.get("summary", {}).get("accepted", 0))
