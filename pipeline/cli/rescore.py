@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from pipeline.cli.console import EXIT_USAGE, err, fail, out, print_json
 from pipeline.cli.ingest import lake_option
@@ -18,7 +19,6 @@ if TYPE_CHECKING:
     from pipeline.rescore.report import Report, RuleTotals
     from schemas.rules import RuleSet
 
-DEFAULT_RULES = "ofc"
 MISMATCHES = 'ofc sql "SELECT * FROM recorded_mismatches"'
 
 
@@ -34,12 +34,13 @@ def _load(name: str) -> RuleSet:
 
 
 def _rule_sets(names: list[str] | None, lake: Lake) -> list[RuleSet]:
-    """The rule sets named, or by default those the lake already has results under (``ofc`` for a new lake)."""
-    from pipeline.rescore.plan import rule_sets_in
-
+    """The rule sets named, or by default those the lake already has results under that someone asked for
+    (those scored only as some hands' native rules come back by themselves)."""
     if names:
         return [_load(n) for n in names]
-    return rule_sets_in(lake.manifests()) or [_load(DEFAULT_RULES)]
+    snapshot = lake.snapshot()
+    asked = snapshot.asked_keys() or [c["rules_key"] for m in snapshot.stale for c in m.get("covers", [])]
+    return [snapshot.rule_sets[k] for k in dict.fromkeys(asked) if k in snapshot.rule_sets]
 
 
 def _progress() -> Progress:
@@ -63,6 +64,7 @@ def _totals(t: RuleTotals) -> dict[str, Any]:
         "pairs": t.pairs,
         "recorded_checked": t.recorded_checked,
         "recorded_differing": t.recorded_differing,
+        "not_applied": {v: {"hands": n, "why": t.why.get(v, "")} for v, n in sorted(t.skipped_variants.items())},
     }
 
 
@@ -71,6 +73,7 @@ def summary_of(report: Report) -> dict[str, Any]:
         {
             "rules": run.rules,
             "key": run.key,
+            "scope": "native hands only" if run.native_only else "every hand it applies to",
             **_totals(run),
             "skipped": run.skipped,
             "scoring_cpu_seconds": round(run.seconds, 3),
@@ -78,45 +81,72 @@ def summary_of(report: Report) -> dict[str, Any]:
         }
         for run, lake in zip(report.run, report.lake, strict=True)
     ]
-    return {"rules": rules, "result_batches": report.result_batches, "seconds": round(report.seconds, 3)}
+    return {
+        "rules": rules,
+        "natives": report.natives,
+        "result_batches": report.result_batches,
+        "seconds": round(report.seconds, 3),
+    }
 
 
 def print_summary(summary: dict[str, Any]) -> None:
     table = Table(
         "rules",
-        "key",
+        "scores",
         "batches scored",
         "hands",
         "pairs",
         "scoring cpu s",
         "batches already scored",
         "in the lake: hands",
-        "recorded points differ",
+        "left out (cannot apply)",
         title="rescore",
         title_justify="left",
     )
     for r in summary["rules"]:
         lake = r["lake"]
-        checked = lake["recorded_checked"]
+        left = ", ".join(f"{v} {x['hands']:,}" for v, x in lake["not_applied"].items()) or "-"
         table.add_row(
-            r["rules"],
-            r["key"],
+            Text(r["key"]),
+            r["scope"],
             f"{r['batches']:,}",
             f"{r['hands']:,}",
             f"{r['pairs']:,}",
             f"{r['scoring_cpu_seconds']:.2f}",
             f"{r['skipped']:,}",
             f"{lake['hands']:,}",
-            f"{lake['recorded_differing']:,} of {checked:,} hands" if checked else "nothing recorded to check",
+            Text(left),
         )
     out.print(table)
+    natives = Table("variant", "house rules", "native rules", "how", "hands", title="rules the hands were played by")
+    for n in summary["natives"]:
+        natives.add_row(
+            Text(n["variant"]), Text(n["house_rules"] or "-"), Text(n["native"]), n["how"], f"{n['hands']:,}"
+        )
+    if summary["natives"]:
+        out.print(natives)
+    for r in summary["rules"]:
+        for variant, x in r["lake"]["not_applied"].items():
+            out.print(Text(f"{r['key']} does not score {variant} hands: {x['why']}"))
+    unknown = [n for n in summary["natives"] if n["how"] != "house rules" and n["house_rules"]]
+    for n in unknown:
+        out.print(
+            Text(
+                f"{n['hands']:,} {n['variant']} hands record house rules {n['house_rules']!r} ({n['how']}): "
+                f"scored as played under {n['native']}; give the rule file with --rules to use it"
+            )
+        )
+    checked = sum(r["lake"]["recorded_checked"] for r in summary["rules"])
+    differing = sum(r["lake"]["recorded_differing"] for r in summary["rules"])
+    if checked:
+        out.print(f"recorded points differ from ours on {differing:,} of {checked:,} hands (each under its own rules)")
+    if differing:
+        out.print(f"those hands: {MISMATCHES}")
     batches = summary["result_batches"]
     if batches:
         out.print(f"committed {len(batches)} result batch(es) in {summary['seconds']:.2f} s")
     else:
         out.print("nothing new to score (--force scores again)")
-    if any(r["lake"]["recorded_differing"] for r in summary["rules"]):
-        out.print(f"hands whose recorded points differ: {MISMATCHES}")
 
 
 def rescore(
@@ -124,22 +154,24 @@ def rescore(
         None,
         "--rules",
         "-r",
-        help="Preset name or rule file; repeat for several. Default: the rule sets the lake has results under "
-        f"(or {DEFAULT_RULES}).",
+        help="Preset name or rule file to compare; repeat for several. Default: the rule sets the lake already "
+        "compares. Every hand is scored under its own rules in any case.",
         show_default=False,
     ),
     lake: Path | None = lake_option(),
     force: bool = typer.Option(False, "--force", help="Score again what already has results under these rules."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
 ) -> None:
-    """Score every pair of players in every hand of the lake under each rule set.
+    """Score every hand of the lake under the rules it was played by and each rule set given.
 
-    Results go into the lake's tables pair_results and player_results. A batch
-    of hands that has results under a rule set (same name, same content) is
-    skipped, so a rerun scores only what was ingested since.
+    Results go into the lake's tables board_results and pair_results. Every
+    hand is always scored under its native rules (its recorded house rules when
+    the lake knows them, else its variant's preset); --rules adds rule sets to
+    compare, each scoring every hand it can apply to. What already has results
+    is skipped, so a rerun scores only what was ingested since.
 
-    Where a hand declares its house rules and recorded points, they are checked
-    against our scoring under those rules; ofc sql lists the differences:
+    Where a hand recorded points, they are checked against our scoring under
+    its native rules; ofc sql lists the differences:
     "SELECT * FROM recorded_mismatches".
     """
     from pipeline.lake.store import Lake, LakeError

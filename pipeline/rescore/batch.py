@@ -1,29 +1,44 @@
 """Rescoring as a pure function: an Arrow record batch of boards in, record batches of results out.
 
 The input follows ``schemas.lake.RESCORE_INPUT``: the boards of whole hands (every board of a hand in the
-same batch, in any order), each with its hand's button and house rules. The outputs follow
-``PAIR_RESULTS`` and ``PLAYER_RESULTS``. Nothing here reads or writes files or keeps state between calls,
-so the same call gives the same result anywhere: a local run maps it over chunks of the lake, and a
-distributed engine can map it over partitions.
+same batch, in any order) with their hands' facts. For each job (a rule set, for every hand it applies to or
+only for the hands native to it) the output is one ``BOARD_RESULTS`` and one ``PAIR_RESULTS`` batch. Every
+board is evaluated once whatever the number of jobs; each hand is also scored under its native rule set, the
+baseline written beside every result; the street a fouled board went dead at is found once per order rule.
+Nothing here reads or writes files or keeps state between calls, so the same call gives the same result
+anywhere: a local run maps it over chunks of the lake, and a distributed engine can map it over partitions.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipeline.lake.hashing import hash_strings
+from pipeline.evaluate.dead import NEVER, board_dead_streets
+from pipeline.native import Natives, cannot_apply, open_face
 from pipeline.rescore import kernels
 from pipeline.rescore.hands import grouped, hand_keys, run_starts
+from pipeline.rescore.plan import Job
 from pipeline.score import kernels as engine_kernels
-from pipeline.score.compile import NATURALS, CompiledRules
+from pipeline.score.compile import NATURALS, CompiledRules, compile_rules
 from pipeline.score.engine import NO_NATURAL, Boards, Prepared, Scored, prepare, score
-from schemas.lake import LABEL, PAIR_RESULTS, PLAYER_RESULTS
+from schemas.lake import BOARD_RESULTS, CARDS13, LABEL, PAIR_RESULTS, RESCORE_INPUT, RESCORE_REQUIRED
 from schemas.rules import RuleSet
+
+__all__ = [
+    "SETTLED",
+    "Results",
+    "Table",
+    "board_results",
+    "pair_results",
+    "read_boards",
+    "rescore_batch",
+    "rescore_many",
+]
 
 _CODES = {
     engine_kernels.PLAYED: "played",
@@ -36,30 +51,71 @@ SETTLED = tuple(_CODES[code] for code in range(len(_CODES)))
 """The ``settled`` labels, indexed by the engine's settlement code."""
 
 _NATURAL_NAMES = pa.array([n.value for n in NATURALS])
+_FACTS = ("hand_id", "source", "session", "hand_number", "played_at")
+"""The hand's facts each board result repeats."""
 
 
 @dataclass(frozen=True)
 class Table:
-    """One batch of boards as the engine's columns, with the labels the outputs repeat."""
+    """One batch of boards as the engine's columns, with what the results repeat beside them."""
 
     boards: Boards
     hand_key: np.ndarray
+    starts: np.ndarray
+    """Where each hand's boards begin (boards are grouped by hand)."""
+    facts: dict[str, pa.Array]
+    """Per board, its hand's ``_FACTS``."""
     player: pa.DictionaryArray
-    player_id: np.ndarray
-    """(boards,) uint64: the hash of each board's player's name (``player_ids``)."""
     variant: pa.DictionaryArray
     month: pa.DictionaryArray
-    recorded: pa.Array
-    """The points the source recorded (int32, null where it recorded none)."""
-    house_rules: pa.Array
-    """The rules the hand's recorded points follow, as the source declared them."""
-    played_at: pa.Array
-    starts: np.ndarray
-    """Where each hand's boards begin."""
     n_players: np.ndarray
     position: np.ndarray
     """Each board's place after its hand's button among the hand's seats: 0 is the button, 1 acts first."""
+    cards: pa.Array
+    """``CARDS13``: the 13 codes as bytes."""
+    recorded: pa.Array
+    """The points the source recorded (int32, null where it recorded none)."""
     fantasyland_dealt: pa.Array
+    """Cards dealt to a board played in Fantasyland (int8), null for the others."""
+    streets: np.ndarray
+    """(N, 13) the street each card was placed at, 0 for a board without placements."""
+    placed: np.ndarray
+    """Per board: its placements are recorded (every card has its street)."""
+    discard_offsets: np.ndarray
+    discards: np.ndarray
+    discard_streets: np.ndarray
+    native: np.ndarray
+    """Per board, the index of its hand's native rule set in ``natives``."""
+    natives: list[RuleSet]
+    native_keys: list[str]
+    """The keys of ``natives``."""
+    variant_names: list[str]
+    """``variant.dictionary`` as Python strings."""
+
+    @property
+    def n(self) -> int:
+        return self.hand_key.size
+
+
+@dataclass
+class Results:
+    """One job's results for a batch of boards."""
+
+    job: Job
+    boards: pa.RecordBatch
+    pairs: pa.RecordBatch
+    hands: int
+    """Hands scored."""
+    not_applied: dict[str, int] = field(default_factory=dict)
+    """Hands left out because the rule set cannot apply to their variant (per variant), with why."""
+    why: dict[str, str] = field(default_factory=dict)
+    recorded_checked: int = 0
+    """Hands scored under their native rules here that recorded points."""
+    recorded_differing: int = 0
+    """Of those, hands whose recorded points differ from ours."""
+
+
+# ------------------------------------------------------------------ reading
 
 
 def _label(values: pa.Array | pa.ChunkedArray) -> pa.DictionaryArray:
@@ -71,22 +127,21 @@ def _label(values: pa.Array | pa.ChunkedArray) -> pa.DictionaryArray:
     return pc.dictionary_encode(pc.fill_null(values.cast(pa.string()), "")).cast(LABEL)
 
 
-def player_ids(player: pa.DictionaryArray) -> np.ndarray:
-    """Each name's 64-bit hash: hashed once per distinct name, then gathered."""
-    return hash_strings(player.dictionary)[player.indices.to_numpy(zero_copy_only=False)]
-
-
-def player_names(player: pa.DictionaryArray) -> dict[int, str]:
-    """The names behind ``player_ids`` of these boards: ``RESULT_PLAYERS`` rows."""
-    return dict(zip(hash_strings(player.dictionary).tolist(), player.dictionary.to_pylist(), strict=True))
-
-
-def _constant_label(value: str, n: int) -> pa.DictionaryArray:
-    return pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, np.int32)), pa.array([value]))
+def _column(batch: pa.RecordBatch, name: str) -> pa.Array:
+    """A ``RESCORE_INPUT`` column, as nulls when the batch leaves it out."""
+    kind = RESCORE_INPUT.field(name).type
+    if name in batch.schema.names:
+        column = batch.column(name)
+        return column if pa.types.is_dictionary(column.type) else column.cast(kind)
+    return pa.nulls(batch.num_rows, kind)
 
 
 def _flag(batch: pa.RecordBatch, name: str) -> np.ndarray:
-    return pc.fill_null(batch.column(name), False).to_numpy(zero_copy_only=False).astype(bool)
+    return pc.fill_null(_column(batch, name), False).to_numpy(zero_copy_only=False).astype(bool)
+
+
+def _numbers(batch: pa.RecordBatch, name: str, fill: int) -> np.ndarray:
+    return pc.fill_null(_column(batch, name), fill).to_numpy(zero_copy_only=False).astype(np.int64)
 
 
 def _owners(hand: np.ndarray, sizes: np.ndarray, player: pa.DictionaryArray) -> np.ndarray:
@@ -109,6 +164,201 @@ def _positions(hand: np.ndarray, starts: np.ndarray, seat: np.ndarray, button: n
     return ((rank - before_button[hand]) % sizes[hand]).astype(np.int8)
 
 
+def _natives(variant: pa.DictionaryArray, house_rules: pa.Array, natives: Natives) -> tuple[np.ndarray, list[RuleSet]]:
+    """Per board the index of its native rule set, and those rule sets: resolved once per distinct pair."""
+    house = _label(house_rules) if house_rules.null_count < len(house_rules) else None
+    v = variant.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    h = house.indices.to_numpy(zero_copy_only=False).astype(np.int64) if house is not None else np.zeros_like(v)
+    valid = house_rules.is_valid().to_numpy(zero_copy_only=False) if house is not None else np.zeros(v.size, bool)
+    width = len(house.dictionary) + 1 if house is not None else 1
+    pair = v * width + np.where(valid, h + 1, 0)
+    distinct, inverse = np.unique(pair, return_inverse=True)
+    variants = variant.dictionary.to_pylist()
+    names = house.dictionary.to_pylist() if house is not None else []
+    rule_sets: dict[str, RuleSet] = {}
+    index = np.empty(distinct.size, dtype=np.int64)
+    for i, code in enumerate(distinct.tolist()):
+        vi, hi = divmod(code, width)
+        rules = natives.resolve(variants[vi], names[hi - 1] if hi else None).rules
+        index[i] = list(rule_sets).index(rules.key) if rules.key in rule_sets else len(rule_sets)
+        rule_sets.setdefault(rules.key, rules)
+    return index[inverse.ravel()], list(rule_sets.values())
+
+
+def _digits(column: pa.Array, n: int, width: int | None) -> np.ndarray:
+    """Street digits of a string column as numbers (0 where null); ``width`` per row, or the flat values."""
+    column = column.cast(pa.string()) if not pa.types.is_string(column.type) else column
+    if width is not None:
+        filled = pc.fill_null(column, "0" * width)
+        raw = np.frombuffer(filled.buffers()[2], dtype=np.uint8)
+        offsets = np.frombuffer(filled.buffers()[1], dtype=np.int32)[filled.offset : filled.offset + n + 1]
+        if n and (np.diff(offsets) != width).any():
+            raise ValueError(f"streets: {width} digits a board expected")
+        out = raw[offsets[0] : offsets[0] + n * width].reshape(n, width).astype(np.int8) - ord("0")
+        return np.where((out >= 0) & (out <= 9), out, 0).astype(np.int8)
+    raw = np.frombuffer(column.buffers()[2], dtype=np.uint8) if len(column) and column.buffers()[2] else b""
+    offsets = np.frombuffer(column.buffers()[1], dtype=np.int32)[column.offset : column.offset + n + 1]
+    return np.frombuffer(bytes(raw), dtype=np.uint8)[offsets[0] : offsets[-1]].astype(np.int8) - ord("0")
+
+
+def read_boards(batch: pa.RecordBatch, natives: Natives | None = None) -> Table:
+    """The engine's columns from a batch of ``RESCORE_INPUT`` rows (reordered so each hand's boards are adjacent)."""
+    missing = [c for c in RESCORE_REQUIRED if c not in batch.schema.names]
+    if missing:
+        raise ValueError(f"a rescore input batch needs the columns {', '.join(missing)}")
+    natives = natives or Natives()
+    batch = grouped(batch)
+    n = batch.num_rows
+    hand_key = hand_keys(batch).copy()  # writable, as the compiled gathers take it
+    starts = run_starts(hand_key)
+    sizes = np.diff(np.r_[starts, n])
+    hand = np.repeat(np.arange(starts.size, dtype=np.int64), sizes)
+    seat = batch.column("seat").to_numpy(zero_copy_only=False).astype(np.int64)
+    cards = batch.column("cards").flatten().to_numpy(zero_copy_only=False).reshape(n, 13)
+    cards = np.ascontiguousarray(cards, dtype=np.uint8)
+    button = _numbers(batch, "button", -1)
+    if (button < 0).any():  # no button recorded: the hand's highest seat (the first player listed acts first)
+        top = np.maximum.reduceat(seat, starts) if n else seat
+        button = np.where(button < 0, top[hand], button)
+    natural_names = _column(batch, "natural")
+    if pa.types.is_dictionary(natural_names.type):
+        natural_names = natural_names.cast(pa.string())
+    natural = pc.fill_null(pc.index_in(natural_names, value_set=_NATURAL_NAMES), NO_NATURAL)
+    player = _label(batch.column("player"))
+    variant = _label(batch.column("variant"))
+    variant_names = variant.dictionary.to_pylist()
+    faces = np.array([open_face(v) for v in variant_names], dtype=bool)
+    in_fantasyland = _flag(batch, "fantasyland") & faces[variant.indices.to_numpy(zero_copy_only=False)]
+    boards = Boards(
+        hand=hand,
+        seat=seat,
+        cards=cards,
+        button=button,
+        in_fantasyland=in_fantasyland,
+        surrendered=_flag(batch, "surrendered"),
+        natural=natural.to_numpy(zero_copy_only=False).astype(np.int8),
+        stack=_numbers(batch, "stack", 0),
+        owner=_owners(hand, sizes, player),
+        misset=_flag(batch, "misset"),
+        open_face=faces[variant.indices.to_numpy(zero_copy_only=False)],
+    )
+    discards = _column(batch, "discards")
+    if discards.null_count:
+        discards = pc.fill_null(discards, pa.scalar([], pa.list_(pa.uint8())))
+    offsets = discards.offsets.to_numpy().astype(np.int64)
+    streets = _digits(_column(batch, "streets"), n, 13)
+    discard_streets = _digits(pc.fill_null(_column(batch, "discard_streets"), ""), n, None)
+    if discard_streets.size != offsets[-1] - offsets[0]:  # no street recorded for the discards
+        discard_streets = np.zeros(offsets[-1] - offsets[0], dtype=np.int8)
+    dealt = pc.fill_null(_column(batch, "fantasyland_cards"), 0).to_numpy(zero_copy_only=False)
+    native, rule_sets = _natives(variant, _column(batch, "house_rules"), natives)
+    return Table(
+        boards=boards,
+        hand_key=hand_key,
+        starts=starts,
+        facts={name: _column(batch, name) for name in _FACTS},
+        player=player,
+        variant=variant,
+        month=_label(batch.column("month")),
+        n_players=sizes[hand].astype(np.int8),
+        position=_positions(hand, starts, seat, button),
+        cards=pa.FixedSizeBinaryArray.from_buffers(CARDS13, n, [None, pa.py_buffer(cards.tobytes())]),
+        recorded=_column(batch, "points").cast(pa.int32()),
+        fantasyland_dealt=pa.array(dealt.astype(np.int8), mask=~in_fantasyland | (dealt <= 0)),
+        streets=streets,
+        placed=(streets > 0).all(axis=1) if n else np.zeros(0, dtype=bool),
+        discard_offsets=offsets - offsets[0],
+        discards=discards.values.to_numpy(zero_copy_only=False)[offsets[0] : offsets[-1]].astype(np.uint8),
+        discard_streets=discard_streets,
+        native=native,
+        natives=rule_sets,
+        native_keys=[r.key for r in rule_sets],
+        variant_names=variant_names,
+    )
+
+
+# ------------------------------------------------------------------ scoring
+
+
+class Scorer:
+    """Scores one table under rule sets, each once: the boards are evaluated once for all of them.
+
+    Held only while the table's jobs are scored: each job's result tables need its own scores, the baseline and
+    the table's ``DeadStreets``, not the scores of the others.
+    """
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
+        self.prepared: Prepared = prepare(table.boards)
+        self._scored: dict[str, Scored] = {}
+        self._native: tuple[np.ndarray, np.ndarray] | None = None
+        self.dead = DeadStreets(table)
+
+    def score(self, rules: CompiledRules, key: str) -> Scored:
+        """The table scored under ``rules`` (whose key is ``key``)."""
+        if key not in self._scored:
+            self._scored[key] = score(self.table.boards, rules, self.prepared)
+        return self._scored[key]
+
+    def native(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per board, its net points and its hand's winner seat under the hand's native rules."""
+        if self._native is None:
+            t = self.table
+            points = np.zeros(t.n, dtype=np.int64)
+            winners = np.full(t.n, -1, dtype=np.int8)
+            for i, (rules, key) in enumerate(zip(t.natives, t.native_keys, strict=True)):
+                mine = t.native == i
+                net = self.score(compile_rules(rules), key).net
+                points[mine] = net[mine]
+                winners[mine] = winner_seats(t.boards.hand, t.starts, t.boards.seat, net)[mine]
+            self._native = (points, winners)
+        return self._native
+
+
+class DeadStreets:
+    """The street each fouled board of a table went dead at, found once per order rule for all its jobs.
+
+    Not thread-safe: a local rescore asks it from the one thread that builds the table's board results.
+    """
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
+        self._known: dict[tuple[bool, bool, int], np.ndarray] = {}
+
+    def __call__(self, rules: CompiledRules, fouled: np.ndarray) -> np.ndarray:
+        """Per board, the street it went dead at under the rule set's order rule (``NEVER`` for a board that
+        did not foul or has no placements)."""
+        t = self.table
+        order = (rules.lowball, not rules.rules.scoring.bottom_may_equal_middle, rules.qualifier)
+        judged = fouled & t.placed
+        if order not in self._known:
+            self._known[order] = np.full(t.n, NEVER, dtype=np.int8)
+        known = self._known[order]
+        todo = np.flatnonzero(judged & (known == NEVER))
+        if todo.size:
+            lo = t.discard_offsets
+            known[todo] = board_dead_streets(
+                t.boards.cards[todo],
+                t.streets[todo],
+                np.r_[0, np.cumsum(lo[todo + 1] - lo[todo])],
+                _ranges(t.discards, lo[todo], lo[todo + 1]),
+                _ranges(t.discard_streets, lo[todo], lo[todo + 1]),
+                lowball=order[0],
+                strict=order[1],
+                qualifier=order[2],
+            )
+        return np.where(judged, known, NEVER)
+
+
+def _ranges(values: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """``values[lo[0]:hi[0]]``, ``values[lo[1]:hi[1]]``, ... end to end."""
+    lengths = hi - lo
+    if not lengths.sum():
+        return values[:0]
+    starts = np.repeat(lo - (np.cumsum(lengths) - lengths), lengths)
+    return values[starts + np.arange(int(lengths.sum()))]
+
+
 def winner_seats(hand: np.ndarray, starts: np.ndarray, seat: np.ndarray, points: np.ndarray) -> np.ndarray:
     """Per board, the seat of its hand's winner, the board with strictly the most points (-1 on a tie)."""
     if hand.size == 0:
@@ -122,63 +372,31 @@ def winner_seats(hand: np.ndarray, starts: np.ndarray, seat: np.ndarray, points:
     return winner[hand].astype(np.int8)
 
 
-def _optional(batch: pa.RecordBatch, name: str, kind: pa.DataType) -> pa.Array:
-    """A column ``RESCORE_INPUT`` allows to be left out, as nulls when it is."""
-    if name in batch.schema.names:
-        return batch.column(name).cast(kind)
-    return pa.nulls(batch.num_rows, kind)
+def rows_of(t: Table, job: Job) -> tuple[np.ndarray | None, dict[str, int], dict[str, str]]:
+    """The boards a job scores (None: all of them), and the hands per variant it leaves out, with why."""
+    codes = t.variant.indices.to_numpy(zero_copy_only=False)
+    reasons = [cannot_apply(job.rules, v) for v in t.variant_names]
+    applies = np.array([r is None for r in reasons], dtype=bool)[codes]
+    keep = applies
+    if job.native_only:
+        mine = [i for i, key in enumerate(t.native_keys) if key == job.key]
+        keep = keep & np.isin(t.native, mine)
+    first = t.starts
+    skipped = np.bincount(codes[first][~applies[first]], minlength=len(t.variant_names))
+    not_applied = {t.variant_names[i]: int(k) for i, k in enumerate(skipped.tolist()) if k}
+    why = {v: reasons[i] or "" for i, v in enumerate(t.variant_names) if v in not_applied}
+    return (None if keep.all() else keep), not_applied, why
 
 
-def read_boards(batch: pa.RecordBatch) -> Table:
-    """The engine's columns from a batch of ``RESCORE_INPUT`` rows (reordered so each hand's boards are adjacent)."""
-    batch = grouped(batch)
-    n = batch.num_rows
-    hand_key = hand_keys(batch).copy()  # writable, as the compiled gathers take it
-    starts = run_starts(hand_key)
-    sizes = np.diff(np.r_[starts, n])
-    hand = np.repeat(np.arange(starts.size, dtype=np.int64), sizes)
-    seat = batch.column("seat").to_numpy(zero_copy_only=False).astype(np.int64)
-    cards = batch.column("cards").flatten().to_numpy(zero_copy_only=False).reshape(n, 13)
-    button = pc.fill_null(batch.column("button"), -1).to_numpy(zero_copy_only=False).astype(np.int64)
-    if (button < 0).any():  # no button recorded: the hand's highest seat (the first player listed acts first)
-        top = np.maximum.reduceat(seat, starts) if n else seat
-        button = np.where(button < 0, top[hand], button)
-    natural_names = batch.column("natural")
-    if pa.types.is_dictionary(natural_names.type):
-        natural_names = natural_names.cast(pa.string())
-    natural = pc.fill_null(pc.index_in(natural_names, value_set=_NATURAL_NAMES), NO_NATURAL)
-    player = _label(batch.column("player"))
-    boards = Boards(
-        hand=hand,
-        seat=seat,
-        cards=np.ascontiguousarray(cards, dtype=np.uint8),
-        button=button,
-        in_fantasyland=_flag(batch, "fantasyland"),
-        surrendered=_flag(batch, "surrendered"),
-        natural=natural.to_numpy(zero_copy_only=False).astype(np.int8),
-        stack=pc.fill_null(batch.column("stack"), 0).to_numpy(zero_copy_only=False).astype(np.int64),
-        owner=_owners(hand, sizes, player),
-        misset=_flag(batch, "misset"),
-    )
-    return Table(
-        boards=boards,
-        hand_key=hand_key,
-        player=player,
-        player_id=player_ids(player),
-        variant=_label(batch.column("variant")),
-        month=_label(batch.column("month")),
-        recorded=batch.column("points").cast(pa.int32()),
-        house_rules=batch.column("house_rules"),
-        played_at=_optional(batch, "played_at", pa.timestamp("us", tz="UTC")),
-        starts=starts,
-        n_players=sizes[hand].astype(np.int8),
-        position=_positions(hand, starts, seat, button),
-        fantasyland_dealt=_optional(batch, "fantasyland_cards", pa.int8()),
-    )
+# ------------------------------------------------------------------ building
 
 
-def pair_results(t: Table, result: Scored, rules: RuleSet) -> pa.RecordBatch:
-    """One row per pair: ``PAIR_RESULTS``."""
+def _constant_label(value: str, n: int) -> pa.DictionaryArray:
+    return pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, np.int32)), pa.array([value]))
+
+
+def pair_results(t: Table, result: Scored, job: Job, native: np.ndarray) -> pa.RecordBatch:
+    """One row per pair: ``PAIR_RESULTS``. ``native``: per board, the rule set is its hand's native one."""
     p, f = result.pairs, result.boards
     n = p.a.size
     key = np.empty(n, np.uint64)
@@ -214,13 +432,14 @@ def pair_results(t: Table, result: Scored, rules: RuleSet) -> pa.RecordBatch:
     )
     columns = {
         "hand_key": pa.array(key),
-        "rules": _constant_label(rules.name, n),
-        "rules_key": _constant_label(rules.key, n),
+        "rules": _constant_label(job.rules.name, n),
+        "rules_key": _constant_label(job.key, n),
+        "native": pa.array(native[p.a]),
         "variant": t.variant.take(p.a),
         "month": t.month.take(p.a),
         "player_a": t.player.take(p.a),
         "player_b": t.player.take(p.b),
-        "played_at": t.played_at.take(p.a),
+        "played_at": t.facts["played_at"].take(p.a),
         **{name: pa.array(i8[k]) for k, name in enumerate(kernels.PAIR_I8)},
         **{name: pa.array(i32[k]) for k, name in enumerate(kernels.PAIR_I32) if name != "settled"},
         "settled": pa.DictionaryArray.from_arrays(pa.array(i32[0]), pa.array(SETTLED)),
@@ -230,79 +449,167 @@ def pair_results(t: Table, result: Scored, rules: RuleSet) -> pa.RecordBatch:
     return pa.RecordBatch.from_pydict({name: columns[name] for name in PAIR_RESULTS.names}, schema=PAIR_RESULTS)
 
 
-def player_results(t: Table, result: Scored, rules: RuleSet) -> pa.RecordBatch:
-    """One row per board: ``PLAYER_RESULTS``."""
-    f = result.boards
-    n = t.hand_key.size
-    i8 = np.empty((len(kernels.PLAYER_I8), n), np.int8)
-    i32 = np.empty((len(kernels.PLAYER_I32), n), np.int32)
-    kernels.player_columns(
+def board_results(
+    t: Table,
+    result: Scored,
+    job: Job,
+    native: np.ndarray,
+    baseline: tuple[np.ndarray, np.ndarray],
+    dead: np.ndarray,
+) -> pa.RecordBatch:
+    """One row per board: ``BOARD_RESULTS``. ``native``: per board, the rule set is its hand's native one;
+    ``baseline``: points and winner seats under native rules; ``dead``: dead streets (``NEVER`` for none)."""
+    f, p = result.boards, result.pairs
+    n = t.n
+    i8 = np.empty((len(kernels.BOARD_I8), n), np.int8)
+    i32 = np.empty((len(kernels.BOARD_I32), n), np.int32)
+    kernels.board_columns(
         t.boards.seat,
         np.asarray(result.net, np.int64),
         np.asarray(f.royalties, np.int64),
         np.asarray(f.fantasyland_next, np.int64),
+        np.asarray(p.a, np.int64),
+        np.asarray(p.b, np.int64),
+        np.asarray(p.scoop, np.int8),
+        winner_seats(t.boards.hand, t.starts, t.boards.seat, np.asarray(result.net)),
+        baseline[0],
+        baseline[1],
         i8,
         i32,
     )
+    natural = f.natural
+    native_names = pa.array(t.native_keys)
     columns = {
         "hand_key": pa.array(t.hand_key),
-        "rules": _constant_label(rules.name, n),
-        "rules_key": _constant_label(rules.key, n),
+        **t.facts,
+        "rules": _constant_label(job.rules.name, n),
+        "rules_key": _constant_label(job.key, n),
+        "native": pa.array(native),
+        "native_rules": pa.DictionaryArray.from_arrays(pa.array(t.native.astype(np.int32)), native_names),
         "variant": t.variant,
         "month": t.month,
+        "n_players": pa.array(t.n_players),
+        "position": pa.array(t.position),
         "player": t.player,
-        "player_id": pa.array(t.player_id, pa.uint64()),
-        **{name: pa.array(i8[k]) for k, name in enumerate(kernels.PLAYER_I8)},
-        **{name: pa.array(i32[k]) for k, name in enumerate(kernels.PLAYER_I32)},
+        "cards": t.cards,
         "fouled": pa.array(f.fouled),
+        "dead_street": pa.array(dead, mask=dead == NEVER),
+        "natural": pa.DictionaryArray.from_arrays(
+            pa.array(np.maximum(natural, 0).astype(np.int32), mask=natural < 0), _NATURAL_NAMES
+        ),
+        "surrendered": pa.array(f.surrendered),
         "fantasyland": pa.array(t.boards.in_fantasyland),
+        "fantasyland_cards": t.fantasyland_dealt,
         "fantasyland_entry": pa.array(f.fantasyland_entry),
         "fantasyland_stay": pa.array(f.fantasyland_stay),
         "recorded_points": t.recorded,
-        "played_at": t.played_at,
-        "n_players": pa.array(t.n_players),
-        "position": pa.array(t.position),
-        "fantasyland_dealt": t.fantasyland_dealt,
-        "hand_winner": pa.array(winner_seats(t.boards.hand, t.starts, t.boards.seat, np.asarray(result.net))),
+        **{name: pa.array(i8[k]) for k, name in enumerate(kernels.BOARD_I8)},
+        **{name: pa.array(i32[k]) for k, name in enumerate(kernels.BOARD_I32)},
     }
-    return pa.RecordBatch.from_pydict({name: columns[name] for name in PLAYER_RESULTS.names}, schema=PLAYER_RESULTS)
+    return pa.RecordBatch.from_pydict({name: columns[name] for name in BOARD_RESULTS.names}, schema=BOARD_RESULTS)
 
 
-def score_table(
-    t: Table, rules: RuleSet | CompiledRules, prepared: Prepared | None = None
-) -> tuple[pa.RecordBatch, pa.RecordBatch]:
-    """Pair and player results of boards already read, under one rule set."""
-    rule_set = rules.rules if isinstance(rules, CompiledRules) else rules
-    result = score(t.boards, rules, prepared)
-    return pair_results(t, result, rule_set), player_results(t, result, rule_set)
+def _job(job: Job | RuleSet) -> Job:
+    return job if isinstance(job, Job) else Job(job)
 
 
-def rescore_batch(boards: pa.RecordBatch, rules: RuleSet | CompiledRules) -> tuple[pa.RecordBatch, pa.RecordBatch]:
-    """Pair results and player results of every hand in ``boards`` under ``rules``."""
-    return score_table(read_boards(boards), rules)
+@dataclass
+class Scoring:
+    """A job scored on a table: what its result tables are built from."""
+
+    job: Job
+    dead: DeadStreets
+    scored: Scored | None
+    """None when the job scores none of the table's boards."""
+    keep: np.ndarray | None
+    """The boards the job scores (None: all)."""
+    native: np.ndarray
+    """Per board: the job's rule set is its hand's native one."""
+    baseline: tuple[np.ndarray, np.ndarray]
+    hands: int
+    not_applied: dict[str, int]
+    why: dict[str, str]
 
 
-def rescore_many(
-    boards: pa.RecordBatch, rules: Sequence[RuleSet | CompiledRules]
-) -> list[tuple[pa.RecordBatch, pa.RecordBatch]]:
-    """``rescore_batch`` under each rule set, reading and evaluating the boards once."""
-    t = read_boards(boards)
-    prepared = prepare(t.boards)
-    return [score_table(t, r, prepared) for r in rules]
+def score_job(t: Table, scorer: Scorer, job: Job) -> Scoring:
+    """Score one job on a table read (``scorer`` shares the evaluation between jobs)."""
+    keep, not_applied, why = rows_of(t, job)
+    native = np.array([key == job.key for key in t.native_keys], dtype=bool)[t.native]
+    if keep is not None and not keep.any():
+        empty = np.zeros(0, dtype=np.int8)
+        return Scoring(job, scorer.dead, None, keep, native, (empty, empty), 0, not_applied, why)
+    scored = scorer.score(compile_rules(job.rules), job.key)
+    hands = int(t.starts.size if keep is None else keep[t.starts].sum())
+    return Scoring(job, scorer.dead, scored, keep, native, scorer.native(), hands, not_applied, why)
 
 
-def recorded_differences(t: Table, players: pa.RecordBatch, rules: RuleSet) -> tuple[int, int]:
-    """(hands checked, hands whose recorded points differ): the hands whose declared house rules are ``rules``
-    (by name or key) and that recorded points, compared board by board with ``players``, their results."""
+def build_boards(t: Table, s: Scoring) -> pa.RecordBatch:
+    """The job's ``BOARD_RESULTS``, with the street each fouled board went dead at (found here, once per order
+    rule for all the table's jobs: a local rescore builds a table's boards on one thread, beside the scoring)."""
+    if s.scored is None:
+        return _empty(BOARD_RESULTS)
+    fouled = s.scored.boards.fouled if s.keep is None else s.scored.boards.fouled & s.keep
+    dead = s.dead(compile_rules(s.job.rules), fouled)
+    out = board_results(t, s.scored, s.job, s.native, s.baseline, dead)
+    return out if s.keep is None else out.filter(pa.array(s.keep))
+
+
+def build_pairs(t: Table, s: Scoring) -> pa.RecordBatch:
+    """The job's ``PAIR_RESULTS``."""
+    if s.scored is None:
+        return _empty(PAIR_RESULTS)
+    out = pair_results(t, s.scored, s.job, s.native)
+    return out if s.keep is None else out.filter(pa.array(s.keep[s.scored.pairs.a]))
+
+
+def recorded_check(t: Table, s: Scoring) -> tuple[int, int]:
+    """(hands checked, hands whose recorded points differ) among the hands this job scores natively."""
+    if s.scored is None:
+        return 0, 0
+    return recorded_differences(t, s.scored, s.native if s.keep is None else s.native & s.keep)
+
+
+def results(t: Table, scorer: Scorer, job: Job) -> Results:
+    """One job's results for a table already read."""
+    s = score_job(t, scorer, job)
+    checked, differing = recorded_check(t, s)
+    return Results(job, build_boards(t, s), build_pairs(t, s), s.hands, s.not_applied, s.why, checked, differing)
+
+
+def _empty(schema: pa.Schema) -> pa.RecordBatch:
+    return pa.RecordBatch.from_pylist([], schema=schema)
+
+
+def recorded_differences(t: Table, scored: Scored, native: np.ndarray) -> tuple[int, int]:
+    """(hands checked, hands whose recorded points differ): the hands scored here under their native rules that
+    recorded points, compared board by board."""
     recorded = t.recorded
     if recorded.null_count == len(recorded):
         return 0, 0
-    house = _label(t.house_rules)
-    declared = np.isin(np.array(house.dictionary.to_pylist(), dtype=object), [rules.name, rules.key])
-    checked = declared[house.indices.to_numpy(zero_copy_only=False)] & recorded.is_valid().to_numpy(False)
+    checked = native & recorded.is_valid().to_numpy(zero_copy_only=False)
     if not checked.any():
         return 0, 0
-    scored = players.column("points").to_numpy(zero_copy_only=False)
-    differs = checked & (pc.fill_null(recorded, 0).to_numpy(zero_copy_only=False) != scored)
-    hand = t.boards.hand
-    return int(np.unique(hand[checked]).size), int(np.unique(hand[differs]).size)
+    differs = checked & (pc.fill_null(recorded, 0).to_numpy(zero_copy_only=False) != np.asarray(scored.net))
+    hands = np.add.reduceat(np.stack([checked, differs], axis=1).astype(np.int64), t.starts) > 0
+    return int(hands[:, 0].sum()), int(hands[:, 1].sum())
+
+
+def rescore_many(
+    boards: pa.RecordBatch, jobs: Sequence[Job | RuleSet], natives: Natives | None = None
+) -> list[Results]:
+    """Every job's results for the hands in ``boards``, reading and evaluating the boards once.
+
+    A job is a rule set (every hand it applies to) or a :class:`~pipeline.rescore.plan.Job`; ``natives``
+    finds each hand's native rule set (by default: presets only).
+    """
+    t = read_boards(boards, natives)
+    scorer = Scorer(t)
+    return [results(t, scorer, _job(job)) for job in jobs]
+
+
+def rescore_batch(
+    boards: pa.RecordBatch, rules: RuleSet, natives: Natives | None = None
+) -> tuple[pa.RecordBatch, pa.RecordBatch]:
+    """Board results and pair results of every hand in ``boards`` that ``rules`` apply to."""
+    r = rescore_many(boards, [rules], natives)[0]
+    return r.boards, r.pairs

@@ -26,15 +26,18 @@ PAIR_I32 = (
     "multiplier",
     "points",
 )
-PLAYER_I8 = ("seat", "fantasyland_cards")
-PLAYER_I32 = ("points", "royalty_top", "royalty_middle", "royalty_bottom")
+BOARD_I8 = ("seat", "fantasyland_next", "scoops", "scooped", "winner_seat", "native_winner_seat")
+BOARD_I32 = ("points", "royalty_top", "royalty_middle", "royalty_bottom", "native_points")
 
 _PAIR_SIGNATURE = (
     "void(int64[:], int64[:], uint64[:], int64[:], boolean[:], int64[:, :], int8[:, :], int8[:], int8[:], "
     "int64[:], int64[:], int64[:], int64[:], int64[:], int64[:], int64[:], int64[:], "
     "uint64[:], int8[:, :], int32[:, :], boolean[:, :])"
 )
-_PLAYER_SIGNATURE = "void(int64[:], int64[:], int64[:, :], int64[:], int8[:, :], int32[:, :])"
+_BOARD_SIGNATURE = (
+    "void(int64[:], int64[:], int64[:, :], int64[:], int64[:], int64[:], int8[:], int8[:], int64[:], int8[:], "
+    "int8[:, :], int32[:, :])"
+)
 
 
 @njit(_PAIR_SIGNATURE, cache=True, nogil=True)
@@ -86,20 +89,38 @@ def pair_columns(
         flags[1, p] = fouled[y]
 
 
-@njit(_PLAYER_SIGNATURE, cache=True, nogil=True)
-def player_columns(
+@njit(_BOARD_SIGNATURE, cache=True, nogil=True)
+def board_columns(
     seat: np.ndarray,
     net: np.ndarray,
     royalties: np.ndarray,
     fantasyland_next: np.ndarray,
+    a: np.ndarray,
+    b: np.ndarray,
+    scoop: np.ndarray,
+    winner: np.ndarray,
+    native_points: np.ndarray,
+    native_winner: np.ndarray,
     i8: np.ndarray,
     i32: np.ndarray,
 ) -> None:
-    """Fill ``i8`` (2, N) and ``i32`` (4, N) in the orders above."""
+    """Fill ``i8`` (6, N) and ``i32`` (5, N) in the orders above; scoops are counted from the pairs."""
     for i in range(seat.size):
         i8[0, i] = seat[i]
         i8[1, i] = fantasyland_next[i]
+        i8[2, i] = 0
+        i8[3, i] = 0
+        i8[4, i] = winner[i]
+        i8[5, i] = native_winner[i]
         i32[0, i] = net[i]
         i32[1, i] = royalties[i, 0]
         i32[2, i] = royalties[i, 1]
         i32[3, i] = royalties[i, 2]
+        i32[4, i] = native_points[i]
+    for p in range(a.size):
+        if scoop[p] > 0:
+            i8[2, a[p]] += 1
+            i8[3, b[p]] += 1
+        elif scoop[p] < 0:
+            i8[2, b[p]] += 1
+            i8[3, a[p]] += 1

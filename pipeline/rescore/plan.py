@@ -1,46 +1,39 @@
-"""What a rescore has to do: which committed batches of boards still lack results under which rule sets.
+"""What a rescore has to do: which committed batches of boards lack which results.
 
-A result batch scores one source batch under one or more rule sets, and its manifest says so in
-``covers`` (source batch, rule set key, and the counts). So a rerun compares the source batches in the
-manifests with what is covered and schedules only the rest. ``--force`` schedules everything asked for,
-and the new result batch lists the older results it supersedes in ``replaces``, which hides them from
-readers at the same commit (the next writer deletes them).
+Every hand is scored under its native rule set (``pipeline.native``) and under every rule set asked for. A
+result batch scores one source batch under some rule sets, and its manifest says so in ``covers``: per rule
+set, the counts, whether only the hands native to it were scored (``native_only``, a rule set nobody asked
+for) and the native rule set of each group of hands (variant, house rules). A rerun compares that with what
+is wanted now and schedules only the difference:
+
+- a rule set asked for, without results for every hand of the batch (or with ``--force``);
+- a native rule set without results;
+- results scored with other native rule sets than the batch's hands have now (a rule file named by some
+  hands' house rules became known): scored again, or dropped when they were only native results;
+- results of an older format: scored again.
+
+Results scored again list the files they supersede in ``replaces``, which hides them from readers at the same
+commit (the next writer deletes them).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
-from pipeline.lake.store import RESULT_TABLES
+from pipeline.lake.snapshot import RESULT_KIND, Snapshot
+from pipeline.lake.store import RESULT_TABLES, RETIRED_TABLES
+from pipeline.native import Natives
 from schemas.rules import RuleSet
 
-KIND = "rescore"
+__all__ = ["KIND", "Group", "Job", "Plan", "RuleSetNameError", "Work", "check_key", "plan"]
+
+KIND = RESULT_KIND
+_RESULT_FOLDERS = (*RESULT_TABLES, *RETIRED_TABLES)
 _SAFE_KEY = re.compile(r"^[\w.+ -]+@[0-9a-f]+$")
-
-
-@dataclass(frozen=True)
-class Work:
-    """One source batch to score under some rule sets."""
-
-    source: dict[str, Any]
-    """The source batch's manifest."""
-    rules: list[RuleSet]
-    replaces: list[str]
-    """Files of older results of the same source batch and rule sets (with ``--force``)."""
-
-    @property
-    def batch(self) -> str:
-        return str(self.source["batch"])
-
-
-@dataclass(frozen=True)
-class Plan:
-    work: list[Work]
-    skipped: dict[str, int]
-    """Per rule set key: source batches already scored, left alone."""
 
 
 class RuleSetNameError(ValueError):
@@ -55,61 +48,134 @@ def check_key(rules: RuleSet) -> None:
         )
 
 
-def sources(manifests: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Committed batches that hold boards (ingest and simulation runs), oldest first."""
-    return [m for m in manifests if any(f.startswith("boards/") for f in m["files"])]
+@dataclass(frozen=True)
+class Group:
+    """The hands of a source batch that share a variant and recorded house rules, and their native rule set."""
+
+    variant: str
+    house_rules: str | None
+    hands: int
+    native: RuleSet
+    how: str
+    """How the native rule set was found (``pipeline.native.How``)."""
+    why: str = ""
+
+    def record(self) -> dict[str, Any]:
+        """The group as a result batch's manifest records it."""
+        out = {"variant": self.variant, "house_rules": self.house_rules, "hands": self.hands}
+        return {**out, "native": self.native.key, "how": self.how, **({"why": self.why} if self.why else {})}
 
 
-def results(manifests: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Committed result batches, oldest first."""
-    return [m for m in manifests if m.get("kind") == KIND]
+@dataclass(frozen=True)
+class Job:
+    """Score a source batch under ``rules``: every hand they apply to, or only those native to them."""
+
+    rules: RuleSet
+    native_only: bool = False
+    key: str = field(init=False, repr=False)
+    """``rules.key``, worked out once (it writes the whole rule set out to hash it)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "key", self.rules.key)
 
 
-def coverage(manifests: Iterable[dict[str, Any]]) -> dict[tuple[str, str], dict[str, Any]]:
-    """(source batch, rule set key) -> the latest cover entry of a committed result batch."""
-    out: dict[tuple[str, str], dict[str, Any]] = {}
-    for m in results(manifests):
+@dataclass(frozen=True)
+class Work:
+    """One source batch to score under some rule sets."""
+
+    source: dict[str, Any]
+    """The source batch's manifest."""
+    jobs: list[Job]
+    groups: list[Group]
+    replaces: list[str] = field(default_factory=list)
+    """Files of earlier results of the same source batch that these supersede."""
+
+    @property
+    def batch(self) -> str:
+        return str(self.source["batch"])
+
+
+@dataclass(frozen=True)
+class Plan:
+    work: list[Work]
+    skipped: dict[str, int]
+    """Per rule set key asked for: source batches already scored under it, left alone."""
+    groups: dict[str, list[Group]]
+    """Per source batch: its groups of hands and their native rule sets."""
+
+
+GroupsOf = Callable[[dict[str, Any]], list[tuple[str, str | None, int]]]
+"""(variant, house rules, hands) of a source batch's hands, read from its files."""
+
+
+def _recorded_groups(snapshot: Snapshot, batch: str) -> list[tuple[str, str | None, int]] | None:
+    """The groups of a source batch as its latest results recorded them (so a rerun reads no data)."""
+    for (source, _), cover in reversed(snapshot.coverage.items()):
+        if source == batch and "groups" in cover.entry:
+            return [(g["variant"], g["house_rules"], int(g["hands"])) for g in cover.entry["groups"]]
+    return None
+
+
+def plan(snapshot: Snapshot, asked: list[RuleSet], natives: Natives, groups_of: GroupsOf, force: bool = False) -> Plan:
+    """The work left: per source batch, the jobs its results lack and the earlier results they replace."""
+    asked_keys = {r.key for r in asked}
+    skipped = dict.fromkeys(asked_keys, 0)
+    known = {**snapshot.rule_sets, **{r.key: r for r in asked}}
+    work: list[Work] = []
+    all_groups: dict[str, list[Group]] = {}
+    stale_by_batch: dict[str, list[dict[str, Any]]] = {}
+    for m in snapshot.stale:
         for c in m.get("covers", []):
-            out[(c["batch"], c["rules_key"])] = c
-    return out
-
-
-def _result_files(manifest: dict[str, Any], key: str) -> list[str]:
-    """A result batch's files under one rule set (its partition folder)."""
-    folder = f"rules_key={key}"
-    return [f for f in manifest["files"] if f.split("/")[0] in RESULT_TABLES and f.split("/")[1] == folder]
-
-
-def plan(manifests: list[dict[str, Any]], rules: list[RuleSet], force: bool = False) -> Plan:
-    """The work left: for each source batch, the rule sets it has no results under (all of them, forced)."""
-    done = coverage(manifests)
-    earlier = results(manifests)
-    skipped = dict.fromkeys((r.key for r in rules), 0)
-    work = []
-    for source in sources(manifests):
+            stale_by_batch.setdefault(c["batch"], []).append(m)
+    for source in snapshot.sources:
         batch = source["batch"]
-        todo = [r for r in rules if force or (batch, r.key) not in done]
-        keys = {r.key for r in todo}
-        for r in rules:
-            skipped[r.key] += r.key not in keys
-        if not todo:
-            continue
-        replaces = [
-            f
-            for m in earlier
-            for key in keys
-            if any(c["batch"] == batch and c["rules_key"] == key for c in m.get("covers", []))
-            for f in _result_files(m, key)
-        ]
-        work.append(Work(source, todo, sorted(set(replaces))))
-    return Plan(work, skipped)
+        found = _recorded_groups(snapshot, batch) or sorted(groups_of(source), key=lambda g: (g[0], g[1] or ""))
+        groups = []
+        for variant, house_rules, hands in found:
+            native = natives.resolve(variant, house_rules)
+            groups.append(Group(variant, house_rules, hands, native.rules, native.how.value, native.why))
+        all_groups[batch] = groups
+        mapping = [[g.variant, g.house_rules, g.native.key] for g in groups]
+        covers = {key: c for (b, key), c in snapshot.coverage.items() if b == batch}
+        jobs: dict[str, Job] = {}
+        for r in asked:
+            c = covers.get(r.key)
+            if force or c is None or c.native_only or c.natives != mapping:
+                jobs[r.key] = Job(r)
+            else:
+                skipped[r.key] += 1
+        for g in groups:
+            key = g.native.key
+            c = covers.get(key)
+            if key not in jobs and (c is None or c.natives != mapping):
+                jobs[key] = Job(g.native, native_only=c is None or c.native_only)
+                known.setdefault(key, g.native)
+        natives_now = {g.native.key for g in groups}
+        for key, c in covers.items():
+            if key in jobs or c.natives == mapping:
+                continue
+            if not c.native_only:  # asked for once: scored again with the hands' native rules as they are now
+                jobs[key] = Job(known[key])
+            elif key in natives_now:
+                jobs[key] = Job(known[key], native_only=True)
+        replaces = [f for key in jobs if key in covers for f in covers[key].files()]
+        for m in stale_by_batch.get(batch, []):  # results of an older format: every rule set scored again
+            for c in m.get("covers", []):  # asked for, every one of them: older versions scored nothing else
+                key = c["rules_key"]
+                if c["batch"] == batch and key in known and (key not in jobs or jobs[key].native_only):
+                    jobs[key] = Job(known[key])
+            replaces += [f for f in m["files"] if f.split("/")[0] in _RESULT_FOLDERS]
+        dropped = [c for key, c in covers.items() if key not in jobs and c.native_only and key not in natives_now]
+        replaces += [f for c in dropped for f in c.files()]
+        if jobs or replaces:
+            work.append(Work(source, list(jobs.values()), groups, sorted(set(replaces))))
+    return Plan(work, skipped, all_groups)
 
 
-def rule_sets_in(manifests: list[dict[str, Any]]) -> list[RuleSet]:
-    """The rule sets the lake already has results under, as each result batch recorded them."""
-    found: dict[str, RuleSet] = {}
-    for m in results(manifests):
-        for doc in m.get("rule_sets", []):
-            rules = RuleSet.model_validate(doc)
-            found.setdefault(rules.key, rules)
-    return list(found.values())
+def group_counts(plan: Plan) -> Counter[tuple[str, str | None, str, str]]:
+    """Hands per (variant, house rules, native rule set key, how), over every source batch."""
+    out: Counter[tuple[str, str | None, str, str]] = Counter()
+    for groups in plan.groups.values():
+        for g in groups:
+            out[(g.variant, g.house_rules, g.native.key, g.how)] += g.hands
+    return out

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from pipeline.rescore.plan import coverage
-from schemas.rules import RuleSet
+from pipeline.lake.snapshot import Snapshot
 
 COUNTS = ("hands", "boards", "pairs", "recorded_checked", "recorded_differing")
 
@@ -25,40 +25,63 @@ class RuleTotals:
     boards: int = 0
     pairs: int = 0
     recorded_checked: int = 0
-    """Hands that declare these rules as their house rules and recorded points."""
+    """Hands scored under their native rules here that recorded points."""
     recorded_differing: int = 0
     """Of those, hands whose recorded points differ from ours."""
     seconds: float = 0.0
     """Processor time spent scoring under this rule set and building its results (reading and writing, shared
     by every rule set, are not counted)."""
+    native_only: bool = False
+    """Scored only for the hands it is native to: nobody asked for it."""
+    skipped_variants: Counter[str] = field(default_factory=Counter)
+    """Hands left out per variant because the rule set cannot apply to it."""
+    why: dict[str, str] = field(default_factory=dict)
+    """Per variant left out, why."""
 
     def cover(self) -> dict[str, Any]:
         """The manifest's record of these results."""
-        return {"rules": self.rules, "rules_key": self.key, **{c: getattr(self, c) for c in COUNTS}}
+        return {
+            "rules": self.rules,
+            "rules_key": self.key,
+            "native_only": self.native_only,
+            **{c: getattr(self, c) for c in COUNTS},
+            "not_applied": dict(self.skipped_variants),
+            "why": self.why,
+        }
+
+    def not_applied(self, hands: dict[str, int], why: dict[str, str]) -> None:
+        self.skipped_variants.update(hands)
+        self.why.update(why)
 
     def add(self, other: RuleTotals) -> None:
         for c in (*COUNTS, "batches", "seconds"):
             setattr(self, c, getattr(self, c) + getattr(other, c))
+        self.not_applied(other.skipped_variants, other.why)
 
 
 @dataclass
 class Report:
     run: list[RuleTotals]
-    """This run, per rule set asked for."""
+    """This run, per rule set scored (those asked for first, then native rule sets scored for their hands)."""
     lake: list[RuleTotals]
     """What the lake holds under those rule sets (the latest results of every source batch)."""
+    natives: list[dict[str, Any]] = field(default_factory=list)
+    """Hands per variant and recorded house rules, with the native rule set they are scored under and how it
+    was found."""
     result_batches: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
 
-def lake_totals(manifests: list[dict[str, Any]], rules: list[RuleSet]) -> list[RuleTotals]:
-    """Per rule set: the counts of the latest results of every source batch, from the manifests alone."""
-    done = coverage(manifests)
+def lake_totals(snapshot: Snapshot, keys: list[tuple[str, str]]) -> list[RuleTotals]:
+    """Per rule set (name, key): the counts of the latest results of every source batch, from the manifests."""
     out = []
-    for r in rules:
-        t = RuleTotals(r.name, r.key)
-        for (_, key), c in done.items():
-            if key == r.key:
-                t.add(RuleTotals(r.name, r.key, batches=1, **{k: c[k] for k in COUNTS}))
+    for name, key in keys:
+        t = RuleTotals(name, key)
+        for (_, k), c in snapshot.coverage.items():
+            if k == key:
+                entry = c.entry
+                part = RuleTotals(name, key, batches=1, **{n: entry.get(n, 0) for n in COUNTS})
+                part.not_applied(entry.get("not_applied", {}), entry.get("why", {}))
+                t.add(part)
         out.append(t)
     return out

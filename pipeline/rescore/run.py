@@ -1,8 +1,10 @@
-"""A rescore run: every committed batch of boards without results, scored under each rule set, committed.
+"""A rescore run: every committed batch of boards scored under its hands' native rules and each rule set asked
+for, where results are missing, then committed.
 
-The plan comes from the manifests alone (nothing is read when nothing is new, and the engine is not
-even loaded). Each source batch then becomes one result batch (``scoring.score_source``), so a crash
-loses at most the batch being scored, and the next run picks up from there.
+The plan comes from the manifests alone once the batches' hands are known (nothing is read when nothing is
+new, and the engine is not even loaded). Each source batch then becomes one result batch
+(``scoring.score_source``), so a crash loses at most the batch being scored, and the next run picks up from
+there.
 """
 
 from __future__ import annotations
@@ -11,26 +13,39 @@ import time
 from collections.abc import Callable
 
 from pipeline.lake.store import Lake
+from pipeline.native import Natives
 from pipeline.rescore import plan as planning
 from pipeline.rescore.report import Report, RuleTotals, lake_totals
-from pipeline.rescore.source import count_hands, partitions
+from pipeline.rescore.source import count_hands, groups, partitions
 from schemas.rules import RuleSet
+
+__all__ = ["Progress", "rescore"]
 
 Progress = Callable[[int, int], None]
 """``on_progress(hands done, hands to do)``."""
 
 
 def rescore(lake: Lake, rules: list[RuleSet], force: bool = False, on_progress: Progress | None = None) -> Report:
-    """Score every committed batch of boards that lacks results under each of ``rules`` (all, with ``force``)."""
+    """Score every committed batch of boards that lacks results under each of ``rules`` (all, with ``force``) and
+    under its hands' native rule sets."""
     t0 = time.perf_counter()
     unique = list({r.key: r for r in rules}.values())
     for r in unique:
         planning.check_key(r)
     with lake.locked():
         lake.collect_garbage()
-        manifests = lake.manifests()
-        todo = planning.plan(manifests, unique, force)
-        run = {r.key: RuleTotals(r.name, r.key, skipped=todo.skipped[r.key]) for r in unique}
+        snapshot = lake.snapshot()
+        natives = Natives(recorded=list(snapshot.rule_sets.values()), given=unique)
+        todo = planning.plan(snapshot, unique, natives, lambda m: groups(lake.root, m), force)
+        run: dict[str, RuleTotals] = {r.key: RuleTotals(r.name, r.key, skipped=todo.skipped[r.key]) for r in unique}
+        for work in todo.work:
+            for job in work.jobs:
+                run.setdefault(job.rules.key, RuleTotals(job.rules.name, job.rules.key, native_only=job.native_only))
+        for groups_of_batch in todo.groups.values():  # every native rule set, new work or not
+            for g in groups_of_batch:
+                covers = [c for (_, key), c in snapshot.coverage.items() if key == g.native.key]
+                only = not covers or all(c.native_only for c in covers)
+                run.setdefault(g.native.key, RuleTotals(g.native.name, g.native.key, native_only=only))
         committed = []
         if todo.work:
             from pipeline.rescore.scoring import score_source  # loads the engine
@@ -46,9 +61,14 @@ def rescore(lake: Lake, rules: list[RuleSet], force: bool = False, on_progress: 
 
             advance(0)
             for work in todo.work:
-                batch, totals = score_source(lake, work, advance)
+                batch, totals = score_source(lake, work, natives, advance)
                 committed.append(batch)
                 for t in totals:
                     run[t.key].add(t)
-            manifests = lake.manifests()
-    return Report(list(run.values()), lake_totals(manifests, unique), committed, time.perf_counter() - t0)
+            snapshot = lake.snapshot()
+    keys = [(t.rules, t.key) for t in run.values()]
+    counts = sorted(planning.group_counts(todo).items(), key=lambda kv: (kv[0][0], kv[0][1] or ""))
+    natives_summary = [
+        {"variant": v, "house_rules": h, "native": key, "how": how, "hands": n} for (v, h, key, how), n in counts
+    ]
+    return Report(list(run.values()), lake_totals(snapshot, keys), natives_summary, committed, time.perf_counter() - t0)

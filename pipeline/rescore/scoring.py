@@ -1,10 +1,10 @@
-"""One source batch through the rescore: read, score under every rule set, build and write, commit.
+"""One source batch through the rescore: read, score under every job, build and write, commit.
 
 Three kinds of work overlap. A reader thread decodes the next chunk of whole hands while this thread
-scores the current one under each rule set; each result table has its own thread that builds the
-table's columns from the engine's arrays and encodes them to Parquet (both release the GIL). A short
-queue between scoring and the writers bounds memory. The result batch's manifest is the commit point:
-until it is written nothing is visible, and an error leaves only staging files the next writer removes.
+scores the current one under each job; each result table has its own thread that builds the table's
+columns from the engine's arrays and encodes them to Parquet (both release the GIL). A short queue between
+scoring and the writers bounds memory. The result batch's manifest is the commit point: until it is written
+nothing is visible, and an error leaves only staging files the next writer removes.
 """
 
 from __future__ import annotations
@@ -19,30 +19,46 @@ import pyarrow as pa
 
 from pipeline import __version__
 from pipeline.ahead import ahead
-from pipeline.lake.store import RESULT_TABLES, BatchWriter, Lake
-from pipeline.rescore.batch import (
-    Table,
-    pair_results,
-    player_names,
-    player_results,
-    read_boards,
-    recorded_differences,
-)
+from pipeline.lake.snapshot import RESULT_FORMAT
+from pipeline.lake.store import BatchWriter, Lake
+from pipeline.native import Natives
+from pipeline.rescore.batch import Scorer, Scoring, Table, build_boards, build_pairs, read_boards, recorded_check
+from pipeline.rescore.batch import score_job as score_one
 from pipeline.rescore.plan import KIND, Work
 from pipeline.rescore.report import RuleTotals
-from pipeline.rescore.source import READ_ROWS, partitions, read_partition
-from pipeline.score.compile import CompiledRules, compile_rules
-from pipeline.score.engine import Scored, prepare, score
+from pipeline.rescore.royalties import royalty_hands
+from pipeline.rescore.source import READ_ROWS, Partition, partitions, read_partition
 
 PENDING = 4
 """Result tables waiting for their writer at most: with the read size, what bounds memory."""
 
 
-def _tables(lake: Lake, work: Work, rows: int) -> Iterator[Table]:
-    """The source batch's boards, chunk by chunk of whole hands, as the engine's columns."""
+def _tables(lake: Lake, work: Work, natives: Natives, rows: int) -> Iterator[Table]:
+    """The source batch's boards, chunk by chunk of whole hands, as the engine's columns.
+
+    The month partitions of a variant are read one after another into chunks of about ``rows`` boards: the
+    results are not split by month, and each chunk becomes one row group of each result file.
+    """
+    by_variant: dict[str, list[Partition]] = {}
     for part in partitions(lake.root, work.source):
-        for chunk in read_partition(part, rows):
-            yield read_boards(chunk)
+        by_variant.setdefault(part.variant, []).append(part)
+    for parts in by_variant.values():
+        held: list[pa.RecordBatch] = []
+        size = 0
+        for part in parts:
+            for chunk in read_partition(part, rows):
+                if held and size + chunk.num_rows > rows:  # never more than ``rows``: they bound the memory
+                    yield read_boards(_joined(held), natives)
+                    held, size = [], 0
+                held.append(chunk)
+                size += chunk.num_rows
+        if held:
+            yield read_boards(_joined(held), natives)
+
+
+def _joined(batches: list[pa.RecordBatch]) -> pa.RecordBatch:
+    """Batches of whole hands as one (each batch's labels are unified into one dictionary)."""
+    return batches[0] if len(batches) == 1 else pa.concat_batches(batches)
 
 
 class _Writers:
@@ -50,32 +66,30 @@ class _Writers:
 
     def __init__(self, writer: BatchWriter) -> None:
         self.writer = writer
-        self.pools = {t: ThreadPoolExecutor(1, thread_name_prefix=f"rescore-{t}") for t in RESULT_TABLES}
+        self.pools = {t: ThreadPoolExecutor(1, thread_name_prefix=f"rescore-{t}") for t in ("boards", "pairs")}
         self.pending: deque[tuple[Future[RuleTotals], RuleTotals]] = deque()
-        self.names: dict[int, str] = {}
-        """The names behind the player ids written."""
 
-    def put(self, table: Table, result: Scored, rules: CompiledRules, totals: RuleTotals) -> None:
-        for name, build in (("pair_results", self._pairs), ("player_results", self._players)):
-            self.pending.append((self.pools[name].submit(build, table, result, rules), totals))
+    def put(self, table: Table, scoring: Scoring, totals: RuleTotals) -> None:
+        for name, build in (("pairs", self._pairs), ("boards", self._boards)):
+            self.pending.append((self.pools[name].submit(build, table, scoring), totals))
         while len(self.pending) > PENDING:
             self._settle()
 
-    def _pairs(self, table: Table, result: Scored, rules: CompiledRules) -> RuleTotals:
+    def _pairs(self, table: Table, s: Scoring) -> RuleTotals:
         t0 = time.thread_time()
-        pairs = pair_results(table, result, rules.rules)
+        pairs = build_pairs(table, s)
         seconds = time.thread_time() - t0
         self.writer.write("pair_results", pa.Table.from_batches([pairs]))
-        return RuleTotals(rules.rules.name, rules.rules.key, pairs=pairs.num_rows, seconds=seconds)
+        return RuleTotals(s.job.rules.name, s.job.key, pairs=pairs.num_rows, seconds=seconds)
 
-    def _players(self, table: Table, result: Scored, rules: CompiledRules) -> RuleTotals:
+    def _boards(self, table: Table, s: Scoring) -> RuleTotals:
         t0 = time.thread_time()
-        players = player_results(table, result, rules.rules)
-        checked, differing = recorded_differences(table, players, rules.rules)
+        boards = build_boards(table, s)
+        checked, differing = recorded_check(table, s)
         seconds = time.thread_time() - t0
-        self.writer.write("player_results", pa.Table.from_batches([players]))
-        counts = {"boards": players.num_rows, "recorded_checked": checked, "recorded_differing": differing}
-        return RuleTotals(rules.rules.name, rules.rules.key, seconds=seconds, **counts)
+        self.writer.write("board_results", pa.Table.from_batches([boards]))
+        counts = {"boards": boards.num_rows, "recorded_checked": checked, "recorded_differing": differing}
+        return RuleTotals(s.job.rules.name, s.job.key, seconds=seconds, **counts)
 
     def _settle(self) -> None:
         future, totals = self.pending.popleft()
@@ -84,18 +98,17 @@ class _Writers:
     def flush(self) -> None:
         while self.pending:
             self._settle()
-        ids = pa.array(list(self.names), pa.uint64())
-        self.writer.write("result_players", pa.table({"player_id": ids, "player": list(self.names.values())}))
 
     def close(self) -> None:
         for pool in self.pools.values():
             pool.shutdown(cancel_futures=True)
 
 
-def score_source(lake: Lake, work: Work, on_hands: Callable[[int], None]) -> tuple[str, list[RuleTotals]]:
-    """Score one source batch under ``work.rules`` and commit the results as one batch: (its id, its counts)."""
-    compiled = [compile_rules(r) for r in work.rules]
-    totals = [RuleTotals(r.name, r.key, batches=1) for r in work.rules]
+def score_source(
+    lake: Lake, work: Work, natives: Natives, on_hands: Callable[[int], None]
+) -> tuple[str, list[RuleTotals]]:
+    """Score one source batch under ``work.jobs`` and commit the results as one batch: (its id, its counts)."""
+    totals = [RuleTotals(j.rules.name, j.key, batches=1, native_only=j.native_only) for j in work.jobs]
     hands = 0
     writer = lake.begin(KIND)
     writers = _Writers(writer)
@@ -103,26 +116,31 @@ def score_source(lake: Lake, work: Work, on_hands: Callable[[int], None]) -> tup
     threads = numba.get_num_threads()
     numba.set_num_threads(1)  # for this thread only: the reader and the writers keep the other cores busy
     try:
-        for table in ahead(_tables(lake, work, READ_ROWS), reader):
-            n_hands = int(table.boards.hand[-1]) + 1
+        for table in ahead(_tables(lake, work, natives, READ_ROWS), reader):
+            n_hands = int(table.starts.size)
             t0 = time.thread_time()
-            prepared = prepare(table.boards)  # every board evaluated once, whatever the number of rule sets
-            shared = (time.thread_time() - t0) / len(compiled)
-            for c, t in zip(compiled, totals, strict=True):
+            scorer = Scorer(table)  # every board evaluated once, whatever the number of rule sets
+            shared = (time.thread_time() - t0) / max(len(work.jobs), 1)
+            for job, t in zip(work.jobs, totals, strict=True):
                 t0 = time.thread_time() - shared
-                result = score(table.boards, c, prepared)
+                scoring = score_one(table, scorer, job)
                 t.seconds += time.thread_time() - t0
-                t.hands += n_hands
-                writers.put(table, result, c, t)
-            writers.names.update(player_names(table.player))  # once a chunk, whatever the rule sets
+                t.hands += scoring.hands
+                t.not_applied(scoring.not_applied, scoring.why)
+                if scoring.scored is not None:
+                    writers.put(table, scoring, t)
+            del scorer, scoring  # the writers hold what they need: each job's scores, not every job's
             hands += n_hands
             on_hands(n_hands)
         writers.flush()
         counts = {"read": hands, "accepted": hands, "quarantined": 0, "duplicates": 0}
+        groups = [g.record() for g in work.groups]
         extra = {
-            "covers": [{"batch": work.batch, **t.cover()} for t in totals],
+            "format": RESULT_FORMAT,
+            "covers": [{"batch": work.batch, **t.cover(), "groups": groups} for t in totals],
             "replaces": work.replaces,
-            "rule_sets": [r.model_dump(mode="json") for r in work.rules],
+            "rule_sets": [j.rules.model_dump(mode="json") for j in work.jobs],
+            "royalty_hands": {j.key: royalty_hands(j.rules) for j in work.jobs},
         }
         writer.commit({**counts, "version": __version__}, [{"path": work.batch, "batch": work.batch}], extra)
         return writer.batch, totals
@@ -133,5 +151,4 @@ def score_source(lake: Lake, work: Work, on_hands: Callable[[int], None]) -> tup
     finally:
         numba.set_num_threads(threads)
         reader.shutdown(cancel_futures=True)
-        writers.close()
         writers.close()

@@ -1,0 +1,114 @@
+"""The hand each royalty pays for, per rule set: what lets a report name royalties without reading cards.
+
+From each rule set's compiled royalty tables evaluated at every strength: a value earned by hands of one
+category is that category (and, when they share their rank too, that hand: ``pair of queens``); a value
+several categories earn names them all. A rescore records them in its manifest beside the rule sets it
+scored, so a report names royalties without evaluating anything (``pipeline.query.db`` reads them back).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from pipeline.lake.snapshot import Snapshot
+from schemas.rules import RuleSet
+
+__all__ = ["ROYALTY_HANDS", "recorded_royalty_hands", "royalty_hands"]
+
+ROYALTY_HANDS = pa.schema(
+    [
+        ("rules_key", pa.string()),
+        ("row", pa.string()),
+        ("points", pa.int32()),
+        ("category", pa.string()),
+        ("category_order", pa.int8()),
+        ("hand", pa.string()),
+    ]
+)
+
+
+def royalty_hands(rules: RuleSet) -> list[dict[str, Any]]:
+    """Per row and royalty value of ``rules``: the hand that earns it (``ROYALTY_HANDS`` rows)."""
+    return list(_royalty_rows(rules.model_dump_json()))
+
+
+def recorded_royalty_hands(snapshot: Snapshot) -> pa.Table:
+    """The rows the snapshot's result batches recorded, once per rule set."""
+    rows: dict[str, list[dict[str, Any]]] = {}
+    for m in snapshot.results:
+        for key, mine in m.get("royalty_hands", {}).items():
+            rows.setdefault(key, mine)
+    return pa.Table.from_pylist([r for mine in rows.values() for r in mine], schema=ROYALTY_HANDS)
+
+
+@cache
+def _royalty_rows(rules_json: str) -> tuple[dict[str, Any], ...]:
+    """A rule set's rows (cached by content: the same rule set always names the same hands)."""
+    from pipeline.evaluate import CATEGORY_NAMES, describe, tables
+    from pipeline.score.compile import compile_rules
+
+    c = compile_rules(RuleSet.model_validate_json(rules_json))
+    key = c.rules.key
+    out: list[dict[str, Any]] = []
+    five = tables.N_CARDS == 5
+    by_row = {"top": (c.royalty_top, ~five), "middle": (c.royalty_middle, five), "bottom": (c.royalty_bottom, five)}
+    for row, (table, width) in by_row.items():
+        if row == "middle" and c.lowball:
+            out.extend(_lowball_rows(key, c.royalty_middle_low))
+            continue
+        for points in np.unique(table[width & (table > 0)]):
+            strengths = np.flatnonzero(width & (table == points))
+            cats = np.unique(tables.CATEGORY[strengths])
+            names = " / ".join(CATEGORY_NAMES[i] for i in cats)
+            if len(cats) == 1 and (tables.CATEGORY[strengths] == tables.STRAIGHT_FLUSH).all():
+                royal = (tables.RANK1[strengths] == tables.ACE).all()
+                hand = "royal flush" if royal else names
+            elif len(cats) == 1 and np.unique(tables.RANK1[strengths]).size == 1 and cats[0] != tables.HIGH_CARD:
+                hand = str(describe(strengths[:1])[0]).split(",")[0]
+            else:
+                hand = names
+            out.append(
+                {
+                    "rules_key": key,
+                    "row": row,
+                    "points": int(points),
+                    "category": names,
+                    "category_order": int(cats.max()),
+                    "hand": hand,
+                }
+            )
+    return tuple(out)
+
+
+_LOW_NAMES = ("deuce", "trey", "four", "five", "six", "seven", "eight", "nine", "ten", "jack", "queen", "king", "ace")
+
+
+def _lowball_rows(key: str, table: np.ndarray) -> list[dict[str, Any]]:
+    """The royalties of a 2-7 middle, named by their highest card (``seven-low``)."""
+    from pipeline.evaluate import tables
+
+    out = []
+    for points in np.unique(table[table > 0]):
+        values = np.flatnonzero(table == points)
+        highs = np.unique(tables.LOW_RANK1[values])
+        if values.size == 1 and values[0] == 0:
+            hand = "7-5-4-3-2"
+        elif highs.size == 1:
+            hand = f"{_LOW_NAMES[highs[0]]}-low"
+        else:
+            hand = f"{_LOW_NAMES[highs.min()]}- to {_LOW_NAMES[highs.max()]}-low"
+        out.append(
+            {
+                "rules_key": key,
+                "row": "middle",
+                "points": int(points),
+                "category": "2-7 low",
+                "category_order": 0,
+                "hand": hand,
+            }
+        )
+    return out
