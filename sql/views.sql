@@ -1,6 +1,6 @@
--- Derived views over the lake tables (hands, boards, placements, batches, quarantine, and the results of
--- ofc rescore: pair_results, player_results).
--- The lake tables themselves are defined by pipeline/query/db.py from the committed manifests.
+-- Derived views and macros over the lake tables (hands, boards, placements, batches, quarantine, and the
+-- results of ofc rescore: board_results, pair_results) and the two tables from the code (variants,
+-- royalty_hands). The lake tables themselves are defined by pipeline/query/db.py from the committed manifests.
 
 -- One row per board with its hand's facts and its rows as card codes (top 3, middle 5, bottom 5).
 CREATE VIEW hand_boards AS
@@ -22,24 +22,56 @@ SELECT player, count(*) AS hands, min(played_at) AS first_played, max(played_at)
 FROM hand_boards
 GROUP BY player;
 
--- Hands whose recorded points differ from the rescore under the rule set the hand declares as its house rules
--- (by name or name@hash): every board of each such hand, recorded beside rescored, per rescore in the lake.
+-- Every board as it was played: scored under its hand's native rules (its recorded house rules, else its
+-- variant's preset).
+CREATE VIEW played_boards AS
+SELECT * FROM board_results WHERE native;
+
+-- Hands whose recorded points differ from ours under the rules they were played by: every board of each.
 CREATE VIEW recorded_mismatches AS
 WITH checked AS (
     SELECT
-        h.hand_key, h.hand_id, h.source, h.source_file, h.source_line, h.house_rules,
-        r.rules, r.rules_key, r.seat, r.player, r.recorded_points, r.points,
-        bool_or(r.points <> r.recorded_points) OVER (PARTITION BY r.rules_key, r.hand_key) AS differs
-    FROM player_results r
-    JOIN hands h USING (hand_key)
-    WHERE h.house_rules IN (r.rules, r.rules_key) AND r.recorded_points IS NOT NULL
+        hand_key, hand_id, source, rules_key, seat, player, recorded_points, points,
+        bool_or(points <> recorded_points) OVER (PARTITION BY hand_key) AS differs
+    FROM played_boards
+    WHERE recorded_points IS NOT NULL
 )
 SELECT
-    hand_key, hand_id, source, source_file, source_line, house_rules, rules, rules_key, seat, player,
-    recorded_points, points AS rescored_points, points - recorded_points AS difference
-FROM checked
-WHERE differs
-ORDER BY source_file, source_line, rules_key, seat;
+    c.hand_key, c.hand_id, c.source, h.source_file, h.source_line, h.house_rules, c.rules_key AS native_rules,
+    c.seat, c.player, c.recorded_points, c.points AS rescored_points, c.points - c.recorded_points AS difference
+FROM checked c
+JOIN hands h USING (hand_key)
+WHERE c.differs
+ORDER BY h.source_file, h.source_line, c.seat;
+
+-- The filters every named query takes: one player, one variant, hands played from a first day (UTC). A null
+-- filter keeps everything.
+CREATE MACRO kept(player, variant, played_at, who, game, from_day) AS
+    (who IS NULL OR player = who)
+    AND (game IS NULL OR variant = game)
+    AND (from_day IS NULL OR played_at >= timezone('UTC', from_day::TIMESTAMP));
+
+-- The boards a figure reads: each under its hand's own rules (rule_set null), or as if every hand had been
+-- played under one rule set (its key), then filtered.
+CREATE MACRO scored_boards(rule_set, who, game, from_day) AS TABLE
+    SELECT * FROM board_results
+    WHERE (CASE WHEN rule_set IS NULL THEN native ELSE rules_key = rule_set END)
+      AND kept(player, variant, played_at, who, game, from_day);
+
+-- The same for pairs of boards: a pair is kept when either of its players is the one asked for.
+CREATE MACRO scored_pairs(rule_set, who, game, from_day) AS TABLE
+    SELECT * FROM pair_results
+    WHERE (CASE WHEN rule_set IS NULL THEN native ELSE rules_key = rule_set END)
+      AND (kept(player_a, variant, played_at, who, game, from_day)
+           OR kept(player_b, variant, played_at, who, game, from_day));
+
+-- The boards a comparison of rule sets reads: as played (compared = 'as played'), then under each rule set
+-- in rule_sets (compared = its key); every row carries its points as played (native_points) beside its own.
+CREATE MACRO compared_boards(rule_sets, who, game, from_day) AS TABLE
+    SELECT 'as played' AS compared, * FROM scored_boards(NULL, who, game, from_day)
+    UNION ALL
+    SELECT rules_key AS compared, * FROM board_results
+    WHERE list_contains(rule_sets, rules_key) AND kept(player, variant, played_at, who, game, from_day);
 
 -- Statistics for the reports, from counts and sums (so they roll up from any grouping): the sample standard
 -- deviation of n values with sum s and sum of squares ss; 95% intervals: Wilson's for a share of k in n (sound

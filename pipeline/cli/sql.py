@@ -89,9 +89,10 @@ def sql(
 ) -> None:
     """Run read-only SQL against the lake, or a named query with its parameters.
 
-    Views: hands, boards, placements, batches, quarantine, pair_results, player_results, hand_boards, players,
-    recorded_mismatches. Named queries (ofc sql --list) take their values with --param key=value: every
-    value is a bound parameter, never part of the SQL text.
+    Views: hands, boards, placements, batches, quarantine, board_results, pair_results, played_boards,
+    hand_boards, players, recorded_mismatches, variants, royalty_hands. Named queries (ofc sql --list)
+    take their values with --param key=value: every value is a bound parameter, never part of the SQL
+    text.
     """
     from pipeline.lake.store import Lake
     from pipeline.query.db import QueryError, connect, run_query
@@ -103,6 +104,7 @@ def sql(
     if not query:
         fail("give a query, a named query's name, or --list", EXIT_USAGE)
     store = Lake(lake or default_lake())
+    snapshot = store.snapshot()  # every statement of the command reads this one state of the lake
     named = _NAMED.match(query.strip()) is not None
     if param and not named:
         fail("--param goes with a named query (ofc sql --list shows them)", EXIT_USAGE)
@@ -110,9 +112,9 @@ def sql(
         if named:
             if query.strip() not in queries():
                 fail(f"no named query {query.strip()!r} (ofc sql --list shows them)", EXIT_USAGE)
-            result = run(connect(store), store, query.strip(), parse_assignments(param or []))
+            result = run(connect(snapshot), snapshot, query.strip(), parse_assignments(param or []))
         else:
-            result = run_query(connect(store), query)
+            result = run_query(connect(snapshot), query)
     except (QueryError, NamedQueryError) as exc:
         fail(str(exc), EXIT_USAGE)
     _show(result, csv, as_json)

@@ -1,10 +1,11 @@
-"""An in-process DuckDB connection over a lake, read-only for whatever SQL it is given.
+"""An in-process DuckDB connection over one snapshot of a lake, read-only for whatever SQL it is given.
 
-Each lake table is a view over exactly the files its committed manifests list
-(so a batch being written or left by a crash is never seen, nor results a
-forced rescore replaced), with the hive partitions (variant, month; the
-result tables also rules_key) as columns. The derived views in ``sql/views.sql``
-are created on top. Then the connection is locked down: files can be read only
+Each lake table is a view over exactly the files the snapshot's manifests list (so a batch being written or
+left by a crash is never seen, nor results a forced rescore replaced, nor results of an older format), with
+the partitions (variant, month; the result tables rules_key, variant and native) as columns. Two small tables
+come from the code rather than the files: ``variants`` (each variant's preset, whether it is played open face
+and with a 2-7 middle) and ``royalty_hands`` (the hand each royalty of each rule set pays for). The views and
+macros in ``sql/views.sql`` are created on top. Then the connection is locked down: files can be read only
 inside the lake, nothing can be written, and ad-hoc SQL may only query.
 """
 
@@ -14,30 +15,112 @@ from pathlib import Path
 
 import duckdb
 import pyarrow as pa
+import pyarrow.parquet as pq
 
-from pipeline.lake.store import PARTITIONED, Lake
-from schemas.lake import TABLES
+from pipeline.lake.snapshot import Snapshot
+from pipeline.lake.store import RESULT_TABLES, Lake
+from pipeline.native import VARIANT_PRESETS, lowball, open_face
+from pipeline.rescore.royalties import recorded_royalty_hands
+from schemas.lake import CARDS13, TABLE_PARTITIONS, TABLES
+
+__all__ = ["SQL_DIR", "QueryError", "connect", "run_query"]
 
 SQL_DIR = Path(__file__).resolve().parent.parent.parent / "sql"
 QUERY_STATEMENTS = {duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN}
+_CARD_CODES = "list_transform(range(13), lambda i: ('0x' || hex(cards)[2 * i + 1:2 * i + 2])::UTINYINT)"
+"""The 13 bytes of a result row's ``cards`` as the list of codes the boards table holds."""
 
 
 class QueryError(ValueError):
     """SQL that cannot be run: not a query, or DuckDB rejected it."""
 
 
-def connect(lake: Lake) -> duckdb.DuckDBPyConnection:
-    """A fresh in-memory connection with every lake table and derived view defined."""
+def _plain(schema: pa.Schema) -> pa.Schema:
+    """``schema`` with its labels as plain strings, as the files' are read."""
+    return pa.schema([f.with_type(f.type.value_type) if pa.types.is_dictionary(f.type) else f for f in schema])
+
+
+def _variants() -> pa.Table:
+    names = [v.value for v in VARIANT_PRESETS]
+    return pa.table(
+        {
+            "variant": names,
+            "preset": [VARIANT_PRESETS[v] for v in VARIANT_PRESETS],
+            "open_face": [open_face(v) for v in names],
+            "lowball_middle": [lowball(v) for v in names],
+        }
+    )
+
+
+def _literal(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+def _partition(relative: str) -> dict[str, str]:
+    """``board_results/rules_key=x/variant=y/native=true/file`` -> its folders' values."""
+    return dict(part.split("=", 1) for part in relative.split("/")[1:-1] if "=" in part)
+
+
+def _table(con: duckdb.DuckDBPyConnection, snapshot: Snapshot, name: str) -> duckdb.DuckDBPyRelation:
+    """A lake table as one relation with exactly its schema's columns.
+
+    Files that share their partition folder and their columns are read as one branch, with the folders' values
+    as constants; the branches are put end to end. (The paths and values are the lake's own, from its manifests,
+    written into the SQL as quoted literals.) A filter on a partition column then drops whole branches
+    when the query is planned, and no hive partition filter is ever applied to a scan: in DuckDB 2.0 such a
+    filter is lost when one query scans the same files twice (a window over an aggregate does), and sums come
+    out over every partition.
+    """
+    schema = _plain(TABLES[name])
+    empty = con.from_arrow(pa.Table.from_batches([], schema=schema))
+    types = dict(zip(empty.columns, empty.types, strict=True))
+    parts = TABLE_PARTITIONS.get(name, ())
+    groups: dict[tuple[tuple[str, ...], frozenset[str]], list[str]] = {}
+    for files in snapshot.files_by_batch(name).values():
+        # A batch's files were written by one version: one footer tells their columns.
+        columns = _columns(files[0], name)
+        for f in files:
+            values = _partition(str(f.relative_to(snapshot.root)))
+            groups.setdefault((tuple(values.get(k, "") for k in parts), columns), []).append(str(f))
+    branches = []
+    for (values, columns), files in groups.items():
+        select = []
+        for field in schema:
+            if field.name in parts:
+                value = values[parts.index(field.name)]
+                select.append(f"{_literal(value)}::{types[field.name]} AS {field.name}")
+            elif field.name in columns:
+                select.append(f'"{field.name}"')
+            else:  # a file written before the column existed
+                select.append(f'NULL::{types[field.name]} AS "{field.name}"')
+        listed = ", ".join(_literal(f) for f in files)
+        branches.append(f"SELECT {', '.join(select)} FROM read_parquet([{listed}])")
+    return con.sql("\nUNION ALL\n".join(branches)) if branches else empty
+
+
+def _columns(path: Path, table: str) -> frozenset[str]:
+    """The columns of a batch's files of ``table`` (result files of the current format: the schema's)."""
+    if table in RESULT_TABLES:
+        return frozenset(TABLES[table].names)
+    return frozenset(pq.read_schema(path).names)
+
+
+def connect(source: Snapshot | Lake) -> duckdb.DuckDBPyConnection:
+    """A fresh in-memory connection over one snapshot (a lake: its state now), every view and macro defined."""
+    snapshot = source.snapshot() if isinstance(source, Lake) else source
     con = duckdb.connect(config={"threads": 2})
+    con.execute("SET enable_progress_bar = false")
+    con.execute("SET preserve_insertion_order = false")  # what a query orders, it orders itself
+    con.execute("SET TimeZone = 'UTC'")  # days and times are the lake's, in UTC, whatever the machine's zone
     for name, schema in TABLES.items():
-        files = [str(f) for f in lake.files(name)]
-        if files:
-            rel = con.read_parquet(files, hive_partitioning=name in PARTITIONED, union_by_name=True)
-        else:
-            rel = con.from_arrow(pa.Table.from_batches([], schema=schema))
+        rel = _table(con, snapshot, name)
+        if CARDS13 in [f.type for f in schema]:
+            rel = rel.select(f"* REPLACE ({_CARD_CODES} AS cards)")
         rel.create_view(name)
+    con.from_arrow(_variants()).create_view("variants")
+    con.from_arrow(recorded_royalty_hands(snapshot)).create_view("royalty_hands")
     con.execute((SQL_DIR / "views.sql").read_text(encoding="utf-8"))
-    root = str(lake.root.resolve())
+    root = str(snapshot.root.resolve())
     con.execute("SET allowed_directories = $dirs", {"dirs": [root]})
     con.execute("SET parquet_metadata_cache = true")  # committed files never change
     con.execute("SET enable_external_access = false")

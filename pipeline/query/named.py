@@ -1,24 +1,21 @@
 """Named, parameterised queries (``sql/queries/*.sql``): loading, parameters, running.
 
-A named query is a SQL file whose leading comment says what it answers, declares its parameters and,
-when it reads more than results, what else::
+A named query is a SQL file whose leading comment says what it answers and declares its parameters::
 
     -- Foul rate by player, variant, seat relative to the button, table size and Fantasyland.
-    -- @param rules rules: the rule set whose results are read
+    -- @param rules rules?: read every hand as if played under this rule set
     -- @param player text?: only this player's boards
-    -- @needs hands
 
 Each parameter is ``$name`` in the SQL and always a bound value, never text spliced into it. Types:
-``text``, ``date``, ``int``, ``rules`` (one rule set in the lake, by name or ``name@key``; the first by
-default) and ``rules[]`` (several, comma-separated; all by default). A trailing ``?`` makes a parameter
-optional (null when not given); ``= value`` gives a default. ``@needs`` names what the query reads beyond
-the results (:mod:`pipeline.query.relations`): ``hands`` or ``boards`` for their columns of
-``board_results``, ``matchups`` or ``winners`` for the hand-level totals. Nothing is read that no query
-asks for (a ``since`` day always needs the hands).
+``text``, ``date``, ``int``, ``rules`` (one rule set in the lake, by name or ``name@key``: "as if every hand
+had been played under it"; left out, each hand is read under its own rules) and ``rules[]`` (several,
+comma-separated; every rule set asked for by default). A trailing ``?`` makes a parameter optional (null when
+not given); ``= value`` gives a default.
 """
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -30,19 +27,32 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from pipeline.lake.store import Lake
-from pipeline.query import relations
+from pipeline.lake.snapshot import Snapshot
+from pipeline.native import cannot_apply
 from pipeline.query.db import SQL_DIR, QueryError, run_query
+from schemas.rules import Variant
+
+__all__ = [
+    "TYPES",
+    "NamedQuery",
+    "NamedQueryError",
+    "Param",
+    "RuleSetsInLake",
+    "bind",
+    "get",
+    "parse_assignments",
+    "queries",
+    "run",
+]
 
 QUERY_DIR = SQL_DIR / "queries"
 TYPES = ("text", "date", "int", "rules", "rules[]")
 _PARAM = re.compile(r"^--\s*@param\s+(\w+)\s+(text|date|int|rules\[\]|rules)(\?)?(?:\s*=\s*([^:]+?))?\s*:\s*(.*)$")
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
-_NEEDS = re.compile(r"^--\s*@needs\s+(.*)$")
 
 
 class NamedQueryError(ValueError):
-    """A named query that does not exist, or parameters it cannot take."""
+    """A named query that does not exist, parameters it cannot take, or a lake it cannot answer from."""
 
 
 @dataclass(frozen=True)
@@ -65,7 +75,6 @@ class NamedQuery:
     params: tuple[Param, ...]
     sql: str
     path: Path
-    needs: frozenset[str] = frozenset()
 
     def param(self, name: str) -> Param:
         for p in self.params:
@@ -80,16 +89,10 @@ def parse_query(path: Path) -> NamedQuery:
     text = path.read_text(encoding="utf-8")
     description: list[str] = []
     params: list[Param] = []
-    needs: set[str] = set()
     for line in text.splitlines():
         if not line.startswith("--"):
             break
-        if (m := _NEEDS.match(line)) is not None:
-            needs.update(m.group(1).replace(",", " ").split())
-            unknown = needs - set(relations.NEEDS)
-            if unknown:
-                raise NamedQueryError(f"{path}: @needs takes {', '.join(relations.NEEDS)}, not {sorted(unknown)}")
-        elif "@param" in line:
+        if "@param" in line:
             m = _PARAM.match(line)
             if m is None:
                 raise NamedQueryError(f"{path}: cannot read parameter line {line!r}")
@@ -100,11 +103,10 @@ def parse_query(path: Path) -> NamedQuery:
     name = path.stem
     if not _NAME.match(name):
         raise NamedQueryError(f"{path}: a query's file name must be lower_snake_case")
-    hand_level = bool(needs & {relations.MATCHUPS, relations.WINNERS})
     for p in params:
-        if not _uses(text, p.name) and not (p.type == "date" and hand_level):
+        if not _uses(text, p.name):
             raise NamedQueryError(f"{path}: parameter {p.name!r} is declared but never used as ${p.name}")
-    return NamedQuery(name, " ".join(d for d in description if d), tuple(params), text, path, frozenset(needs))
+    return NamedQuery(name, " ".join(d for d in description if d), tuple(params), text, path)
 
 
 def _uses(sql: str, name: str) -> bool:
@@ -124,8 +126,14 @@ def queries(directory: Path = QUERY_DIR) -> dict[str, NamedQuery]:
 def get(name: str) -> NamedQuery:
     found = queries()
     if name not in found:
-        raise NamedQueryError(f"no named query {name!r} (ofc sql --list shows them)")
+        raise NamedQueryError(f"no named query {name!r}{_closest(name, found)} (ofc sql --list shows them)")
     return found[name]
+
+
+def _closest(word: str, choices: Iterable[str]) -> str:
+    """``; did you mean 'x'?`` for the nearest choices, or nothing."""
+    close = difflib.get_close_matches(word, list(choices), n=3, cutoff=0.6)
+    return f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
 
 
 # ------------------------------------------------------------------ parameters
@@ -162,31 +170,68 @@ def _convert(p: Param, value: Any) -> Any:
 
 @dataclass(frozen=True)
 class RuleSetsInLake:
-    """The rule sets a lake holds results under, oldest first: ``name`` and ``key`` (``name@hash``)."""
+    """What a snapshot holds results under: every rule set scored, and those a rescore was asked for."""
 
-    keys: tuple[str, ...]
-    names: tuple[str, ...]
+    snapshot: Snapshot
 
-    @classmethod
-    def of(cls, manifests: list[dict[str, Any]]) -> RuleSetsInLake:
-        from pipeline.rescore.plan import results
+    @property
+    def keys(self) -> list[str]:
+        """Rule sets the lake compares (asked for by a rescore), oldest first."""
+        return self.snapshot.asked_keys()
 
-        seen: dict[str, str] = {}
-        for m in results(manifests):
-            for c in m.get("covers", []):
-                seen.setdefault(c["rules_key"], c["rules"])
-        return cls(tuple(seen), tuple(seen.values()))
+    def check_current(self) -> None:
+        """Refuse a lake whose results were written by an older version: they are not read."""
+        if self.snapshot.stale:
+            raise NamedQueryError(
+                "the lake's results were written by an older version of ofc-analytics and are not read: "
+                "run ofc rescore to score them again"
+            )
 
     def resolve(self, wanted: str) -> str:
-        """The key of a rule set given by key or by name (the latest scored under that name)."""
+        """The key of a rule set given by key or by name (the latest asked for under that name)."""
         wanted = wanted.strip()
-        if wanted in self.keys:
+        scored = self.snapshot.scored_keys
+        if wanted in scored:
             return wanted
-        matches = [k for k, n in zip(self.keys, self.names, strict=True) if n == wanted]
+        matches = [k for k in self.keys if k.rsplit("@", 1)[0] == wanted] or [
+            k for k in scored if k.rsplit("@", 1)[0] == wanted
+        ]
         if not matches:
-            have = ", ".join(dict.fromkeys(self.names)) or "none (ofc rescore writes them)"
-            raise NamedQueryError(f"the lake has no results under rules {wanted!r}; it has: {have}")
+            names = list(dict.fromkeys(k.rsplit("@", 1)[0] for k in scored))
+            have = ", ".join(names) or "none (ofc rescore writes them)"
+            hint = _closest(wanted, names)
+            raise NamedQueryError(f"the lake has no results under rules {wanted!r}{hint} It has: {have}")
         return matches[-1]
+
+    def problem(self, key: str, variant: str | None = None) -> str | None:
+        """Why the rule set cannot be read "as if every hand had been played under it" (None: it can): it must
+        have scored every hand it applies to, and apply to the variant asked for."""
+        rules = self.snapshot.rule_sets.get(key)
+        name = key.rsplit("@", 1)[0]
+        if rules is not None and variant is not None and variant in _VARIANTS:
+            reason = cannot_apply(rules, variant)
+            if reason is not None:
+                return f"rule set {name} cannot score {variant} hands: {reason}"
+        coverage = self.snapshot.coverage
+        mine = [c for (_, k), c in coverage.items() if k == key]
+        if mine and not any(c.entry.get("hands") for c in mine):
+            why = sorted({w for c in mine for w in c.entry.get("why", {}).values()})
+            return f"rule set {name} cannot score any hand of the lake: {'; '.join(why) or 'it has no results'}"
+        missing = [m for m in self.snapshot.sources if (c := coverage.get((m["batch"], key))) is None or c.native_only]
+        if missing:
+            hands = sum(self.snapshot.hands(m) for m in missing)
+            return (
+                f"rule set {name} has not scored every hand: {hands:,} hands in {len(missing)} batch(es) lack its "
+                f"results; run ofc rescore --rules {name}"
+            )
+        return None
+
+    def compared(self, variant: str | None = None) -> list[str]:
+        """The rule sets a comparison reads by default: those asked for that can be read for ``variant``."""
+        return [k for k in self.keys if self.problem(k, variant) is None]
+
+
+_VARIANTS = frozenset(v.value for v in Variant)
 
 
 def bind(query: NamedQuery, values: Mapping[str, Any], rule_sets: RuleSetsInLake) -> dict[str, Any]:
@@ -199,12 +244,10 @@ def bind(query: NamedQuery, values: Mapping[str, Any], rule_sets: RuleSetsInLake
         if raw is None or (isinstance(raw, str) and raw == "" and p.type != "text"):
             raw = p.default
         if p.type == "rules":
-            if raw is None and not rule_sets.keys:
-                raise NamedQueryError("the lake has no results yet: run ofc rescore first")
-            bound[p.name] = rule_sets.resolve(raw) if raw is not None else rule_sets.keys[0]
+            bound[p.name] = rule_sets.resolve(raw) if raw is not None else None
         elif p.type == "rules[]":
             names = raw if isinstance(raw, list | tuple) else [s for s in str(raw or "").split(",") if s.strip()]
-            keys = [rule_sets.resolve(n) for n in names] if names else list(rule_sets.keys)
+            keys = [rule_sets.resolve(n) for n in names] if names else rule_sets.compared(values.get("variant"))
             bound[p.name] = list(dict.fromkeys(keys))
         elif raw is None:
             if not p.optional:
@@ -212,47 +255,30 @@ def bind(query: NamedQuery, values: Mapping[str, Any], rule_sets: RuleSetsInLake
             bound[p.name] = None
         else:
             bound[p.name] = _convert(p, raw)
-    return bound
-
-
-def rules_in_scope(query: NamedQuery, bound: Mapping[str, Any]) -> list[str]:
-    """The rule set keys a query reads, in the order given (the first is the baseline of comparisons)."""
-    keys: list[str] = []
+    rule_sets.check_current()
+    if any(p.type in ("rules", "rules[]") for p in query.params) and not rule_sets.snapshot.scored_keys:
+        raise NamedQueryError("the lake has no results yet: run ofc rescore first")
+    variant = bound.get("variant")
     for p in query.params:
-        if p.type == "rules":
-            keys.append(bound[p.name])
-        elif p.type == "rules[]":
-            keys.extend(bound[p.name])
-    return list(dict.fromkeys(keys))
+        chosen = [bound[p.name]] if p.type == "rules" and bound[p.name] is not None else []
+        chosen += bound[p.name] if p.type == "rules[]" else []
+        for key in chosen:
+            if (problem := rule_sets.problem(key, variant)) is not None:
+                raise NamedQueryError(problem)
+    return bound
 
 
 # ------------------------------------------------------------------ running
 
 
-def needs_of(query: NamedQuery, bound: Mapping[str, Any]) -> frozenset[str]:
-    """What the relations must read for this query: its declared needs, and the hands for a first day."""
-    since = any(p.type == "date" and bound.get(p.name) is not None for p in query.params)
-    return query.needs | ({relations.HANDS} if since else set())
-
-
-def prepare(
-    con: duckdb.DuckDBPyConnection, lake: Lake, name: str, values: Mapping[str, Any] | None = None
-) -> tuple[NamedQuery, dict[str, Any]]:
-    """The query and its bound parameters, with the relations it reads defined on ``con``."""
+def run(
+    con: duckdb.DuckDBPyConnection, snapshot: Snapshot, name: str, values: Mapping[str, Any] | None = None
+) -> pa.Table:
+    """Run a named query on ``con``, a connection over ``snapshot`` (``pipeline.query.db.connect``)."""
     query = get(name)
-    manifests = lake.manifests()
-    bound = bind(query, values or {}, RuleSetsInLake.of(manifests))
-    since = next((bound[p.name] for p in query.params if p.type == "date"), None)
-    one_player = bound.get("player") is not None and any(p.name == "player" for p in query.params)
-    relations.define(con, lake, rules_in_scope(query, bound), needs_of(query, bound), since, one_player)
-    return query, bound
-
-
-def run(con: duckdb.DuckDBPyConnection, lake: Lake, name: str, values: Mapping[str, Any] | None = None) -> pa.Table:
-    """Run a named query on ``con`` (a lake connection), its relations defined for the rule sets it reads."""
-    query, bound = prepare(con, lake, name, values)
+    bound = bind(query, values or {}, RuleSetsInLake(snapshot))
     try:
-        result = run_query(con, query.sql, {k: v for k, v in bound.items() if _uses(query.sql, k)})
+        result = run_query(con, query.sql, bound)
     except QueryError as exc:
         raise NamedQueryError(f"{name}: {exc}") from None
     return plain_numbers(result)

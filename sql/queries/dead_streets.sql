@@ -1,14 +1,13 @@
 -- The street at which fouled boards became impossible to complete without fouling, per variant: how many went
 -- dead at each street, as a share of the variant's fouled boards and of all its boards, and the running share.
 -- Street null: fouled boards with no placements recorded (set all at once, or histories of final rows only).
--- @param rules rules: the rule set whose results are read (the lake's first by default)
+-- @param rules rules?: read every hand as if played under this rule set (by default: under its own rules)
 -- @param player text?: only this player's boards
 -- @param variant text?: only this variant
 -- @param since date?: only hands played on or after this day (UTC)
--- @needs dead
 WITH counts AS (
     SELECT variant, fouled, dead_street, count(*) AS n
-    FROM boards_of([$rules], $player, $variant, $since)
+    FROM scored_boards($rules, $player, $variant, $since)
     GROUP BY ALL
 ),
 shares AS (

@@ -1,11 +1,10 @@
--- Fantasyland conversion: normal hands and how many earned Fantasyland (entry rate), Fantasyland hands by their
--- card count and how many stayed (stay rate), the foul rate and points per hand of each, with 95% intervals;
--- per variant and over all variants (cards null: every card count).
--- @param rules rules: the rule set whose results are read (the lake's first by default)
+-- Fantasyland conversion in open-face hands (classic has none): normal hands and how many earned Fantasyland
+-- (entry rate), Fantasyland hands by the cards dealt and how many stayed (stay rate), the foul rate and points per
+-- hand of each, with 95% intervals; per variant and over all open-face variants (cards null: every card count).
+-- @param rules rules?: read every hand as if played under this rule set (by default: under its own rules)
 -- @param player text?: only this player's boards
 -- @param variant text?: only this variant
 -- @param since date?: only hands played on or after this day (UTC)
--- @needs boards
 WITH fine AS MATERIALIZED (
     SELECT
         variant, fantasyland,
@@ -16,8 +15,10 @@ WITH fine AS MATERIALIZED (
         count(*) FILTER (WHERE fouled) AS fouls,
         sum(points) AS points,
         sum(points::BIGINT * points) AS squares
-    FROM boards_of([$rules], $player, $variant, $since)
+    FROM scored_boards($rules, $player, $variant, $since)
     GROUP BY ALL
+    -- Only open-face hands have Fantasyland (the groups are filtered, not the boards: far fewer).
+    HAVING variant IN (SELECT variant FROM variants WHERE open_face)
 ),
 groups AS (
     SELECT 0 AS level, variant, fantasyland, CASE WHEN fantasyland THEN cards END AS cards,

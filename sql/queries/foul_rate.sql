@@ -1,18 +1,14 @@
 -- Foul rate: the share of boards fouled, overall and by player, variant, table size, seat relative to the button
 -- at each table size (0 is the button, 1 acts first), and in or out of Fantasyland; with 95% Wilson intervals.
--- @param rules rules: the rule set whose results are read (the lake's first by default)
+-- @param rules rules?: read every hand as if played under this rule set (by default: under its own rules)
 -- @param player text?: only this player's boards
 -- @param variant text?: only this variant
 -- @param since date?: only hands played on or after this day (UTC)
--- @needs hands
-WITH by_id AS (
-    SELECT player_id, variant, n_players, position, fantasyland, count(*) AS boards,
+WITH fine AS MATERIALIZED (
+    SELECT player, variant, n_players, position, fantasyland, count(*) AS boards,
            count(*) FILTER (WHERE fouled) AS fouled
-    FROM boards_of([$rules], $player, $variant, $since)
+    FROM scored_boards($rules, $player, $variant, $since)
     GROUP BY ALL
-),
-fine AS MATERIALIZED (
-    SELECT n.player, b.* EXCLUDE (player_id) FROM by_id b JOIN player_names n USING (player_id)
 ),
 groups AS (
     SELECT 'all' AS dimension, 'all boards' AS "group", 0 AS sort_key, sum(boards) AS boards, sum(fouled) AS fouled

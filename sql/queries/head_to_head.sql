@@ -1,12 +1,14 @@
 -- Head to head: each player's net points against each opponent, per matchup (one per hand they shared) with a
 -- 95% interval, and scoops each way.
--- @param rules rules: the rule set whose results are read (the lake's first by default)
+-- @param rules rules?: read every hand as if played under this rule set (by default: under its own rules)
 -- @param player text?: only this player's matchups
 -- @param variant text?: only this variant
 -- @param since date?: only hands played on or after this day (UTC)
--- @needs matchups
 WITH fine AS (
-    SELECT * FROM matchups_of([$rules], $player, $variant)
+    SELECT player_a, player_b, count(*) AS matchups, sum(points) AS points, sum(points::BIGINT * points) AS squares,
+           count(*) FILTER (WHERE scoop > 0) AS a_scoops, count(*) FILTER (WHERE scoop < 0) AS b_scoops
+    FROM scored_pairs($rules, $player, $variant, $since)
+    GROUP BY ALL
 ),
 sides AS (
     SELECT player_a AS player, player_b AS opponent, matchups AS n, points, squares, a_scoops AS scoops, b_scoops AS scooped

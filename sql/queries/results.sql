@@ -1,17 +1,14 @@
 -- Results: hands, net points, points per hand with its standard deviation and 95% interval, and the share of
 -- hands won (more than zero points), overall, by variant and by player.
--- @param rules rules: the rule set whose results are read (the lake's first by default)
+-- @param rules rules?: read every hand as if played under this rule set (by default: under its own rules)
 -- @param player text?: only this player's boards
 -- @param variant text?: only this variant
 -- @param since date?: only hands played on or after this day (UTC)
-WITH by_id AS (
-    SELECT player_id, variant, count(*) AS hands, sum(points) AS points, sum(points::BIGINT * points) AS squares,
+WITH fine AS MATERIALIZED (
+    SELECT player, variant, count(*) AS hands, sum(points) AS points, sum(points::BIGINT * points) AS squares,
            count(*) FILTER (WHERE points > 0) AS won
-    FROM boards_of([$rules], $player, $variant, $since)
+    FROM scored_boards($rules, $player, $variant, $since)
     GROUP BY ALL
-),
-fine AS MATERIALIZED (
-    SELECT n.player, b.* EXCLUDE (player_id) FROM by_id b JOIN player_names n USING (player_id)
 ),
 groups AS (
     SELECT 'all' AS dimension, 'all boards' AS "group", sum(COLUMNS(* EXCLUDE (player, variant))) FROM fine

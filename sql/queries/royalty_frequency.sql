@@ -1,23 +1,26 @@
--- Royalty frequency: for each row and royalty the rule set pays, the hand that earns it, how many boards made it,
--- how often (per board, with a 95% Wilson interval) and its points per board; each row's boards with none too.
--- @param rules rules: the rule set whose results are read (the lake's first by default)
+-- Royalty frequency: for each rule set read, row and royalty it pays, the hand that earns it, how many boards
+-- made it, how often (per board, with a 95% Wilson interval) and its points per board; each row's boards with
+-- none too. Read as played, each hand's own rule set counts its own boards.
+-- @param rules rules?: read every hand as if played under this rule set (by default: under its own rules)
 -- @param player text?: only this player's boards
 -- @param variant text?: only this variant
 -- @param since date?: only hands played on or after this day (UTC)
 WITH fine AS MATERIALIZED (
-    SELECT rules_key, royalty_top, royalty_middle, royalty_bottom, count(*) AS n
-    FROM boards_of([$rules], $player, $variant, $since)
+    SELECT rules, rules_key, royalty_top, royalty_middle, royalty_bottom, count(*) AS n
+    FROM scored_boards($rules, $player, $variant, $since)
     GROUP BY ALL
 ),
 made AS (
-    SELECT rules_key, 'top' AS row, royalty_top AS points, sum(n) AS n FROM fine GROUP BY ALL
+    SELECT rules, rules_key, 'top' AS row, royalty_top AS points, sum(n) AS n FROM fine GROUP BY ALL
     UNION ALL
-    SELECT rules_key, 'middle', royalty_middle, sum(n) FROM fine GROUP BY ALL
+    SELECT rules, rules_key, 'middle', royalty_middle, sum(n) FROM fine GROUP BY ALL
     UNION ALL
-    SELECT rules_key, 'bottom', royalty_bottom, sum(n) FROM fine GROUP BY ALL
+    SELECT rules, rules_key, 'bottom', royalty_bottom, sum(n) FROM fine GROUP BY ALL
 ),
 total AS (SELECT rules_key, sum(n) AS boards FROM fine GROUP BY rules_key)
 SELECT
+    m.rules,
+    m.rules_key,
     m.row,
     coalesce(h.category, CASE WHEN m.points = 0 THEN 'no royalty' ELSE 'other' END) AS category,
     coalesce(h.hand, CASE WHEN m.points = 0 THEN 'no royalty' ELSE m.points || ' points' END) AS hand,
@@ -31,4 +34,4 @@ SELECT
 FROM made m
 JOIN total t USING (rules_key)
 LEFT JOIN royalty_hands h ON h.rules_key = m.rules_key AND h.row = m.row AND h.points = m.points
-ORDER BY list_position(['top', 'middle', 'bottom'], m.row), m.points;
+ORDER BY t.boards DESC, m.rules_key, list_position(['top', 'middle', 'bottom'], m.row), m.points;

@@ -1,21 +1,19 @@
 -- Royalty points per hand (per board) by row, overall and by variant and player, with a 95% interval on the
 -- total, and the share of boards that earned any royalty; fouled boards earn none and count as boards.
--- @param rules rules: the rule set whose results are read (the lake's first by default)
+-- @param rules rules?: read every hand as if played under this rule set (by default: under its own rules)
 -- @param player text?: only this player's boards
 -- @param variant text?: only this variant
 -- @param since date?: only hands played on or after this day (UTC)
-WITH by_id AS (
+WITH fine AS MATERIALIZED (
     SELECT
-        player_id, variant, count(*) AS boards,
+        player, variant, count(*) AS boards,
         sum(royalty_top) AS top, sum(royalty_middle) AS middle, sum(royalty_bottom) AS bottom,
         sum(royalty_top + royalty_middle + royalty_bottom) AS total,
-        sum((royalty_top + royalty_middle + royalty_bottom)::BIGINT ** 2) AS squares,
+        sum((royalty_top + royalty_middle + royalty_bottom)::BIGINT * (royalty_top + royalty_middle + royalty_bottom))
+            AS squares,
         count(*) FILTER (WHERE royalty_top + royalty_middle + royalty_bottom > 0) AS with_royalty
-    FROM boards_of([$rules], $player, $variant, $since)
+    FROM scored_boards($rules, $player, $variant, $since)
     GROUP BY ALL
-),
-fine AS MATERIALIZED (
-    SELECT n.player, b.* EXCLUDE (player_id) FROM by_id b JOIN player_names n USING (player_id)
 ),
 groups AS (
     SELECT 'all' AS dimension, 'all boards' AS "group", sum(COLUMNS(* EXCLUDE (player, variant))) FROM fine

@@ -1,12 +1,14 @@
 -- Scoops: for each player, the head-to-head matchups played (one per opponent per hand), how many they scooped
 -- (won every row, or the opponent fouled) and how many they were scooped in, with 95% Wilson intervals.
--- @param rules rules: the rule set whose results are read (the lake's first by default)
+-- @param rules rules?: read every hand as if played under this rule set (by default: under its own rules)
 -- @param player text?: only this player
 -- @param variant text?: only this variant
 -- @param since date?: only hands played on or after this day (UTC)
--- @needs matchups
 WITH fine AS (
-    SELECT * FROM matchups_of([$rules], $player, $variant)
+    SELECT player_a, player_b, count(*) AS matchups,
+           count(*) FILTER (WHERE scoop > 0) AS a_scoops, count(*) FILTER (WHERE scoop < 0) AS b_scoops
+    FROM scored_pairs($rules, $player, $variant, $since)
+    GROUP BY ALL
 ),
 sides AS (
     SELECT player_a AS player, matchups AS n, a_scoops AS scoops, b_scoops AS scooped FROM fine

@@ -1,32 +1,31 @@
--- Scoring variants side by side: under each rule set, every player's net points per hand with its standard
--- deviation and 95% interval, and the gain or loss per hand against the first rule set (the baseline);
--- player null: all boards.
--- @param rules rules[]: the rule sets compared, the baseline first (all in the lake by default)
+-- Scoring variants side by side: the hands as played, then as if played under each rule set; every player's net
+-- points per hand with its standard deviation and 95% interval, and the gain or loss per hand against the same
+-- hands as played (player null: all boards). A rule set that cannot score a variant leaves its hands out.
+-- @param rules rules[]: the rule sets compared with the hands as played (every one asked for by default)
 -- @param player text?: only this player's boards
 -- @param variant text?: only this variant
 -- @param since date?: only hands played on or after this day (UTC)
-WITH by_id AS (
-    SELECT rules, rules_key, player_id, count(*) AS hands, sum(points) AS points,
-           sum(points::BIGINT * points) AS squares
-    FROM boards_of($rules, $player, $variant, $since)
-    GROUP BY ALL
-),
-fine AS MATERIALIZED (
-    SELECT b.rules, b.rules_key, n.player, b.hands, b.points, b.squares
-    FROM by_id b JOIN player_names n USING (player_id)
+WITH fine AS (
+    SELECT
+        compared, first(rules) AS rules, player, count(*) AS hands, sum(points) AS points,
+        sum(points::BIGINT * points) AS squares, sum(native_points) AS played_points
+    FROM compared_boards($rules, $player, $variant, $since)
+    GROUP BY compared, player
 ),
 per AS (
     SELECT * FROM fine
     UNION ALL
-    SELECT rules, rules_key, NULL, sum(hands), sum(points), sum(squares) FROM fine GROUP BY rules, rules_key
+    SELECT compared, first(rules), NULL, sum(hands), sum(points), sum(squares), sum(played_points)
+    FROM fine GROUP BY compared
 )
 SELECT
-    p.rules, p.rules_key, p.player, p.hands, p.points,
-    p.points / p.hands AS points_per_hand,
-    sample_sd(p.points, p.squares, p.hands) AS stddev,
-    p.points / p.hands - mean_margin(p.points, p.squares, p.hands) AS ci_low,
-    p.points / p.hands + mean_margin(p.points, p.squares, p.hands) AS ci_high,
-    p.points / p.hands - b.points / b.hands AS gain_per_hand
-FROM per p
-LEFT JOIN per b ON b.rules_key = $rules[1] AND b.player IS NOT DISTINCT FROM p.player
-ORDER BY list_position($rules, p.rules_key), p.player NULLS FIRST;
+    CASE WHEN compared = 'as played' THEN 'as played' ELSE rules END AS rules,
+    CASE WHEN compared = 'as played' THEN NULL ELSE compared END AS rules_key,
+    player, hands, points,
+    points / hands AS points_per_hand,
+    sample_sd(points, squares, hands) AS stddev,
+    points / hands - mean_margin(points, squares, hands) AS ci_low,
+    points / hands + mean_margin(points, squares, hands) AS ci_high,
+    (points - played_points) / hands AS gain_per_hand
+FROM per
+ORDER BY compared <> 'as played', list_position($rules, compared), player NULLS FIRST;
