@@ -263,6 +263,11 @@ def _busiest(rows: Rows) -> list[str]:
     return sorted(counts, key=lambda p: (-counts[p], p))[:MAX_BARS]
 
 
+def compared(row: dict[str, Any]) -> str:
+    """The rule set a row of ``scoring_variants`` is under: its key, or "as played"."""
+    return row["rules_key"] or "as played"
+
+
 def scoring_variants(rows: Rows, rule_names: Sequence[str]) -> go.Figure:
     """Points per hand of each player under each rule set, side by side, with intervals."""
     players = [r for r in rows if r["player"] is not None]
@@ -272,7 +277,7 @@ def scoring_variants(rows: Rows, rule_names: Sequence[str]) -> go.Figure:
     shown = sorted(hands, key=lambda p: (-hands[p], p))[:MAX_BARS]
     fig = go.Figure()
     for i, key in enumerate(rule_names):
-        mine = {r["player"]: r for r in players if r["rules_key"] == key}
+        mine = {r["player"]: r for r in players if compared(r) == key}
         picked = [mine[p] for p in shown if p in mine]
         fig.add_trace(
             go.Bar(
@@ -292,13 +297,13 @@ def swing(rows: Rows) -> go.Figure:
     """How much each rule set swings results: the standard deviation of a board's points per hand."""
     overall = [r for r in rows if r["player"] is None]
     fig = go.Figure(
-        go.Bar(x=[text(r["rules_key"]) for r in overall], y=[r["stddev"] for r in overall], marker_color=COLORS[4])
+        go.Bar(x=[text(compared(r)) for r in overall], y=[r["stddev"] for r in overall], marker_color=COLORS[4])
     )
     return _layout(fig, "Swing: standard deviation of points per hand", "", "points", height=360)
 
 
 def winner_changes(rows: Rows) -> go.Figure:
-    """Share of hands whose winner changes against the baseline rule set, per rule set and variant."""
+    """Share of hands whose winner changes against the hands as played, per rule set and variant."""
     fig = go.Figure()
     for i, variant in enumerate(dict.fromkeys(r["variant"] for r in rows)):
         mine = [r for r in rows if r["variant"] == variant]
@@ -311,8 +316,7 @@ def winner_changes(rows: Rows) -> go.Figure:
                 marker_color=COLORS[i % len(COLORS)],
             )
         )
-    baseline = rows[0]["baseline"] if rows else ""
-    _layout(fig, f"Hands whose winner changes against {baseline}", "", "share of hands", height=400)
+    _layout(fig, "Hands whose winner changes against the hands as played", "", "share of hands", height=400)
     fig.update_yaxes(tickformat=".1%")
     fig.update_layout(barmode="group")
     return fig

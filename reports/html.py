@@ -142,6 +142,8 @@ def render(report: Report) -> str:
     title = "Chinese poker report" + (f": {who}" if who else "")
     made = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     data = json.dumps(report.data()["filters"], ensure_ascii=True).replace("<", "\\u003c")
+    read = f"as if played under {report.lead}" if report.lead else "each hand under the rules it was played by"
+    notes = "".join(f'<p class="note">{html.escape(n)}</p>' for n in report.notes)
     return f"""<!DOCTYPE html>
 <html lang="en" data-charts="{charts}">
 <head>
@@ -154,9 +156,9 @@ def render(report: Report) -> str:
 <script type="application/json" id="report-filters">{data}</script>
 </head>
 <body>
-<header><h1>{html.escape(title)}</h1><div>{html.escape(", ".join(report.rules))}</div></header>
+<header><h1>{html.escape(title)}</h1><div>{html.escape(read)}</div></header>
 <nav>{nav}</nav>
-{"".join(body)}
+{notes}{"".join(body)}
 <footer>ofc-analytics {html.escape(__version__)}, made {html.escape(made)}.</footer>
 </body>
 </html>

@@ -15,6 +15,7 @@ from typing import Any
 import duckdb
 import plotly.graph_objects as go
 
+from pipeline.lake.snapshot import Snapshot
 from pipeline.lake.store import Lake
 from pipeline.query import named
 from pipeline.query.db import connect
@@ -45,7 +46,12 @@ PERCENT_COLUMNS = frozenset(
 
 @dataclass(frozen=True)
 class Options:
-    """What the report covers: one player, one variant, rule sets (names or keys; the first leads), a first day."""
+    """What the report covers: one player, one variant, a first day, and rule sets (names or keys).
+
+    Without rule sets, every figure reads each hand under the rules it was played by, and the rule sets the lake
+    compares are set beside them. With rule sets, the first leads: figures read every hand as if it had been
+    played under it, and all of them are compared with the hands as played.
+    """
 
     player: str | None = None
     variant: str | None = None
@@ -76,11 +82,20 @@ class Section:
 @dataclass
 class Report:
     options: Options
-    rules: list[str]
-    """Rule set keys covered, the leading one first."""
+    lead: str | None
+    """The rule set every figure reads (its key), or None: each hand under its own rules."""
+    compared: list[str]
+    """Rule set keys compared with the hands as played."""
     queries: dict[str, Rows]
     sections: list[Section]
+    notes: list[str] = field(default_factory=list)
+    """What the figures leave out and why (hands not yet rescored, variants a rule set cannot score)."""
     seconds: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def rules(self) -> list[str]:
+        """Every rule set the report reads, the leading one first."""
+        return list(dict.fromkeys([*([self.lead] if self.lead else []), *self.compared]))
 
     def data(self) -> dict[str, Any]:
         """Every number of the report, for ``--json``: the filters, the headline figures, each query's rows."""
@@ -88,9 +103,11 @@ class Report:
             "filters": {
                 "player": self.options.player,
                 "variant": self.options.variant,
-                "rules": self.rules,
+                "rules": self.lead or "as played",
+                "compared": self.compared,
                 "since": self.options.since.isoformat() if self.options.since else None,
             },
+            "notes": self.notes,
             "headline": {s.key: dict(s.headline) for s in self.sections},
             "queries": {name: [_jsonable(r) for r in rows] for name, rows in self.queries.items()},
         }
@@ -115,10 +132,19 @@ def interval(value: float | None, low: float | None, high: float | None, fmt: Ca
 
 
 class _Runner:
-    """Runs named queries with the report's filters, keeping each one's rows and time."""
+    """Runs named queries with the report's filters on one connection over one snapshot, keeping each one's rows
+    and time."""
 
-    def __init__(self, lake: Lake, con: duckdb.DuckDBPyConnection, options: Options, rules: list[str]) -> None:
-        self.lake, self.con, self.options, self.rules = lake, con, options, rules
+    def __init__(
+        self,
+        snapshot: Snapshot,
+        con: duckdb.DuckDBPyConnection,
+        options: Options,
+        lead: str | None,
+        compared: list[str],
+    ) -> None:
+        self.snapshot, self.con, self.options = snapshot, con, options
+        self.lead, self.compared = lead, compared
         self.rows: dict[str, Rows] = {}
         self.seconds: dict[str, float] = {}
 
@@ -127,57 +153,86 @@ class _Runner:
         values: dict[str, Any] = {}
         for p in query.params:
             if p.type == "rules":
-                values[p.name] = self.rules[0]
+                values[p.name] = self.lead
             elif p.type == "rules[]":
-                values[p.name] = self.rules
+                values[p.name] = self.compared
             elif p.name in ("player", "variant", "since"):
                 values[p.name] = getattr(self.options, p.name)
         values.update(extra)
         t0 = time.perf_counter()
-        rows = named.run(self.con, self.lake, name, values).to_pylist()
+        rows = named.run(self.con, self.snapshot, name, values).to_pylist()
         self.seconds[name] = time.perf_counter() - t0
         self.rows[name] = rows
         return rows
 
 
+def _notes(snapshot: Snapshot, lead: str | None, variant: str | None) -> list[str]:
+    """What the figures leave out: hands without results yet, and the variants the leading rule set cannot score."""
+    notes = []
+    unscored = [m for m in snapshot.sources if not any(c.batch == m["batch"] for c in snapshot.coverage.values())]
+    if unscored:
+        hands = sum(snapshot.hands(m) for m in unscored)
+        notes.append(f"{hands:,} hands ingested since the last rescore are not in these figures: run ofc rescore.")
+    if lead is not None and variant is None:
+        left: dict[str, int] = {}
+        why: dict[str, str] = {}
+        for c in snapshot.coverage.values():
+            if c.rules_key == lead:
+                for v, n in c.entry.get("not_applied", {}).items():
+                    left[v] = left.get(v, 0) + n
+                    why[v] = c.entry.get("why", {}).get(v, "")
+        notes += [f"{n:,} {v} hands are left out: {why[v]}." for v, n in sorted(left.items())]
+    return notes
+
+
 def build(lake: Lake, options: Options) -> Report:
-    """Run every section's queries and assemble the report."""
-    con = connect(lake)
-    in_lake = named.RuleSetsInLake.of(lake.manifests())
-    rules = list(dict.fromkeys(in_lake.resolve(r) for r in options.rules)) or list(in_lake.keys)
-    run = _Runner(lake, con, options, rules)
+    """Run every section's queries on one snapshot of the lake and assemble the report."""
+    snapshot = lake.snapshot()
+    con = connect(snapshot)
+    in_lake = named.RuleSetsInLake(snapshot)
+    in_lake.check_current()
+    asked = list(dict.fromkeys(in_lake.resolve(r) for r in options.rules))
+    lead = asked[0] if asked else None
+    compared = asked or in_lake.compared(options.variant)
+    for key in asked:
+        if (problem := in_lake.problem(key, options.variant)) is not None:
+            raise named.NamedQueryError(problem)
+    run = _Runner(snapshot, con, options, lead, compared)
     overview = run("overview")
-    sections = [_overview(overview, rules, options)]
-    if rules:
+    scored = bool(snapshot.scored_keys)
+    sections = [_overview(overview, lead, compared, options, scored)]
+    if scored:
         sections += [
             _results(run, options),
             _fouls(run),
             _royalties(run),
             _fantasyland(run),
-            _scoring(run, rules),
+            _scoring(run, compared),
         ]
-    return Report(options, rules, run.rows, sections, run.seconds)
+    return Report(options, lead, compared, run.rows, sections, _notes(snapshot, lead, options.variant), run.seconds)
 
 
 def _one(rows: Rows, **match: Any) -> dict[str, Any]:
     return next((r for r in rows if all(r.get(k) == v for k, v in match.items())), {})
 
 
-def _overview(rows: Rows, rules: list[str], options: Options) -> Section:
+def _overview(rows: Rows, lead: str | None, compared: list[str], options: Options, scored: bool) -> Section:
     total = _one(rows, variant="all variants")
+    read = f"as if every hand had been played under {lead}" if lead else "each hand under the rules it was played by"
     headline = [
         ("hands", f"{total.get('hands', 0):,}"),
         ("boards", f"{total.get('boards', 0):,}"),
         ("first day", str(total.get("first_day") or "n/a")),
         ("last day", str(total.get("last_day") or "n/a")),
-        ("rule sets", ", ".join(rules) or "none: run ofc rescore"),
+        ("figures read", read if scored else "none yet: run ofc rescore"),
+        ("rule sets compared", ", ".join(compared) or "none: ofc rescore --rules NAME adds one"),
     ]
     filters = [f"{k}: {v}" for k, v in (("player", options.player), ("variant", options.variant)) if v]
     if options.since:
         filters.append(f"since: {options.since.isoformat()}")
     intro = "Hands in the lake" + (f" ({'; '.join(filters)})" if filters else "") + "."
-    if rules:
-        intro += f" Sections about one rule set read the results under {rules[0]}."
+    if scored:
+        intro += f" Every figure below reads {read}."
     table = Table("Hands per variant", rows, ["variant", "hands", "boards", "first_day", "last_day"])
     return Section("overview", "Overview", intro, headline, [], [table])
 
@@ -303,26 +358,29 @@ def _fantasyland(run: _Runner) -> Section:
     return Section("fantasyland", "Fantasyland", intro, headline, figs, [table])
 
 
-def _scoring(run: _Runner, rules: list[str]) -> Section:
+def _scoring(run: _Runner, compared: list[str]) -> Section:
     rows = run("scoring_variants")
-    changes = run("winner_changes") if len(rules) > 1 else []
+    changes = run("winner_changes") if compared else []
     headline = [
-        (f"{r['rules_key']}: swing (sd of points per hand)", num(r["stddev"])) for r in rows if r["player"] is None
+        (f"{r['rules_key'] or 'as played'}: swing (sd of points per hand)", num(r["stddev"]))
+        for r in rows
+        if r["player"] is None
     ]
     headline += [
-        (f"winner changes, {r['rules_key']} against {r['baseline']}", pct(r["change_rate"]))
+        (f"winner changes, {r['rules_key']} against the hands as played", pct(r["change_rate"]))
         for r in changes
         if r["variant"] == "all variants"
     ]
-    figs = [figures.scoring_variants(rows, rules), figures.swing(rows)]
+    figs = [figures.scoring_variants(rows, ["as played", *compared]), figures.swing(rows)]
     if changes:
         figs.append(figures.winner_changes(changes))
     tables = [Table("Points per hand under each rule set", rows, list(rows[0]) if rows else [])]
     if changes:
         tables.append(Table("Winner changes", changes, list(changes[0]), PERCENT_COLUMNS | {"ci_low", "ci_high"}))
     intro = (
-        f"The same hands under each rule set side by side: points per hand of each player, the swing, which players a "
-        f"rule set favours (gain per hand against {rules[0]}) and how often a hand's winner changes."
+        "The same hands as played and as if played under each rule set: points per hand of each player, the swing, "
+        "which players a rule set favours (gain per hand against the hands as played) and how often a hand's "
+        "winner changes. A rule set leaves out the hands it cannot score."
     )
-    note = "" if len(rules) > 1 else "Only one rule set: rescore under more (ofc rescore --rules ...) to compare."
+    note = "" if compared else "No rule set to compare: ofc rescore --rules NAME adds one."
     return Section("scoring", "Scoring variants", intro, headline, figs, tables, note)

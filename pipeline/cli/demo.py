@@ -123,8 +123,7 @@ def _report(lake: Any) -> tuple[Path, dict[str, dict[str, str]]]:
     from reports.html import render
     from reports.report import Options, build
 
-    lead = "pineapple"  # most of the demo's hands are Pineapple; the other rule sets sit beside it
-    result = build(lake, Options(rules=(lead, *(r for r in RESCORE_RULES if r != lead))))
+    result = build(lake, Options())  # each hand under its own rules, every rule set rescored beside them
     path = default_out() / "report.html"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(render(result), encoding="utf-8")

@@ -33,8 +33,9 @@ def report(
         None,
         "--rules",
         "-r",
-        help="Rule sets to read (name or name@key), the leading one first; repeat for several. Default: every "
-        "rule set the lake has results under.",
+        help="Read every hand as if played under this rule set (name or name@key) and compare it with the hands as "
+        "played; repeat to compare several, the first leads. Default: each hand under its own rules, compared with "
+        "every rule set the lake was rescored under.",
         show_default=False,
     ),
     since: str | None = typer.Option(None, "--since", help="Only hands played on or after this day (YYYY-MM-DD, UTC)."),
@@ -44,8 +45,8 @@ def report(
 ) -> None:
     """Write a report: results, foul rate, royalties, Fantasyland and scoring variants.
 
-    The HTML file holds everything it needs (plotly.js included): it opens offline in any browser. The rule
-    sets are those of ofc rescore; sections about one rule set read the first.
+    The HTML file holds everything it needs (plotly.js included): it opens offline in any browser. Every
+    figure reads each hand under the rules it was played by, unless --rules asks for another rule set.
     """
     from pipeline.lake.store import Lake
     from pipeline.query.db import QueryError
@@ -74,5 +75,7 @@ def report(
         return
     out.write_text(render(result), encoding="utf-8")
     err.print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB)")
-    if not result.rules:
+    for note in result.notes:
+        err.print(note)
+    if len(result.sections) == 1:
         err.print("the lake has no results yet: ofc rescore writes them (the report shows the overview only)")
