@@ -99,7 +99,7 @@ def results(lake: Lake) -> dict[str, object]:
             t: con.execute(
                 f"SELECT * EXCLUDE (rules_key) REPLACE (played_at::VARCHAR AS played_at) FROM {t} ORDER BY ALL"
             ).fetchall()
-            for t in ("pair_results", "player_results")
+            for t in ("pair_results", "board_results")
         }
 
 
@@ -197,7 +197,7 @@ def test_rescore_killed_at_random_moments_then_rerun(inputs: list[Path], tmp_pat
     shutil.copytree(base.root, reference.root)
     rescore(reference, [load_rules(r) for r in RULES])
     expected = results(reference)
-    assert len(expected["player_results"]) == 12000 * 3 * len(RULES)
+    assert len(expected["board_results"]) == 12000 * 3 * len(RULES)
 
     t0 = time.perf_counter()
     start(shutil.copytree(base.root, tmp_path / "timing"), RULES, RESCORE).wait()
@@ -211,7 +211,7 @@ def test_rescore_killed_at_random_moments_then_rerun(inputs: list[Path], tmp_pat
         proc.wait()
         seen = results(lake)
         # Each source batch's results under all four rule sets are committed together, or not at all.
-        assert len(seen["player_results"]) in (0, 4000 * 3 * len(RULES), 12000 * 3 * len(RULES))
+        assert len(seen["board_results"]) in (0, 4000 * 3 * len(RULES), 12000 * 3 * len(RULES))
         assert contents(lake) == contents(base)
         rescore(lake, [load_rules(r) for r in RULES])
         assert results(lake) == expected

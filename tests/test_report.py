@@ -77,8 +77,9 @@ def test_a_chart_cannot_be_broken_out_of() -> None:
 def test_report_numbers_match_the_lake(report_lake: ReportLake) -> None:
     report = build(report_lake.lake, Options())
     data = report.data()
-    boards = report_lake.boards(report_lake.rule_keys[0])
-    assert data["filters"]["rules"] == report_lake.rule_keys
+    boards = report_lake.boards()
+    assert data["filters"]["rules"] == "as played"
+    assert data["filters"]["compared"] == report_lake.rule_keys
     fouls = {r["dimension"]: r for r in data["queries"]["foul_rate"]}["all"]
     assert fouls["boards"] == boards.height
     assert fouls["fouled"] == boards["fouled"].sum()
@@ -86,6 +87,8 @@ def test_report_numbers_match_the_lake(report_lake: ReportLake) -> None:
     hands = report_lake.frame("hands").height
     assert data["headline"]["overview"]["hands"] == f"{hands:,}"
     fl = boards.filter(pl.col("fantasyland"))
+    normal = boards.filter(~pl.col("fantasyland") & (pl.col("variant") != "classic"))
+    assert data["headline"]["fantasyland"]["entry rate"] == f"{normal['fantasyland_entry'].mean():.2%}"
     assert data["headline"]["fantasyland"]["stay rate"] == f"{fl['fantasyland_stay'].mean():.2%}"
     assert data["headline"]["fantasyland"]["foul rate in Fantasyland"] == f"{fl['fouled'].mean():.2%}"
 
@@ -97,7 +100,9 @@ def test_report_for_one_player(report_lake: ReportLake, tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     data = json.loads(out.read_text())
     assert data["filters"]["player"] == INJECTION
-    assert data["filters"]["rules"] == report_lake.rule_keys[::-1]
+    assert data["filters"]["rules"] == report_lake.rule_keys[1]
+    assert data["filters"]["compared"] == report_lake.rule_keys[::-1]
+    assert any("pineapple-27 hands are left out" in note for note in data["notes"])
     results = data["queries"]["results"]
     assert {r["group"] for r in results if r["dimension"] == "player"} == {INJECTION}
     mine = report_lake.boards(report_lake.rule_keys[1]).filter(
@@ -188,7 +193,7 @@ def test_a_lake_without_results(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     text = out.read_text(encoding="utf-8")
     assert 'data-charts="0"' in text
-    assert "none: run ofc rescore" in text
+    assert "none yet: run ofc rescore" in text
     named = runner.invoke(app, ["sql", "results", "--lake", str(lake.root)])
     assert named.exit_code == 2
     assert "run ofc rescore first" in named.output

@@ -1,10 +1,10 @@
 """The small lake the report and named-query tests run on, and direct computations to check them against.
 
-The lake holds the sample histories plus a few hundred generated hands: OFC, Pineapple and Progressive
-Pineapple, two and three players from a pool with hostile names, street-by-street placements (so boards
-have dead streets), Fantasyland hands of every card count, sessions over several days; rescored under two
-rule sets. The ``dead_street`` ingest wrote is checked against :func:`pipeline.evaluate.dead.dead_street_column`,
-which finds each board's placements by key from the tables as stored.
+The lake holds the sample histories plus a few hundred generated hands of every variant: classic (set at
+once, two to four players, some declaring a natural), OFC, Pineapple, Progressive Pineapple and Pineapple with
+a 2-7 middle, two and three players from a pool with hostile names, street-by-street placements (so fouled
+boards have dead streets), Fantasyland hands of every card count, sessions over several days; rescored under
+two rule sets besides each hand's own.
 """
 
 from __future__ import annotations
@@ -16,12 +16,9 @@ from pathlib import Path
 
 import numpy as np
 import polars as pl
-import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
 
 from pipeline.cards import CARD_NAMES, deal
-from pipeline.evaluate.dead import dead_street_column
 from pipeline.lake.store import Lake
 
 SAMPLES = Path(__file__).resolve().parent.parent / "data" / "samples"
@@ -30,6 +27,13 @@ XSS = ("<script>alert(1)</script>", '"><img src=x onerror=alert(1)>', "</script>
 INJECTION = "x' OR 1=1 --"
 PLAYERS = ("Ann", "Bo", "Carla", *XSS, INJECTION)
 ROW_NAMES = ("top", "middle", "bottom")
+VARIANTS = ("classic", "ofc", "pineapple", "progressive-pineapple", "pineapple-27")
+FANTASYLAND_CARDS = {
+    "ofc": (13,),
+    "pineapple": (14,),
+    "progressive-pineapple": (14, 15, 16, 17),
+    "pineapple-27": (14, 15),
+}
 _SLOTS = np.array([0] * 3 + [1] * 5 + [2] * 5)
 
 
@@ -51,42 +55,48 @@ def _placements(order: np.ndarray, discards: list[str], variant: str, fantasylan
     return out
 
 
+def _set(keep: np.ndarray, variant: str, rng: np.random.Generator) -> np.ndarray:
+    """The 13 cards in a board's order: three in four set low to high (so some foul, most do not); a 2-7 middle
+    takes the lowest five of them."""
+    if rng.random() >= 0.75:
+        return keep
+    ordered = np.sort(keep)
+    if variant == "pineapple-27":
+        return np.r_[ordered[5:8], ordered[:5], ordered[8:]]
+    return ordered
+
+
 def make_records(n: int, seed: int = 7) -> list[dict]:
-    """``n`` hands in sessions of ten: boards set three in four in rank order (so some foul, some do not)."""
+    """``n`` hands in sessions of ten, cycling through the variants."""
     rng = np.random.default_rng(seed)
     start = datetime(2026, 3, 1, 18, tzinfo=UTC)
     out = []
     for h in range(n):
         session = h // 10
-        variant = ("ofc", "pineapple", "progressive-pineapple")[session % 3]
-        seats = 2 if session % 4 == 0 else 3
+        variant = VARIANTS[session % len(VARIANTS)]
+        seats = 4 if variant == "classic" and session % 2 else (2 if session % 4 == 0 else 3)
         names = [PLAYERS[(session + 2 * i) % len(PLAYERS)] for i in range(seats)]
-        dealt = deal(1, 17 * seats, rng).reshape(seats, 17)
+        dealt = deal(1, 17 * min(seats, 3) if seats < 4 else 52, rng).reshape(seats, -1)
         players = []
         for s in range(seats):
-            fantasyland = variant != "ofc" and rng.random() < 0.15
-            count = int(rng.choice([14, 15, 16, 17])) if variant == "progressive-pineapple" else 14
-            count = 13 if variant == "ofc" else count
-            keep = dealt[s, :13]
-            board = np.sort(keep) if rng.random() < 0.75 else keep
+            board = _set(dealt[s, :13], variant, rng)
             cards = CARD_NAMES[board].tolist()
-            if fantasyland:
+            player: dict = {"name": names[s], "seat": s, "top": cards[:3], "middle": cards[3:8], "bottom": cards[8:]}
+            if variant == "classic":
+                if rng.random() < 0.05:
+                    player["natural"] = "six_pairs"  # a false declaration counts for nothing
+                players.append(player)
+                continue
+            fantasyland = rng.random() < 0.15
+            count = int(rng.choice(FANTASYLAND_CARDS[variant])) if fantasyland else 0
+            if fantasyland and variant != "ofc":
                 discards = CARD_NAMES[dealt[s, 13:count]].tolist()
             else:
                 discards = [] if variant == "ofc" else CARD_NAMES[dealt[s, 13:17]].tolist()
-            player = {
-                "name": names[s],
-                "seat": s,
-                "top": cards[:3],
-                "middle": cards[3:8],
-                "bottom": cards[8:],
-                "placements": _placements(
-                    rng.permutation(13), discards, variant, fantasyland and variant != "ofc", cards
-                ),
-            }
+            player["placements"] = _placements(rng.permutation(13), discards, variant, fantasyland, cards)
             if discards:
                 player["discards"] = discards
-            if fantasyland and variant != "ofc":
+            if fantasyland:
                 player["fantasyland"] = True
                 player["fantasyland_cards"] = count
             players.append(player)
@@ -105,16 +115,6 @@ def make_records(n: int, seed: int = 7) -> list[dict]:
     return out
 
 
-def check_dead_streets(lake: Lake) -> None:
-    """The ``dead_street`` ingest wrote is the one the stored boards and placements give."""
-    placements = lake.read("placements", ["hand_key", "seat", "street", "card", "row"])
-    for f in lake.files("boards"):
-        boards = pq.read_table(f)
-        variant = f.parent.parent.name.split("=", 1)[1]
-        column = dead_street_column(boards.append_column("variant", pa.array([variant] * boards.num_rows)), placements)
-        assert boards.column("dead_street").to_pylist() == column.to_pylist(), f
-
-
 @dataclass
 class ReportLake:
     root: Path
@@ -126,16 +126,17 @@ class ReportLake:
         files = [str(f) for f in self.lake.files(table)]
         return pl.read_parquet(files, hive_partitioning=True, missing_columns="insert")
 
-    def boards(self, rules_key: str) -> pl.DataFrame:
-        """One row per board: the hand, the board and its result under ``rules_key`` (joined on keys)."""
-        hands = self.frame("hands").select("hand_key", "played_at", "session", "hand_number", "button", "n_players")
-        boards = self.frame("boards").select("hand_key", "seat", "player", "fantasyland_cards", "dead_street", "cards")
-        results = self.frame("player_results").filter(pl.col("rules_key") == rules_key).drop("player")
-        results = results.rename({"fantasyland_cards": "fantasyland_next"})
-        return results.join(boards, on=["hand_key", "seat"]).join(hands, on="hand_key")
+    def boards(self, rules_key: str | None = None) -> pl.DataFrame:
+        """One row per board: its result as played (``rules_key`` None) or under ``rules_key``."""
+        results = self.frame("board_results")
+        return results.filter(pl.col("native") if rules_key is None else pl.col("rules_key") == rules_key)
+
+    def pairs(self, rules_key: str | None = None) -> pl.DataFrame:
+        results = self.frame("pair_results")
+        return results.filter(pl.col("native") if rules_key is None else pl.col("rules_key") == rules_key)
 
 
-def build(root: Path, hands: int = 240) -> ReportLake:
+def build(root: Path, hands: int = 300, rules: tuple[str, ...] = RULES) -> ReportLake:
     from pipeline.ingest.run import ingest
     from pipeline.rescore.run import rescore
     from schemas.rules import load_rules
@@ -145,10 +146,9 @@ def build(root: Path, hands: int = 240) -> ReportLake:
     lake = Lake(root / "lake")
     report = ingest([SAMPLES, generated], lake)
     assert report.totals.quarantined == 0, report.totals.reasons
-    check_dead_streets(lake)
-    rules = [load_rules(name) for name in RULES]
-    rescore(lake, rules)
-    return ReportLake(root, lake, [r.key for r in rules])
+    rule_sets = [load_rules(name) for name in rules]
+    rescore(lake, rule_sets)
+    return ReportLake(root, lake, [r.key for r in rule_sets])
 
 
 _BUILT: list[ReportLake] = []
@@ -167,13 +167,16 @@ def report_lake(tmp_path_factory: pytest.TempPathFactory) -> ReportLake:
 
 
 def test_the_lake_has_what_the_report_reads(report_lake: ReportLake) -> None:
-    boards = report_lake.boards(report_lake.rule_keys[0])
+    boards = report_lake.boards()
     assert set(XSS) | {INJECTION} <= set(boards["player"].to_list())
+    assert set(boards["variant"].to_list()) == set(VARIANTS)
     assert boards["dead_street"].drop_nulls().len() > 0
-    assert set(boards.filter(pl.col("fantasyland"))["fantasyland_cards"].to_list()) >= {14, 15, 16, 17}
+    assert set(boards.filter(pl.col("fantasyland"))["fantasyland_cards"].to_list()) >= {13, 14, 15, 16, 17}
+    # Every board once as played: one native row a board, whatever the number of rule sets.
+    assert boards.height == report_lake.frame("boards").height
+    assert boards.select("hand_key", "seat").is_unique().all()
     # A board is dead at some street exactly when it fouled and its placements were recorded.
     placed = set(map(tuple, report_lake.frame("placements").select("hand_key", "seat").unique().rows()))
     has = np.array([(k, s) in placed for k, s in boards.select("hand_key", "seat").rows()])
-    fouled = boards["fouled"].to_numpy()
     dead = boards["dead_street"].is_not_null().to_numpy()
-    assert np.array_equal(dead, fouled & has)
+    assert np.array_equal(dead, boards["fouled"].to_numpy() & has)

@@ -15,8 +15,8 @@ from pipeline.ingest.run import ingest
 from pipeline.lake.store import BatchWriter, Lake, LakeError
 from pipeline.paths import SAMPLES
 from pipeline.query.db import connect, run_query
-from pipeline.rescore import scoring
-from pipeline.rescore.plan import RuleSetNameError, rule_sets_in
+from pipeline.rescore import batch, scoring
+from pipeline.rescore.plan import RuleSetNameError
 from pipeline.rescore.run import rescore
 from pipeline.score.compile import NATURALS
 from pipeline.score.engine import score
@@ -83,12 +83,13 @@ def query(lake: Lake, sql: str) -> list[dict[str, Any]]:
 
 
 def player_points(lake: Lake, rules: RuleSet) -> dict[tuple[str, int], int]:
-    rows = query(
-        lake,
-        f"SELECT h.hand_id, r.seat, r.points FROM player_results r JOIN hands h USING (hand_key) "
-        f"WHERE r.rules_key = '{rules.key}'",
-    )
+    rows = query(lake, f"SELECT hand_id, seat, points FROM board_results WHERE rules_key = '{rules.key}'")
     return {(r["hand_id"], r["seat"]): r["points"] for r in rows}
+
+
+def asked(report: Any, rules: RuleSet) -> Any:
+    """The run's totals under one rule set."""
+    return next(t for t in report.run if t.key == rules.key)
 
 
 def expected_points(records: list[dict[str, Any]], rules: RuleSet) -> dict[tuple[str, int], int]:
@@ -105,7 +106,7 @@ def examples() -> list[dict[str, Any]]:
 # ------------------------------------------------------------------ results
 
 
-@pytest.mark.parametrize("name", ["ofc", "classic-1-6", "taiwanese", "pineapple-27", str(RULE_FILES / "stakes.toml")])
+@pytest.mark.parametrize("name", ["ofc", "classic-1-6", "taiwanese", str(RULE_FILES / "stakes.toml")])
 def test_lake_results_equal_the_engine_on_the_records(
     tmp_path: Path, name: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -114,9 +115,23 @@ def test_lake_results_equal_the_engine_on_the_records(
     monkeypatch.setattr(scoring, "READ_ROWS", 7)  # hands straddle every read: they are held back whole
     rules = load_rules(name)
     report = rescore(lake, [rules])
-    assert [t.hands for t in report.run] == [len(records)]
+    assert asked(report, rules).hands == len(records)
     assert len(report.result_batches) == 2  # one per source batch
     assert player_points(lake, rules) == expected_points(records, rules)
+
+
+def test_a_rule_set_that_cannot_apply_scores_nothing_and_says_why(tmp_path: Path) -> None:
+    """A 2-7 middle cannot score boards set for a high middle: no results, and the hands left out counted."""
+    records = random_records(30, seed=5)
+    lake = lake_with(tmp_path, records)
+    rules = load_rules("pineapple-27")
+    report = rescore(lake, [rules])
+    t = asked(report, rules)
+    assert t.hands == 0
+    classic = sum(r["variant"] == "classic" for r in records)
+    assert dict(t.skipped_variants) == {"classic": classic, "ofc": len(records) - classic}
+    assert "2-7 lowball middle" in t.why["ofc"]
+    assert player_points(lake, rules) == {}
 
 
 def test_worked_examples_give_the_rules_figures(tmp_path: Path) -> None:
@@ -132,13 +147,14 @@ def test_worked_examples_give_the_rules_figures(tmp_path: Path) -> None:
     assert player_points(lake, sets[2])["E3", 0] == 2
     e1 = query(
         lake,
-        "SELECT r.rules, r.royalty_top, r.royalty_middle, r.royalty_bottom, r.fantasyland_entry, r.fantasyland_cards "
-        "FROM player_results r JOIN hands h USING (hand_key) WHERE h.hand_id = 'E1' AND r.seat = 0",
+        "SELECT rules, royalty_top, royalty_middle, royalty_bottom, fantasyland_entry, fantasyland_next, native "
+        "FROM board_results WHERE hand_id = 'E1' AND seat = 0",
     )
     by_rules = {r["rules"]: r for r in e1}
     assert [by_rules["ofc"][f"royalty_{row}"] for row in ("top", "middle", "bottom")] == [7, 2, 25]
     assert by_rules["ofc"]["fantasyland_entry"]
-    assert {r: by_rules[r]["fantasyland_cards"] for r in ("ofc", "pineapple", "progressive-pineapple")} == {
+    assert [r for r, row in by_rules.items() if row["native"]] == ["ofc"]  # an OFC hand with no house rules
+    assert {r: by_rules[r]["fantasyland_next"] for r in ("ofc", "pineapple", "progressive-pineapple")} == {
         "ofc": 13,
         "pineapple": 14,
         "progressive-pineapple": 14,
@@ -155,15 +171,16 @@ def test_every_hand_is_zero_sum_under_every_rule_set(tmp_path: Path) -> None:
     lake = lake_with(tmp_path, random_records(80, seed=2), [CRISS_CROSS, MISSET])
     names = ("ofc", "taiwanese", "classic-1-6", RULE_FILES / "stakes.toml")
     rescore(lake, [load_rules(n) for n in names])
-    assert query(lake, "SELECT count(DISTINCT rules_key) AS n FROM player_results") == [{"n": 4}]
-    unbalanced = "SELECT rules_key, hand_key FROM player_results GROUP BY ALL HAVING sum(points) <> 0"
+    # classic-1-6 is also the classic hands' own rules: asked for, it scores every hand.
+    assert query(lake, "SELECT count(DISTINCT rules_key) AS n FROM board_results") == [{"n": 4}]
+    unbalanced = "SELECT rules_key, hand_key FROM board_results GROUP BY ALL HAVING sum(points) <> 0"
     assert query(lake, unbalanced) == []
     pairs = query(
         lake,
         "WITH sides AS (SELECT rules_key, hand_key, seat_a AS seat, points FROM pair_results "
         "UNION ALL SELECT rules_key, hand_key, seat_b, -points FROM pair_results) "
         "SELECT count(*) AS n FROM (SELECT rules_key, hand_key, seat, sum(points) AS net FROM sides GROUP BY ALL) s "
-        "JOIN player_results r USING (rules_key, hand_key, seat) WHERE s.net <> r.points",
+        "JOIN board_results r USING (rules_key, hand_key, seat) WHERE s.net <> r.points",
     )
     assert pairs == [{"n": 0}]
     cc = player_points(lake, load_rules("ofc"))  # the hands worked out by hand in tests/reference/hands.py
@@ -182,21 +199,24 @@ def test_a_rerun_adds_nothing_and_new_batches_are_scored_next_time(tmp_path: Pat
     lake = lake_with(tmp_path, random_records(30, seed=1))
     rules = [load_rules("ofc"), load_rules("classic-2-4")]
     first = rescore(lake, rules)
-    assert [t.hands for t in first.run] == [30, 30]
-    files = {t: lake.files(t) for t in ("pair_results", "player_results")}
+    assert [t.hands for t in first.run[:2]] == [30, 30]
+    files = {t: lake.files(t) for t in ("pair_results", "board_results")}
 
     again = rescore(lake, rules)
     assert again.result_batches == []
-    assert [(t.hands, t.skipped) for t in again.run] == [(0, 1), (0, 1)]
-    assert [t.hands for t in again.lake] == [30, 30]
+    assert [(t.hands, t.skipped) for t in again.run[:2]] == [(0, 1), (0, 1)]
+    assert [t.hands for t in again.lake[:2]] == [30, 30]
     assert {t: lake.files(t) for t in files} == files
     assert len(manifests_of(lake, "rescore")) == 1
 
     ingest([write_jsonl(tmp_path / "more.jsonl", random_records(12, seed=8, prefix="new"))], lake)
     third = rescore(lake, rules)
-    assert [(t.batches, t.hands, t.skipped) for t in third.run] == [(1, 12, 1), (1, 12, 1)]
-    assert [t.hands for t in third.lake] == [42, 42]
-    assert query(lake, "SELECT rules, count(DISTINCT hand_key) AS n FROM player_results GROUP BY ALL ORDER BY 1") == [
+    assert [(t.batches, t.hands, t.skipped) for t in third.run[:2]] == [(1, 12, 1), (1, 12, 1)]
+    assert [t.hands for t in third.lake[:2]] == [42, 42]
+    counts = "SELECT rules, count(DISTINCT hand_key) AS n FROM board_results GROUP BY ALL ORDER BY 1"
+    classic = sum(r["variant"] == "classic" for r in [*random_records(30, seed=1), *random_records(12, seed=8)])
+    assert query(lake, counts) == [
+        {"rules": "classic-1-6", "n": classic},  # the classic hands' own rules: only theirs
         {"rules": "classic-2-4", "n": 42},
         {"rules": "ofc", "n": 42},
     ]
@@ -212,10 +232,10 @@ def test_an_edited_rule_file_is_a_new_rule_set(tmp_path: Path) -> None:
     after = load_rules(house)
     assert after.key != before.key
     report = rescore(lake, [after])
-    assert [t.hands for t in report.run] == [20]
-    keys = query(lake, "SELECT DISTINCT rules, rules_key FROM player_results ORDER BY rules_key")
+    assert asked(report, after).hands == 20
+    keys = query(lake, "SELECT DISTINCT rules_key FROM board_results WHERE rules = 'house' ORDER BY rules_key")
     assert sorted(k["rules_key"] for k in keys) == sorted([before.key, after.key])
-    assert {r.key for r in rule_sets_in(lake.manifests())} == {before.key, after.key}
+    assert {before.key, after.key} <= set(lake.snapshot().rule_sets)
 
 
 def test_force_rescores_and_hides_the_old_results(tmp_path: Path) -> None:
@@ -224,23 +244,29 @@ def test_force_rescores_and_hides_the_old_results(tmp_path: Path) -> None:
     rescore(lake, [ofc, plain])
     old = {str(f) for f in lake.files("pair_results") if f"rules_key={ofc.key}" in str(f)}
     forced = rescore(lake, [ofc], force=True)
-    assert [t.hands for t in forced.run] == [25]
-    assert query(lake, "SELECT rules, count(*) AS n FROM player_results GROUP BY ALL ORDER BY 1") == [
-        {"rules": "classic-plain", "n": sum(len(r["players"]) for r in random_records(25, seed=6))},
-        {"rules": "ofc", "n": sum(len(r["players"]) for r in random_records(25, seed=6))},
+    assert asked(forced, ofc).hands == 25
+    boards = sum(len(r["players"]) for r in random_records(25, seed=6))
+    classic = sum(len(r["players"]) for r in random_records(25, seed=6) if r["variant"] == "classic")
+    assert query(lake, "SELECT rules, count(*) AS n FROM board_results GROUP BY ALL ORDER BY 1") == [
+        {"rules": "classic-1-6", "n": classic},
+        {"rules": "classic-plain", "n": boards},
+        {"rules": "ofc", "n": boards},
     ]
     assert not old & {str(f) for f in lake.files("pair_results")}
     assert all(Path(f).exists() for f in old)  # hidden at once, deleted by the next writer
     rescore(lake, [ofc])
     assert not any(Path(f).exists() for f in old)
-    assert [t.hands for t in rescore(lake, [ofc, plain]).lake] == [25, 25]
+    assert [t.hands for t in rescore(lake, [ofc, plain]).lake[:2]] == [25, 25]
 
 
-def test_the_default_rule_sets_are_those_the_lake_has(tmp_path: Path) -> None:
+def test_the_rule_sets_asked_for_are_remembered(tmp_path: Path) -> None:
     lake = lake_with(tmp_path, random_records(10, seed=3))
     rules = [load_rules("pineapple"), load_rules(RULE_FILES / "stakes.toml")]
     rescore(lake, rules)
-    assert [r.key for r in rule_sets_in(lake.manifests())] == [r.key for r in rules]
+    snapshot = lake.snapshot()
+    assert snapshot.asked_keys() == [r.key for r in rules]
+    natives = [load_rules("ofc").key, load_rules("classic-1-6").key]
+    assert set(snapshot.scored_keys) == {*snapshot.asked_keys(), *natives}
 
 
 # -------------------------------------------------------------------- crashes
@@ -251,7 +277,7 @@ def test_an_aborted_result_batch_is_invisible_and_the_next_run_finishes(
 ) -> None:
     lake = lake_with(tmp_path, random_records(40, seed=7))
     monkeypatch.setattr(scoring, "READ_ROWS", 20)
-    real = scoring.score
+    real = batch.score
     calls = {"n": 0}
 
     def failing(*args: Any) -> Any:
@@ -260,7 +286,7 @@ def test_an_aborted_result_batch_is_invisible_and_the_next_run_finishes(
             raise RuntimeError("killed")
         return real(*args)
 
-    monkeypatch.setattr(scoring, "score", failing)
+    monkeypatch.setattr(batch, "score", failing)
     monkeypatch.setattr(BatchWriter, "abort", lambda self: None)  # as if the process died: staging stays
     with pytest.raises(RuntimeError, match="killed"):
         rescore(lake, [load_rules("ofc"), load_rules("classic-1-6")])
@@ -268,7 +294,7 @@ def test_an_aborted_result_batch_is_invisible_and_the_next_run_finishes(
     assert manifests_of(lake, "rescore") == []
     assert query(lake, "SELECT count(*) AS n FROM pair_results") == [{"n": 0}]
 
-    monkeypatch.setattr(scoring, "score", real)
+    monkeypatch.setattr(batch, "score", real)
     report = rescore(lake, [load_rules("ofc"), load_rules("classic-1-6")])
     assert [t.hands for t in report.run] == [40, 40]
     assert not (lake.root / "_staging").exists() or not any((lake.root / "_staging").rglob("*"))
@@ -286,9 +312,9 @@ def test_files_moved_into_place_without_a_manifest_stay_invisible(
     with pytest.raises(OSError, match="disk gone"):
         rescore(lake, [load_rules("ofc")])
     assert list((lake.root / "pair_results").rglob("*.parquet"))  # on disk, listed by no manifest
-    assert query(lake, "SELECT count(*) AS n FROM player_results") == [{"n": 0}]
+    assert query(lake, "SELECT count(*) AS n FROM board_results") == [{"n": 0}]
     monkeypatch.undo()
-    assert [t.hands for t in rescore(lake, [load_rules("ofc")]).run] == [15]
+    assert asked(rescore(lake, [load_rules("ofc")]), load_rules("ofc")).hands == 15
     listed = {str(f) for f in lake.files("pair_results")}
     assert {str(f) for f in (lake.root / "pair_results").rglob("*.parquet")} == listed
 
@@ -322,6 +348,8 @@ def test_a_rule_set_name_that_cannot_name_a_folder_is_refused(tmp_path: Path) ->
 
 
 def test_recorded_points_are_checked_and_mismatches_listed(tmp_path: Path) -> None:
+    """Recorded points are checked under each hand's own rules: the worked examples (OFC, no house rules: the
+    OFC preset) and the poker-arena log (which declares its rules)."""
     wrong = examples()
     for rec in wrong:
         rec["hand_id"] = "rec-" + rec["hand_id"]
@@ -330,15 +358,76 @@ def test_recorded_points_are_checked_and_mismatches_listed(tmp_path: Path) -> No
     wrong[2]["players"][0]["points"], wrong[2]["players"][1]["points"] = 3, -3
     lake = lake_with(tmp_path, wrong)
     ingest([SAMPLES / "poker-arena"], lake)
-    report = rescore(lake, [load_rules("ofc"), load_rules("classic-2-4")])
-    ofc, two_four = report.run
-    assert (ofc.recorded_checked, ofc.recorded_differing) == (2 + 4, 1)  # the poker-arena hands all agree
-    assert (two_four.recorded_checked, two_four.recorded_differing) == (0, 0)  # no hand declares 2-4
+    ofc, two_four = load_rules("ofc"), load_rules("classic-2-4")
+    report = rescore(lake, [ofc, two_four])
+    assert (asked(report, ofc).recorded_checked, asked(report, ofc).recorded_differing) == (2 + 4, 1)
+    assert (asked(report, two_four).recorded_checked, asked(report, two_four).recorded_differing) == (0, 0)
     rows = query(lake, "SELECT * FROM recorded_mismatches")
     assert [(r["hand_id"], r["seat"], r["recorded_points"], r["rescored_points"], r["difference"]) for r in rows] == [
         ("rec-E3", 0, 3, 2, -1),
         ("rec-E3", 1, -3, -2, 1),
     ]
-    assert {r["rules_key"] for r in rows} == {load_rules("ofc").key}
-    again = rescore(lake, [load_rules("ofc")])
+    assert {r["native_rules"] for r in rows} == {ofc.key}
+    again = rescore(lake, [ofc])
     assert (again.lake[0].recorded_checked, again.lake[0].recorded_differing) == (6, 1)
+
+
+# ------------------------------------------------------------ native rules
+
+
+def test_a_house_rule_file_becoming_known_rescores_the_hands_that_name_it(tmp_path: Path) -> None:
+    """Hands recording house rules the lake does not know are scored under their variant's preset; once the
+    rule file is given, they are scored again under it, and their old native results are dropped."""
+    records = [r for r in random_records(40, seed=12) if r["variant"] == "ofc"]
+    for r in records[:10]:
+        r["house_rules"] = "house"
+    lake = lake_with(tmp_path, records)
+    ofc = load_rules("ofc")
+    first = rescore(lake, [])
+    assert [(n["house_rules"], n["native"], n["how"]) for n in first.natives] == [
+        (None, ofc.key, "variant preset"),
+        ("house", ofc.key, "house rules unknown"),
+    ]
+    house = tmp_path / "house.toml"
+    house.write_text('extends = "ofc"\nname = "house"\n[scoring]\nscoop_bonus = 5\n')
+    rules = load_rules(house)
+    second = rescore(lake, [rules])
+    assert [(n["house_rules"], n["native"]) for n in second.natives] == [(None, ofc.key), ("house", rules.key)]
+    native = query(lake, "SELECT rules, count(*) AS n FROM played_boards GROUP BY ALL ORDER BY 1")
+    boards = sum(len(r["players"]) for r in records)
+    house_boards = sum(len(r["players"]) for r in records[:10])
+    assert native == [{"rules": "house", "n": house_boards}, {"rules": "ofc", "n": boards - house_boards}]
+    # The next run, without the file: the lake knows it now, nothing changes.
+    assert rescore(lake, []).result_batches == []
+    assert query(lake, "SELECT count(*) AS n FROM played_boards") == [{"n": boards}]
+
+
+def test_a_rule_set_scored_only_as_native_rules_is_completed_when_asked_for(tmp_path: Path) -> None:
+    lake = lake_with(tmp_path, random_records(30, seed=13))
+    classic = load_rules("classic-1-6")
+    rescore(lake, [])
+    only = query(lake, f"SELECT count(*) AS n FROM board_results WHERE rules_key = '{classic.key}'")[0]["n"]
+    report = rescore(lake, [classic])
+    assert asked(report, classic).hands == 30
+    every = query(lake, f"SELECT count(*) AS n FROM board_results WHERE rules_key = '{classic.key}'")[0]["n"]
+    assert every == sum(len(r["players"]) for r in random_records(30, seed=13)) > only
+    assert query(lake, "SELECT count(*) AS n FROM played_boards")[0]["n"] == every
+
+
+def test_results_of_an_older_format_are_scored_again(tmp_path: Path) -> None:
+    """A lake whose results an older version wrote: ofc rescore scores them again, and hides the old files."""
+    lake = lake_with(tmp_path, random_records(20, seed=14))
+    ofc = load_rules("ofc")
+    rescore(lake, [ofc])
+    manifest = next(p for p in (lake.root / "_manifests").glob("*.json") if '"rescore"' in p.read_text())
+    doc = json.loads(manifest.read_text())
+    doc.pop("format")
+    manifest.write_text(json.dumps(doc))
+    assert lake.snapshot().stale
+    assert query(lake, "SELECT count(*) AS n FROM board_results") == [{"n": 0}]  # not read
+    report = rescore(lake, [])  # by default: the rule sets the older results were asked for
+    assert asked(report, ofc).hands == 20
+    assert not lake.snapshot().stale
+    assert query(lake, "SELECT count(*) AS n FROM played_boards")[0]["n"] == sum(
+        len(r["players"]) for r in random_records(20, seed=14)
+    )

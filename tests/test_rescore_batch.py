@@ -9,14 +9,15 @@ import pyarrow as pa
 import pytest
 
 from pipeline.cards import deal
-from pipeline.rescore.batch import SETTLED, read_boards, recorded_differences, rescore_batch, rescore_many
+from pipeline.rescore.batch import SETTLED, rescore_batch, rescore_many
+from pipeline.rescore.plan import Job
 from pipeline.score.compile import NATURALS
 from pipeline.score.engine import Boards, score
-from schemas.lake import PAIR_RESULTS, PLAYER_RESULTS, RESCORE_INPUT
+from schemas.lake import BOARD_RESULTS, PAIR_RESULTS, RESCORE_INPUT
 from schemas.rules import RuleSet, load_rules
 
 RULES = Path(__file__).parent / "data" / "rules"
-RULE_SETS = ["ofc", "pineapple-27", "classic-1-6", "taiwanese", str(RULES / "stakes.toml"), str(RULES / "suits.toml")]
+RULE_SETS = ["ofc", "classic-1-6", "taiwanese", str(RULES / "stakes.toml"), str(RULES / "suits.toml")]
 
 
 def random_boards(hands: int, seed: int) -> pa.RecordBatch:
@@ -59,7 +60,6 @@ def random_boards(hands: int, seed: int) -> pa.RecordBatch:
             "played_at": pa.array(1_790_000_000_000_000 + hand * 60_000_000, pa.timestamp("us", tz="UTC")),
             "fantasyland_cards": pa.array(np.where(rng.random(n) < 0.15, 14, None).tolist(), pa.int8()),
         },
-        schema=RESCORE_INPUT,
     )
 
 
@@ -85,6 +85,7 @@ def engine_boards(batch: pa.RecordBatch) -> Boards:
         stack=np.array([r["stack"] for r in rows], np.int64),
         owner=np.array(owners, np.int64),
         misset=np.array([r["misset"] for r in rows]),
+        open_face=np.array([r["variant"] != "classic" for r in rows]),
     )
 
 
@@ -96,9 +97,9 @@ def boards() -> pa.RecordBatch:
 @pytest.mark.parametrize("name", RULE_SETS)
 def test_results_are_the_engines_scores(boards: pa.RecordBatch, name: str) -> None:
     rules = load_rules(name)
-    pairs, players = rescore_batch(boards, rules)
+    players, pairs = rescore_batch(boards, rules)
     assert pairs.schema == PAIR_RESULTS
-    assert players.schema == PLAYER_RESULTS
+    assert players.schema == BOARD_RESULTS
     expected = score(engine_boards(boards), rules)
     key = boards.column("hand_key").to_numpy()
     seat = boards.column("seat").to_numpy()
@@ -111,7 +112,7 @@ def test_results_are_the_engines_scores(boards: pa.RecordBatch, name: str) -> No
     assert players.column("fouled").to_pylist() == f.fouled.tolist()
     roy = np.stack([players.column(f"royalty_{r}").to_numpy() for r in ("top", "middle", "bottom")], axis=1)
     assert roy.tolist() == f.royalties.tolist()
-    assert players.column("fantasyland_cards").to_numpy().tolist() == f.fantasyland_next.tolist()
+    assert players.column("fantasyland_next").to_numpy().tolist() == f.fantasyland_next.tolist()
     assert players.column("fantasyland_entry").to_pylist() == f.fantasyland_entry.tolist()
     assert players.column("fantasyland_stay").to_pylist() == f.fantasyland_stay.tolist()
     assert players.column("player").to_pylist() == boards.column("player").to_pylist()
@@ -157,7 +158,7 @@ def test_results_are_the_engines_scores(boards: pa.RecordBatch, name: str) -> No
 
 @pytest.mark.parametrize("name", RULE_SETS)
 def test_zero_sum_and_pairs_add_up_to_players(boards: pa.RecordBatch, name: str) -> None:
-    pairs, players = rescore_batch(boards, load_rules(name))
+    players, pairs = rescore_batch(boards, load_rules(name))
     key = players.column("hand_key").to_numpy()
     pts = players.column("points").to_numpy().astype(np.int64)
     _hands, inverse = np.unique(key, return_inverse=True)
@@ -188,41 +189,66 @@ def test_no_hidden_state(boards: pa.RecordBatch, monkeypatch: pytest.MonkeyPatch
     first = rescore_many(boards, rules)
     rescore_batch(random_boards(50, seed=9), rules[0])  # another batch in between changes nothing
     again = rescore_many(boards, rules)
-    for (p1, q1), (p2, q2), r in zip(first, again, rules, strict=True):
-        assert p1.equals(p2)
-        assert q1.equals(q2)
+    for one, two, r in zip(first, again, rules, strict=True):
+        assert one.boards.equals(two.boards)
+        assert one.pairs.equals(two.pairs)
         single = rescore_batch(boards, r)
-        assert single[0].equals(p1)
-        assert single[1].equals(q1)
+        assert single[0].equals(one.boards)
+        assert single[1].equals(one.pairs)
 
 
 def test_boards_of_a_hand_may_come_in_any_order(boards: pa.RecordBatch) -> None:
     rules = load_rules("taiwanese")
-    _, players = rescore_batch(boards, rules)
+    players, _ = rescore_batch(boards, rules)
     shuffled = boards.take(pa.array(np.random.default_rng(1).permutation(boards.num_rows)))
-    _, again = rescore_batch(shuffled, rules)
+    again, _ = rescore_batch(shuffled, rules)
     key = lambda t: sorted(zip(*(t.column(c).to_pylist() for c in ("hand_key", "seat", "points")), strict=True))  # noqa: E731
     assert key(again) == key(players)
 
 
-def test_recorded_points_are_checked_against_the_declared_rules(boards: pa.RecordBatch) -> None:
-    ofc = load_rules("ofc")
-    table = read_boards(boards)
-    _, players = rescore_batch(boards, ofc)
-    checked, differing = recorded_differences(table, players, ofc)
-    ofc_hands = set(boards.filter(pa.compute.equal(boards.column("house_rules"), "ofc")).column("hand_key").to_pylist())
-    assert checked == len(ofc_hands)  # every board here records points
-    assert 0 < differing <= checked  # random recorded points rarely match
-    # Recorded points equal to ours: nothing differs; under rules the hands do not declare: nothing checked.
-    matching = boards.set_column(boards.schema.get_field_index("points"), "points", players.column("points"))
-    assert recorded_differences(read_boards(matching), players, ofc) == (checked, 0)
+def test_recorded_points_are_checked_under_each_hands_own_rules(boards: pa.RecordBatch) -> None:
+    """The OFC hands declare ofc, the classic hands nothing (their preset, classic-1-6): each is checked once,
+    by the job that scores it under its own rules."""
+    ofc, classic, plain = load_rules("ofc"), load_rules("classic-1-6"), load_rules("classic-plain")
+    results = {r.job.rules.name: r for r in rescore_many(boards, [ofc, classic, plain])}
+    variant = boards.column("variant").to_pylist()
+    keys = boards.column("hand_key").to_pylist()
+    ofc_hands = {k for k, v in zip(keys, variant, strict=True) if v == "ofc"}
+    assert results["ofc"].recorded_checked == len(ofc_hands)  # every board here records points
+    assert results["classic-1-6"].recorded_checked == len(set(keys) - ofc_hands)
+    assert results["classic-plain"].recorded_checked == 0  # nobody's own rules
+    assert 0 < results["ofc"].recorded_differing <= len(ofc_hands)  # random recorded points rarely match
+    # Recorded points equal to ours: nothing differs.
+    native = pa.concat_tables(
+        [pa.Table.from_batches([r.boards.filter(r.boards.column("native"))]) for r in results.values()]
+    )
+    ours = {(r["hand_key"], r["seat"]): r["points"] for r in native.select(["hand_key", "seat", "points"]).to_pylist()}
+    points = pa.array([ours[k, s] for k, s in zip(keys, boards.column("seat").to_pylist(), strict=True)], pa.int32())
+    matching = boards.set_column(boards.schema.get_field_index("points"), "points", points)
+    assert [r.recorded_differing for r in rescore_many(matching, [ofc, classic])] == [0, 0]
+
+
+def test_a_job_for_native_hands_scores_only_them(boards: pa.RecordBatch) -> None:
     classic = load_rules("classic-1-6")
-    assert recorded_differences(table, rescore_batch(boards, classic)[1], classic) == (0, 0)
+    every, own = rescore_many(boards, [classic, Job(classic, native_only=True)])
+    assert every.boards.num_rows == boards.num_rows
+    variants = set(own.boards.column("variant").to_pylist())
+    assert variants == {"classic"}
+    assert own.boards.column("native").to_pylist() == [True] * own.boards.num_rows
+    assert own.boards.equals(every.boards.filter(every.boards.column("native")))
+    assert own.pairs.equals(every.pairs.filter(every.pairs.column("native")))
+
+
+def test_a_rule_set_that_cannot_apply_gives_no_rows(boards: pa.RecordBatch) -> None:
+    (result,) = rescore_many(boards, [load_rules("pineapple-27")])
+    assert result.boards.num_rows == result.pairs.num_rows == result.hands == 0
+    assert set(result.not_applied) == {"ofc", "classic"}
+    assert "2-7 lowball middle" in result.why["ofc"]
 
 
 def test_hand_facts_ride_along(boards: pa.RecordBatch) -> None:
     """Time, table size, place after the button and Fantasyland cards, as a report reads them."""
-    pairs, players = rescore_batch(boards, load_rules("ofc"))
+    players, pairs = rescore_batch(boards, load_rules("ofc"))
     rows = boards.to_pylist()
     name = {(r["hand_key"], r["seat"]): r["player"] for r in rows}
     when = {r["hand_key"]: r["played_at"] for r in rows}
@@ -238,9 +264,10 @@ def test_hand_facts_ride_along(boards: pa.RecordBatch) -> None:
         button = hand[0]["button"] if hand[0]["button"] is not None else seats[-1]
         for r in hand:
             place = (seats.index(r["seat"]) - seats.index(button)) % len(seats)
-            expected[(key, r["seat"])] = (r["played_at"], len(seats), place, r["fantasyland_cards"])
+            dealt = r["fantasyland_cards"] if r["fantasyland"] and r["variant"] != "classic" else None
+            expected[(key, r["seat"])] = (r["played_at"], len(seats), place, dealt)
     got = {
-        (r["hand_key"], r["seat"]): (r["played_at"], r["n_players"], r["position"], r["fantasyland_dealt"])
+        (r["hand_key"], r["seat"]): (r["played_at"], r["n_players"], r["position"], r["fantasyland_cards"])
         for r in players.to_pylist()
     }
     assert got == expected
@@ -251,15 +278,20 @@ def test_hand_facts_ride_along(boards: pa.RecordBatch) -> None:
     for r in players.to_pylist():
         best = max(points[r["hand_key"]].values())
         top = [seat for seat, p in points[r["hand_key"]].items() if p == best]
-        assert r["hand_winner"] == (top[0] if len(top) == 1 else -1)
+        assert r["winner_seat"] == (top[0] if len(top) == 1 else -1)
     without = boards.drop_columns(["played_at", "fantasyland_cards"])
-    _, bare = rescore_batch(without, load_rules("ofc"))
+    bare, _ = rescore_batch(without, load_rules("ofc"))
     assert bare.column("played_at").null_count == bare.num_rows
     assert bare.column("position").equals(players.column("position"))
 
 
 def test_an_empty_batch_gives_empty_results() -> None:
-    pairs, players = rescore_batch(pa.RecordBatch.from_pylist([], schema=RESCORE_INPUT), RuleSet(name="x"))
+    players, pairs = rescore_batch(pa.RecordBatch.from_pylist([], schema=RESCORE_INPUT), RuleSet(name="x"))
     assert pairs.num_rows == players.num_rows == 0
     assert pairs.schema == PAIR_RESULTS
-    assert players.schema == PLAYER_RESULTS
+    assert players.schema == BOARD_RESULTS
+
+
+def test_a_batch_without_the_required_columns_is_refused(boards: pa.RecordBatch) -> None:
+    with pytest.raises(ValueError, match="needs the columns cards"):
+        rescore_batch(boards.drop_columns(["cards"]), load_rules("ofc"))
