@@ -117,12 +117,19 @@ def dead_streets(rows: Rows) -> go.Figure:
     return fig
 
 
+def royalty_boards(rows: Rows) -> int:
+    """The boards the rows of ``royalty_frequency`` count: each rule set's boards once (as played, each hand's
+    rule set counts its own)."""
+    return sum({r["rules_key"]: r["boards"] for r in rows}.values())
+
+
 def royalty_heatmap(rows: Rows) -> go.Figure:
     """How often each row makes each royalty-earning category: a heatmap, rows top to bottom."""
     paid = [r for r in rows if r["points"] > 0]
+    boards = max(royalty_boards(rows), 1)
     categories = sorted({r["category"] for r in paid}, key=lambda c: _category_order(paid, c))
     z = [
-        [sum(r["frequency"] for r in paid if r["row"] == row and r["category"] == c) for c in categories]
+        [sum(r["boards_made"] for r in paid if r["row"] == row and r["category"] == c) / boards for c in categories]
         for row in ROWS
     ]
     fig = go.Figure(

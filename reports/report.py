@@ -314,10 +314,11 @@ def _royalties(run: _Runner) -> Section:
         ("royalty points per board", interval(total.get("per_board"), _minus(total), _plus(total), num)),
         ("boards with a royalty", pct(total.get("share_with_royalty"))),
     ]
+    boards = figures.royalty_boards(freq)
     for row in figures.ROWS:
         paid = [r for r in freq if r["row"] == row and r["points"] > 0]
         if paid:
-            headline.append((f"{row}: boards with a royalty", pct(sum(r["frequency"] for r in paid))))
+            headline.append((f"{row}: boards with a royalty", pct(sum(r["boards_made"] for r in paid) / boards)))
     tables = [
         Table("Royalty frequency", freq, list(freq[0]) if freq else [], PERCENT_COLUMNS | {"ci_low", "ci_high"}),
         Table("Royalty points per board", points, list(points[0]) if points else [], PERCENT_COLUMNS),

@@ -86,6 +86,9 @@ def test_report_numbers_match_the_lake(report_lake: ReportLake) -> None:
     assert data["headline"]["fouls"]["foul rate"].startswith(f"{boards['fouled'].mean():.2%}")
     hands = report_lake.frame("hands").height
     assert data["headline"]["overview"]["hands"] == f"{hands:,}"
+    for row in ("top", "middle", "bottom"):  # every rule set's boards as played, each counted once
+        share = (boards[f"royalty_{row}"] > 0).mean()
+        assert data["headline"]["royalties"][f"{row}: boards with a royalty"] == f"{share:.2%}"
     fl = boards.filter(pl.col("fantasyland"))
     normal = boards.filter(~pl.col("fantasyland") & (pl.col("variant") != "classic"))
     assert data["headline"]["fantasyland"]["entry rate"] == f"{normal['fantasyland_entry'].mean():.2%}"
