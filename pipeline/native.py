@@ -2,9 +2,10 @@
 
 Every hand has a *native* rule set: the one its recorded house rules name, when they name a rule set the lake
 knows and it fits the hand's variant; otherwise its variant's preset (``VARIANT_PRESETS``). A name is looked
-up as a key first (``name@hash``, exact), then as a name: a rule file given to the run, a preset, then a rule
-set recorded in the lake (the latest). Play figures are read under native rules unless a user asks "as if
-every hand had been played under X".
+up as a key first (``name@hash``, exact), then as a name: a rule file given to the run, else the rule set of
+that name recorded in the lake last, else the preset. So a house file named like a preset, once given, stays
+the rules its hands were played by until another rule set of that name is given. Play figures are read under
+native rules unless a user asks "as if every hand had been played under X".
 
 A rule set *applies* to a variant when it plays the middle the way the variant does: a board set for a 2-7
 lowball middle and one set for a high middle answer different order rules, so scoring one under the other
@@ -14,6 +15,7 @@ enters, stays in or plays it, whatever rule set scores it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cache
@@ -21,6 +23,7 @@ from functools import cache
 from schemas.rules import Dealing, Game, RuleSet, Variant, load_rules, read_document, resolve_path
 
 __all__ = [
+    "FOLDER_SAFE_KEY",
     "VARIANT_PRESETS",
     "How",
     "Native",
@@ -70,9 +73,15 @@ def cannot_apply(rules: RuleSet, variant: str) -> str | None:
     return f"{rules.name} plays a high middle and {variant} hands were set for a 2-7 lowball middle"
 
 
+FOLDER_SAFE_KEY = re.compile(r"^[\w.+ -]+@[0-9a-f]+$")
+"""A rule set key that can name a folder of the lake (results are partitioned by it)."""
+
+
 def _does_not_fit(rules: RuleSet, variant: str) -> str | None:
-    """Why ``rules`` cannot be the rules ``variant`` hands were played by: they cannot score them, or deal
-    another way (classic hands are set at once, open-face hands street by street)."""
+    """Why ``rules`` cannot be the rules ``variant`` hands were played by: they cannot score them, deal another
+    way (classic hands are set at once, open-face hands street by street), or cannot name a lake folder."""
+    if not FOLDER_SAFE_KEY.match(rules.key):
+        return f"the name {rules.name!r} cannot name a lake folder"
     reason = cannot_apply(rules, variant)
     if reason is not None:
         return reason
@@ -108,7 +117,7 @@ class Native:
 class Natives:
     """The rule sets a run knows and the native rule set they give each (variant, house rules).
 
-    ``recorded``: rule sets recorded in the lake, oldest first; ``given``: rule files given to this run. Plain
+    ``recorded``: rule sets recorded in the lake, the last recorded last; ``given``: rule files given to this run. Plain
     data (it pickles), so a distributed engine can ship it to its workers with the rule sets.
     """
 
@@ -121,7 +130,7 @@ class Natives:
         presets = [load_rules(name) for name in preset_names()]
         self._by_key: dict[str, RuleSet] = {}
         self._by_name: dict[str, RuleSet] = {}
-        for rules in (*self.recorded, *presets, *self.given):  # a later one takes a name over
+        for rules in (*presets, *self.recorded, *self.given):  # a later one takes a name over
             self._by_key.setdefault(rules.key, rules)
             self._by_name[rules.name] = rules
         self._cache: dict[tuple[str, str | None], Native] = {}

@@ -431,3 +431,87 @@ def test_results_of_an_older_format_are_scored_again(tmp_path: Path) -> None:
     assert query(lake, "SELECT count(*) AS n FROM played_boards")[0]["n"] == sum(
         len(r["players"]) for r in random_records(20, seed=14)
     )
+
+
+def _played_once(lake: Lake) -> None:
+    """Every board of the lake once as played, none twice, none missing."""
+    boards = query(lake, "SELECT count(*) AS n FROM boards")[0]["n"]
+    played = query(lake, "SELECT count(*) AS n, count(DISTINCT (hand_key, seat)) AS d FROM played_boards")[0]
+    assert played == {"n": boards, "d": boards}
+
+
+def test_native_results_no_hand_needs_any_more_are_dropped_for_good(tmp_path: Path) -> None:
+    """Every hand names a house file: scored under the OFC preset until the file is given, then under it. The
+    preset's results, native to no hand any more, are hidden; later runs have nothing to do."""
+    records = [r for r in random_records(30, seed=15) if r["variant"] == "ofc"]
+    for r in records:
+        r["house_rules"] = "house"
+    lake = lake_with(tmp_path, records)
+    rescore(lake, [])
+    house = tmp_path / "house.toml"
+    house.write_text('extends = "ofc"\nname = "house"\n[scoring]\nscoop_bonus = 5\n')
+    rescore(lake, [load_rules(house)])
+    _played_once(lake)
+    again = rescore(lake, [])
+    assert again.result_batches == []
+    _played_once(lake)
+    assert query(lake, "SELECT DISTINCT rules FROM board_results") == [{"rules": "house"}]
+
+
+def test_a_house_file_named_like_a_preset_stays_the_rules_once_given(tmp_path: Path) -> None:
+    """Hands recording "ofc": the preset until a file named "ofc" is given, then that file, whatever later runs
+    are asked (it is the last rule set of that name the lake recorded)."""
+    records = [r for r in random_records(30, seed=16) if r["variant"] == "ofc"]
+    for r in records:
+        r["house_rules"] = "ofc"
+    lake = lake_with(tmp_path, records)
+    rescore(lake, [])
+    mine = tmp_path / "mine.toml"
+    mine.write_text('extends = "ofc"\nname = "ofc"\n[scoring]\nscoop_bonus = 4\n')
+    rescore(lake, [load_rules(mine)])
+    _played_once(lake)
+    rescore(lake, [load_rules("pineapple")])
+    _played_once(lake)
+    assert rescore(lake, []).result_batches == []
+    native = query(lake, "SELECT DISTINCT native_rules FROM played_boards")
+    assert native == [{"native_rules": load_rules(mine).key}]
+
+
+def test_a_rule_set_whose_name_cannot_name_a_folder_is_not_native(tmp_path: Path) -> None:
+    records = [r for r in random_records(10, seed=17) if r["variant"] == "ofc"]
+    slash = tmp_path / "slash.toml"
+    slash.write_text('extends = "ofc"\nname = "club/house"\n')
+    for r in records:
+        r["house_rules"] = "club/house"
+    lake = lake_with(tmp_path, records)
+    report = rescore(lake, [])
+    assert {n["how"] for n in report.natives} == {"house rules unknown"}
+    from pipeline.native import How, Natives
+
+    native = Natives(given=[load_rules(slash)]).resolve("ofc", "club/house")
+    assert (native.rules.name, native.how) == ("ofc", How.MISFIT)
+    assert "cannot name a lake folder" in native.why
+    _played_once(lake)
+
+
+def test_boards_ingested_before_streets_were_kept_get_them_from_the_placements(tmp_path: Path) -> None:
+    """A lake whose boards files lack each card's street (an older ingest): the streets come from the placements
+    table, partitions without placements (classic) included, and every result is the same."""
+    import shutil
+
+    import pyarrow.parquet as pq
+
+    from tests.test_report_lake import make_records
+
+    kept = lake_with(tmp_path, make_records(60, seed=3))
+    older = Lake(shutil.copytree(kept.root, tmp_path / "older"))
+    for f in older.files("boards"):
+        table = pq.read_table(f, partitioning=None)
+        pq.write_table(table.drop_columns(["streets", "discard_streets"]), f)
+    rules = [load_rules("ofc"), load_rules("classic-2-4")]
+    rescore(kept, rules)
+    rescore(older, rules)
+    rows = "SELECT * EXCLUDE (cards) FROM board_results ORDER BY rules_key, hand_key, seat"
+    expected = query(kept, rows)
+    assert query(older, rows) == expected
+    assert any(r["dead_street"] is not None for r in expected)

@@ -13,6 +13,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from schemas.rules import RuleSet
 
 __all__ = ["RESULT_FORMAT", "RESULT_KIND", "Cover", "Snapshot"]
@@ -116,9 +118,15 @@ class Snapshot:
         return [m for m in self.manifests if self.is_stale(m) and not results(m) <= self.replaced]
 
     def covers(self) -> Iterator[Cover]:
+        """What the result batches hold, oldest first; results a later batch hid (dropped, not scored again) are
+        left out: they are no longer in the lake."""
         for m in self.results:
             for entry in m.get("covers", []):
-                yield Cover(entry["batch"], entry["rules_key"], m, entry)
+                cover = Cover(entry["batch"], entry["rules_key"], m, entry)
+                files = cover.files()
+                if files and all(f in self.replaced for f in files):
+                    continue
+                yield cover
 
     @cached_property
     def coverage(self) -> dict[tuple[str, str], Cover]:
@@ -127,13 +135,18 @@ class Snapshot:
 
     @cached_property
     def rule_sets(self) -> dict[str, RuleSet]:
-        """Every rule set recorded in the lake, by key, oldest first: those results were scored under and those
-        hands were played by (a simulation records its rules)."""
+        """Every rule set recorded in the lake, by key: those results were scored under and those hands were
+        played by (a simulation records its rules). Ordered by when each was last recorded, so that of two rule
+        sets of one name the later one comes last. A document this version cannot read is passed over."""
         found: dict[str, RuleSet] = {}
         for m in self.manifests:
             for doc in m.get("rule_sets", []):
-                rules = RuleSet.model_validate(doc)
-                found.setdefault(rules.key, rules)
+                try:
+                    rules = RuleSet.model_validate(doc)
+                except ValidationError:
+                    continue
+                found.pop(rules.key, None)
+                found[rules.key] = rules
         return found
 
     @cached_property

@@ -18,7 +18,6 @@ commit (the next writer deletes them).
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -26,14 +25,13 @@ from typing import Any
 
 from pipeline.lake.snapshot import RESULT_KIND, Snapshot
 from pipeline.lake.store import RESULT_TABLES, RETIRED_TABLES
-from pipeline.native import Natives
+from pipeline.native import FOLDER_SAFE_KEY, Natives
 from schemas.rules import RuleSet
 
 __all__ = ["KIND", "Group", "Job", "Plan", "RuleSetNameError", "Work", "check_key", "plan"]
 
 KIND = RESULT_KIND
 _RESULT_FOLDERS = (*RESULT_TABLES, *RETIRED_TABLES)
-_SAFE_KEY = re.compile(r"^[\w.+ -]+@[0-9a-f]+$")
 
 
 class RuleSetNameError(ValueError):
@@ -42,7 +40,7 @@ class RuleSetNameError(ValueError):
 
 def check_key(rules: RuleSet) -> None:
     """A rule set's key names a folder of the lake: refuse names that cannot."""
-    if not _SAFE_KEY.match(rules.key):
+    if not FOLDER_SAFE_KEY.match(rules.key):
         raise RuleSetNameError(
             f"rule set name {rules.name!r} cannot name a lake folder: use letters, digits, spaces, '.', '_', '+', '-'"
         )

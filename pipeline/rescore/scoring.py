@@ -116,7 +116,8 @@ def score_source(
     threads = numba.get_num_threads()
     numba.set_num_threads(1)  # for this thread only: the reader and the writers keep the other cores busy
     try:
-        for table in ahead(_tables(lake, work, natives, READ_ROWS), reader):
+        tables = ahead(_tables(lake, work, natives, READ_ROWS), reader) if work.jobs else iter(())  # or hide only
+        for table in tables:
             n_hands = int(table.starts.size)
             t0 = time.thread_time()
             scorer = Scorer(table)  # every board evaluated once, whatever the number of rule sets
@@ -129,7 +130,7 @@ def score_source(
                 t.not_applied(scoring.not_applied, scoring.why)
                 if scoring.scored is not None:
                     writers.put(table, scoring, t)
-            del scorer, scoring  # the writers hold what they need: each job's scores, not every job's
+            scorer = scoring = None  # the writers hold what they need: each job's scores, not every job's
             hands += n_hands
             on_hands(n_hands)
         writers.flush()

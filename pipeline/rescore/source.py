@@ -181,8 +181,8 @@ def _placement_streets(part: Partition, boards: pa.Table) -> pa.Table:
         columns = ["hand_key", "seat", "street", "card", "row"]
         p = pl.from_arrow(pa.concat_tables(pq.read_table(f, columns=columns) for f in part.placements))
         p = p.join(b, on=["hand_key", "seat"]).with_columns(pl.col("row").cast(pl.String))
-    else:
-        p = pl.DataFrame({"board": [], "street": [], "card": [], "row": []})
+    else:  # a partition with no placements (classic hands, histories of final rows only)
+        p = pl.DataFrame(schema={"board": pl.UInt32, "street": pl.Int8, "card": pl.UInt8, "row": pl.String})
     rows = p["row"].replace_strict({"top": 0, "middle": 1, "bottom": 2, "discard": 3}, return_dtype=pl.Int64)
     cards = boards.column("cards").combine_chunks().flatten().to_numpy(zero_copy_only=False).reshape(-1, 13)
     layout = street_layout(
