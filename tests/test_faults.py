@@ -88,8 +88,19 @@ to_lake(plan("pineapple", 3, 3000, "heuristic,random,heuristic", load_rules("pin
 
 
 def start(lake: Path, args: Sequence[object], script: str = INGEST) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONFAULTHANDLER": "1"}
     return subprocess.Popen([sys.executable, "-c", script, str(lake), *map(str, args)], cwd=ROOT, env=env)
+
+
+def finish(proc: subprocess.Popen[bytes], limit: float = 300) -> int:
+    """The writer's exit code; a writer still running after ``limit`` seconds is stuck: its threads' stacks go
+    to the test's output (SIGABRT, with the fault handler on) and the test fails instead of hanging."""
+    try:
+        return proc.wait(timeout=limit)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGABRT)
+        finish(proc)
+        pytest.fail(f"a writer ran for more than {limit:.0f} s: its threads' stacks are in the output above")
 
 
 def results(lake: Lake) -> dict[str, object]:
@@ -111,14 +122,14 @@ def test_ingest_killed_at_random_moments_then_rerun(inputs: list[Path], tmp_path
 
     rnd = random.Random(4)
     t0 = time.perf_counter()
-    start(tmp_path / "timing", inputs).wait()
+    finish(start(tmp_path / "timing", inputs))
     full = time.perf_counter() - t0
     for attempt in range(5):
         lake = Lake(tmp_path / f"lake{attempt}")
         proc = start(lake.root, inputs)
         time.sleep(rnd.uniform(0.05, full))
         proc.send_signal(signal.SIGKILL)
-        proc.wait()
+        finish(proc)
         seen = contents(lake)
         assert seen["hands"] in (0, expected["hands"])  # one batch: all of it or none of it
         assert seen["boards"] == 3 * seen["hands"]
@@ -175,8 +186,8 @@ def test_two_ingests_at_once_both_succeed(inputs: list[Path], tmp_path: Path) ->
     lake = Lake(tmp_path / "lake")
     a = start(lake.root, inputs[:2])
     b = start(lake.root, inputs[1:])
-    assert a.wait() == 0
-    assert b.wait() == 0
+    assert finish(a) == 0
+    assert finish(b) == 0
     seen = contents(lake)
     assert seen["hands"] == 12000  # the shared file went in once
     for m in lake.manifests():
@@ -200,7 +211,7 @@ def test_rescore_killed_at_random_moments_then_rerun(inputs: list[Path], tmp_pat
     assert len(expected["board_results"]) == 12000 * 3 * len(RULES)
 
     t0 = time.perf_counter()
-    start(shutil.copytree(base.root, tmp_path / "timing"), RULES, RESCORE).wait()
+    finish(start(shutil.copytree(base.root, tmp_path / "timing"), RULES, RESCORE))
     full = time.perf_counter() - t0
     rnd = random.Random(8)
     for attempt in range(4):
@@ -208,7 +219,7 @@ def test_rescore_killed_at_random_moments_then_rerun(inputs: list[Path], tmp_pat
         proc = start(lake.root, RULES, RESCORE)
         time.sleep(rnd.uniform(0.2, full))
         proc.send_signal(signal.SIGKILL)
-        proc.wait()
+        finish(proc)
         seen = results(lake)
         # Each source batch's results under all four rule sets are committed together, or not at all.
         assert len(seen["board_results"]) in (0, 4000 * 3 * len(RULES), 12000 * 3 * len(RULES))
@@ -221,7 +232,7 @@ def test_rescore_killed_at_random_moments_then_rerun(inputs: list[Path], tmp_pat
 def test_simulation_killed_at_random_moments_then_rerun(tmp_path: Path) -> None:
     reference = Lake(tmp_path / "reference")
     t0 = time.perf_counter()
-    assert start(reference.root, [], SIMULATE).wait() == 0
+    assert finish(start(reference.root, [], SIMULATE)) == 0
     full = time.perf_counter() - t0
     expected = contents(reference)
     assert expected["hands"] == 3000
@@ -231,8 +242,8 @@ def test_simulation_killed_at_random_moments_then_rerun(tmp_path: Path) -> None:
         proc = start(lake.root, [], SIMULATE)
         time.sleep(rnd.uniform(0.3, full))
         proc.send_signal(signal.SIGKILL)
-        proc.wait()
+        finish(proc)
         assert contents(lake)["hands"] in (0, 3000)
-        assert start(lake.root, [], SIMULATE).wait() == 0  # the same seed: the same hands
+        assert finish(start(lake.root, [], SIMULATE)) == 0  # the same seed: the same hands
         assert contents(lake) == expected
         assert leftovers(lake) == []
