@@ -69,6 +69,7 @@ HANDS = pa.schema(
     [
         *_KEY,
         _required("content_hash", pa.uint64()),
+        ("record_hash", pa.uint64()),
         _required("hand_id", pa.string()),
         ("source", pa.string()),
         _required("variant", pa.string()),
@@ -85,7 +86,9 @@ HANDS = pa.schema(
         _required("source_line", pa.int64()),
     ]
 )
-"""One row per hand. ``hand_key`` hashes (source, session, hand_id); ``content_hash`` hashes what was played."""
+"""One row per hand. ``hand_key`` hashes (source, session, hand_id); ``content_hash`` hashes what was played (the
+deal: variant, seats and cards); ``record_hash`` everything the hand records but its identity (null in files
+written before it was kept)."""
 
 BOARDS = pa.schema(
     [

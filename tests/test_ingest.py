@@ -61,16 +61,16 @@ def test_samples_go_in_whole_and_a_second_run_adds_nothing(tmp_path: Path) -> No
     assert count(lake, "SELECT count(*) FROM batches") == 2
 
 
-def test_duplicates_by_id_and_by_content(tmp_path: Path) -> None:
+def test_duplicates_are_the_same_hand_with_the_same_content(tmp_path: Path) -> None:
     recs = records()
     same_id = copy.deepcopy(recs[0])
-    same_id["players"][0]["name"] = "renamed"  # same source and hand id: a duplicate
+    same_id["players"][0]["name"] = "renamed"  # same source and hand id, another player: a conflict
     same_cards = copy.deepcopy(recs[1])
-    same_cards["hand_id"] = "E2-copy"  # another id, the same cards: a duplicate
+    same_cards["hand_id"] = "E2-copy"  # another id, the same record: the same hand, a duplicate
     lake = Lake(tmp_path / "lake")
     report = ingest([write_jsonl(tmp_path / "a.jsonl", [*recs, same_id, same_cards])], lake)
     f = report.files[0]
-    assert (f.read, f.accepted, f.duplicates, f.quarantined) == (6, 4, 2, 0)
+    assert (f.read, f.accepted, f.duplicates, f.quarantined) == (6, 4, 1, 1)
     # A changed file with the same hands: parsed again (new bytes), every hand a duplicate.
     report = ingest([write_jsonl(tmp_path / "b.jsonl", list(reversed(recs)))], lake)
     assert (report.totals.read, report.totals.duplicates) == (4, 4)
@@ -236,20 +236,23 @@ def test_hand_numbers_repeat_across_sessions_without_being_duplicates(tmp_path: 
 
 
 def test_seen_keys_survive_many_chunks() -> None:
-    from pipeline.ingest.run import _SortedRuns
+    from pipeline.ingest.known import SortedMap
 
     rng = np.random.default_rng(1)
     known = rng.integers(0, 2**63, 5000, dtype=np.uint64)
-    seen = _SortedRuns(known[:1000])
+    values = np.arange(5000, dtype=np.uint64)
+    seen = SortedMap(known[:1000], values[:1000])
     for start in range(1000, 5000, 200):  # 20 additions: merged along the way
-        seen.add(known[start : start + 200])
-        sizes = [r.size for r in seen.runs]
+        seen.add(known[start : start + 200], values[start : start + 200])
+        sizes = [r.size for r, _ in seen.runs]
         assert all(a > 2 * b for a, b in pairwise(sizes))  # a few runs, largest first
-        assert all((r[1:] > r[:-1]).all() for r in seen.runs)
+        assert all((r[1:] > r[:-1]).all() for r, _ in seen.runs)
     assert len(seen.runs) <= 4
-    assert seen.contains(known).all()
+    found, got = seen.find(known)
+    assert found.all()
+    assert (got == values).all()
     others = rng.integers(0, 2**63, 5000, dtype=np.uint64)
-    assert not seen.contains(np.setdiff1d(others, known)).any()
+    assert not seen.find(np.setdiff1d(others, known))[0].any()
 
 
 def test_decompression_bombs_are_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

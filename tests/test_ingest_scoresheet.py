@@ -68,7 +68,7 @@ def test_sample_reads_into_valid_records() -> None:
     assert [h.hand_number for h in hands] == [1, 2, 3, 4, 5, 6]
     assert [len(h.players) for h in hands] == [3, 3, 4, 4, 3, 4]
     assert {h.source for h in hands} == {"scoresheet"}
-    assert {h.session for h in hands} == {"club-night"}
+    assert {h.session for h in hands} == {"club-night 2024-11-08"}  # the file and the night it records
     assert {h.variant for h in hands} == {"ofc"}
     assert hands[0].played_at == datetime(2024, 11, 8, 19, 42, tzinfo=UTC)
     assert chunks[0].lines.tolist() == [2, 5, 8, 12, 16, 19]
@@ -213,7 +213,7 @@ def test_optional_hand_columns_present() -> None:
     assert [(p.seat, p.fantasyland) for p in h12.players] == [(3, True), (5, False)]
     assert h13.played_at == datetime(2024, 11, 9, tzinfo=UTC)
     assert h13.variant == "progressive-pineapple"
-    assert h13.session == "sheet"
+    assert h13.session == "sheet 2024-11-08"  # the file and the day of its first dated hand
     assert [p.seat for p in h13.players] == [0, 1]
 
 

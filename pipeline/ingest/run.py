@@ -1,10 +1,11 @@
 """An ingest run: inputs -> formats -> chunks -> validation -> deduplication -> one committed batch.
 
 Every record read ends up accepted, quarantined with its reason, or counted as
-a duplicate (same source and hand id, or the same cards, already in the lake
-or earlier in the run), and the summary checks ``read == accepted +
-quarantined + duplicates`` per file. A file whose bytes were already ingested
-whole (same SHA-256) is not parsed again: its records count as duplicates.
+a duplicate (the same hand with the same content, already in the lake or
+earlier in the run: see ``pipeline.ingest.known``), and the summary checks
+``read == accepted + quarantined + duplicates`` per file. A file whose bytes
+were already ingested whole (same digest) is not parsed again: its records
+count as duplicates.
 """
 
 from __future__ import annotations
@@ -26,10 +27,12 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 import blake3
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from pipeline import __version__
 from pipeline.ahead import ahead
 from pipeline.ingest.base import Chunk, Ingester, Problem
+from pipeline.ingest.known import DUPLICATE, NEW, Known, conflict_reason
 from pipeline.ingest.validate import validate
 from pipeline.lake.store import BatchWriter, Lake
 
@@ -232,75 +235,19 @@ def reason_kind(reason: str) -> str:
     return re.sub(r"'[^']*'|\"[^\"]*\"|\d+", "…", text).split(" (")[0]
 
 
-class _SortedRuns:
-    """A growing set of uint64 keys: sorted runs, searched by bisection, merged like a binary counter.
+def _known(lake: Lake) -> Known:
+    """The hands committed to ``lake``, read when first needed."""
 
-    A run is merged with the one before it when that one is at most twice its size, so there are
-    O(log n) runs to search and each key is merged O(log n) times: a run of millions of hands never
-    re-sorts everything it has seen. Merging two sorted runs is a linear pass (a stable sort of two
-    concatenated runs).
-    """
+    def load() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        hands = lake.read("hands", ["hand_key", "content_hash", "record_hash"])
+        record = pc.fill_null(hands.column("record_hash"), 0)  # hands committed before records were hashed
+        return (
+            hands.column("hand_key").to_numpy(),
+            hands.column("content_hash").to_numpy(),
+            record.to_numpy().astype(np.uint64),
+        )
 
-    def __init__(self, keys: np.ndarray) -> None:
-        ordered = np.sort(keys)  # then the distinct: NumPy's unique took fifteen times as long as the sort
-        self.runs = [ordered[np.r_[True, ordered[1:] != ordered[:-1]]]] if keys.size else []
-
-    def contains(self, keys: np.ndarray) -> np.ndarray:
-        found = np.zeros(keys.size, dtype=bool)
-        for run in self.runs:
-            pos = np.minimum(np.searchsorted(run, keys), run.size - 1)
-            found |= run[pos] == keys
-        return found
-
-    def add(self, keys: np.ndarray) -> None:
-        """Remember ``keys``, which must be distinct and not yet in the set."""
-        if keys.size:
-            self.runs.append(np.sort(keys))
-        while len(self.runs) > 1 and self.runs[-2].size <= 2 * self.runs[-1].size:
-            last = self.runs.pop()
-            self.runs[-1] = np.sort(np.concatenate([self.runs[-1], last]), kind="stable")
-
-
-class _Keys:
-    """Hand keys and content hashes already in the lake or earlier in this run.
-
-    The lake's are read when first needed: a run whose files were all ingested before never reads them.
-    """
-
-    def __init__(self, load: Callable[[], tuple[np.ndarray, np.ndarray]] | None = None) -> None:
-        self._load = load
-        self._sets: tuple[_SortedRuns, _SortedRuns] | None = None
-
-    @classmethod
-    def of(cls, lake: Lake) -> _Keys:
-        """The keys of every hand committed to ``lake``."""
-
-        def load() -> tuple[np.ndarray, np.ndarray]:
-            known = lake.read("hands", ["hand_key", "content_hash"])
-            return known.column("hand_key").to_numpy(), known.column("content_hash").to_numpy()
-
-        return cls(load)
-
-    @property
-    def sets(self) -> tuple[_SortedRuns, _SortedRuns]:
-        if self._sets is None:
-            none = np.zeros(0, np.uint64)
-            hand_key, content = self._load() if self._load is not None else (none, none)
-            self._sets = _SortedRuns(hand_key), _SortedRuns(content)
-        return self._sets
-
-    def new(self, hand_key: np.ndarray, content: np.ndarray) -> np.ndarray:
-        """Mask of hands seen neither before nor earlier in the same array; remembers them."""
-        known_keys, known_content = self.sets
-        fresh = ~known_keys.contains(hand_key) & ~known_content.contains(content)
-        first = np.zeros(hand_key.size, dtype=bool)
-        first[np.unique(hand_key, return_index=True)[1]] = True
-        first_content = np.zeros(hand_key.size, dtype=bool)
-        first_content[np.unique(content, return_index=True)[1]] = True
-        keep = fresh & first & first_content
-        known_keys.add(hand_key[keep])
-        known_content.add(content[keep])
-        return keep
+    return Known(load)
 
 
 def _quarantine_rows(problems: list[Problem], source: str, batch: str) -> pa.Table:
@@ -353,7 +300,7 @@ def ingest_chunks(
     """
     with lake.locked():
         lake.collect_garbage()
-        keys = _Keys.of(lake)
+        keys = _known(lake)
         writer = BackgroundWriter(lake.begin(kind))
         report = FileReport(source, format=kind)
         try:
@@ -377,14 +324,14 @@ def _run(
     sources: list[Source], lake: Lake | None, fmt: str | None, on_progress: Callable[[str, int, int], None] | None
 ) -> Report:
     done: dict[str, dict] = {}
-    keys = _Keys()
+    keys = Known()
     writer = None
     if lake is not None:
         for m in lake.manifests():
             for s in m.get("sources", []):
                 if s.get("digest"):
                     done.setdefault(s["digest"] + "|" + s.get("member", ""), s)
-        keys = _Keys.of(lake)
+        keys = _known(lake)
         writer = BackgroundWriter(lake.begin("ingest"))
     batch = writer.batch if writer else "validate"
     reports: list[FileReport] = []
@@ -451,7 +398,7 @@ def _ingest_source(
     source: Source,
     report: FileReport,
     reader: Ingester,
-    keys: _Keys,
+    keys: Known,
     writer: BackgroundWriter | None,
     batch: str,
     on_progress: Callable[[str, int, int], None] | None,
@@ -520,17 +467,36 @@ class BackgroundWriter:
         self.writer.abort()
 
 
+def _conflicts(hands: pa.Table, status: np.ndarray) -> list[Problem]:
+    """A problem for each hand that conflicts with one already there (rare: a loop over those alone)."""
+    rows = np.flatnonzero((status != NEW) & (status != DUPLICATE))
+    if not rows.size:
+        return []
+    picked = hands.take(pa.array(rows)).select(["hand_id", "session", "source", "source_line"]).to_pylist()
+    kinds = status[rows].tolist()
+    return [
+        Problem(r["source_line"], 0, conflict_reason(kind, r["hand_id"], r["session"], r["source"]), r["hand_id"])
+        for kind, r in zip(kinds, picked, strict=True)
+    ]
+
+
 def _take(
-    chunk: Chunk, name: str, report: FileReport, keys: _Keys, writer: BackgroundWriter | None, batch: str
+    chunk: Chunk, name: str, report: FileReport, keys: Known, writer: BackgroundWriter | None, batch: str
 ) -> None:
     v = validate(chunk, name, batch)
-    problems = chunk.problems + v.problems
-    hand_key = v.hands.column("hand_key").to_numpy()
-    keep = keys.new(hand_key, v.hands.column("content_hash").to_numpy())
+    hands = v.hands
+    status = keys.classify(
+        hands.column("hand_key").to_numpy(),
+        hands.column("content_hash").to_numpy(),
+        hands.column("record_hash").to_numpy(),
+        hands.column("source_line").to_numpy(),
+    )
+    keep = status == NEW
+    problems = chunk.problems + v.problems + _conflicts(hands, status)
     report.read += chunk.count
     report.quarantined += len(problems)
     report.accepted += int(keep.sum())
-    report.duplicates += int((~keep).sum())
+    report.duplicates += int((status == DUPLICATE).sum())
     report.reasons.update(reason_kind(p.reason) for p in problems)
     if writer is None:
         return

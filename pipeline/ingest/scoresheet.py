@@ -30,7 +30,10 @@ agree): ``date`` (an ISO date or date-time; a time without zone is UTC, see
 :data:`schemas.hand.NAIVE_TIMEZONE`, a bare date is midnight UTC),
 ``variant`` (ofc, pineapple, progressive-pineapple, pineapple-27, classic;
 default ofc), ``rules`` (house rules, a preset name or free text), ``session``
-(default: the file's name without directory and extensions), ``table``,
+(default: the file's name without directory and extensions, followed by the day
+of the file's first dated hand, ``club-night 2024-11-08``: two nights kept in
+files of the same name are two sessions, whose hands 1, 2, ... are different
+hands), ``table``,
 ``site`` and ``button`` (0 to 15). Other columns are ignored.
 
 **Hands.** A hand is a run of consecutive rows with the same ``hand`` value,
@@ -268,6 +271,8 @@ class _Reader:
 
     def __init__(self, source: str) -> None:
         self.stem = _stem(source)
+        self.night: str | None = None
+        """The day of the file's first dated hand: with the file's name, the default session."""
         self.delimiter = ","
         self.columns: dict[str, int] | None = None
         self.width = 0
@@ -421,12 +426,20 @@ class _Reader:
             "played_at": got["date"].isoformat() if "date" in got else None,
             "site": got.get("site"),
             "table": got.get("table"),
-            "session": got.get("session", self.stem),
+            "session": got.get("session", self._session(got.get("date"))),
             "hand_number": number if number is not None and number <= INT64_MAX else None,
             "button": got.get("button"),
             "house_rules": got.get("rules"),
             "players": players,
         }
+
+    def _session(self, date: Any) -> str | None:
+        """The default session: the file's name and the day its first dated hand was played."""
+        if self.night is None and date is not None:
+            self.night = date.date().isoformat()
+        if self.night is None:
+            return self.stem
+        return f"{self.stem} {self.night}" if self.stem else self.night
 
     def _player(self, cells: dict[str, str], index: int, bad: list[tuple[str, str]]) -> dict[str, Any]:
         """One row's player; each bad cell is added to ``bad`` as (column, message)."""

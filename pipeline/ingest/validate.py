@@ -24,7 +24,7 @@ from numba import njit
 from pipeline.cards import CARD_NAMES, parse_card_column
 from pipeline.ingest.base import RAW_LIMIT, Chunk, Problem
 from pipeline.ingest.times import parse_times
-from pipeline.lake.hashing import hash_joined, hash_rows, hash_strings
+from pipeline.lake.hashing import column_hash, fold, hash_joined, hash_rows, hash_strings, mix
 from schemas.rules import Natural, Variant
 
 VARIANTS = [v.value for v in Variant]
@@ -589,7 +589,41 @@ def lake_rows(
             "row": _coded(np.clip(p.row, 0, 3), _ROW_NAMES),
         }
     )
+    hands = hands.add_column(3, "record_hash", pa.array(record_hashes(hands, boards, b.hand, b.in_hand), pa.uint64()))
     return Validated(hands, boards, placements, problems, b.hand, ph)
+
+
+HAND_RECORD = ("variant", "played_at", "site", "table", "hand_number", "button", "house_rules")
+"""What a hand records besides its identity and its boards: with ``BOARD_RECORD``, what makes two versions of a
+hand the same record."""
+BOARD_RECORD = (
+    "seat",
+    "player",
+    "cards",
+    "misset",
+    "fantasyland",
+    "fantasyland_cards",
+    "surrendered",
+    "natural",
+    "discards",
+    "points",
+    "stack",
+    "streets",
+    "discard_streets",
+)
+
+
+def record_hashes(hands: pa.Table, boards: pa.Table, board_hand: np.ndarray, slot: np.ndarray) -> np.ndarray:
+    """Per hand, a hash of everything it records but its identity (source, session, hand id): two versions of a
+    hand are the same record exactly when these agree (up to hash collisions). Never 0, which stands for a hand
+    committed before records were hashed."""
+    n = hands.num_rows
+    own = fold([column_hash(hands.column(c)) for c in HAND_RECORD], n)
+    board = fold([column_hash(boards.column(c)) for c in BOARD_RECORD], boards.num_rows)
+    total = own.copy()
+    np.add.at(total, np.asarray(board_hand, np.int64), mix(board ^ np.asarray(slot, np.uint64)))
+    total = mix(total)
+    return np.where(total == 0, np.uint64(1), total)
 
 
 @njit(cache=True, nogil=True)

@@ -80,3 +80,46 @@ def hash_rows(rows: np.ndarray) -> np.ndarray:
     out = np.empty(rows.shape[0], dtype=np.uint64)
     _fnv_rows(np.ascontiguousarray(rows, dtype=np.uint8), out)
     return out
+
+
+_NULL = np.uint64(0x6A09E667F3BCC909)
+"""Stands for a null value, so that a null and a zero or an empty string hash apart."""
+
+
+def mix(h: np.ndarray) -> np.ndarray:
+    """The splitmix64 finaliser: every input bit moves every output bit (uint64 arithmetic wraps)."""
+    h = (h ^ (h >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    h = (h ^ (h >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return h ^ (h >> np.uint64(31))
+
+
+def column_hash(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """One uint64 per value of an Arrow column: integers, flags and times by value, strings by their bytes,
+    fixed-size and variable lists of small integers by their items; nulls apart from every value."""
+    arr = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+    kind = arr.type
+    if pa.types.is_dictionary(kind):
+        arr, kind = arr.cast(kind.value_type), kind.value_type
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+        out = hash_strings(arr)
+    elif pa.types.is_fixed_size_list(kind):
+        out = hash_rows(arr.flatten().to_numpy(zero_copy_only=False).reshape(len(arr), kind.list_size))
+    elif pa.types.is_list(kind) or pa.types.is_large_list(kind):
+        filled = pc.fill_null(arr, pa.scalar([], kind))
+        items = filled.flatten().to_numpy(zero_copy_only=False).astype(np.uint8)
+        offsets = filled.offsets.to_numpy().astype(np.int64)
+        out = np.empty(len(arr), dtype=np.uint64)
+        _fnv_strings(items, offsets - offsets[0], out)
+    else:
+        out = pc.fill_null(arr.cast(pa.int64()), 0).to_numpy(zero_copy_only=False).view(np.uint64)
+    if arr.null_count:
+        out = np.where(arr.is_null().to_numpy(zero_copy_only=False), _NULL, out)
+    return mix(out.astype(np.uint64))
+
+
+def fold(columns: list[np.ndarray], n: int) -> np.ndarray:
+    """One hash per row from the columns' hashes, in order (so that swapping two columns' values changes it)."""
+    h = np.full(n, _OFFSET, dtype=np.uint64)
+    for c in columns:
+        h = mix(h * _PRIME ^ c)
+    return h

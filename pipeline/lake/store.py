@@ -108,7 +108,7 @@ _RANGED = (pa.bool_(), pa.int8(), pa.timestamp("us", tz="UTC"))
 small known range DuckDB groups by an index instead of a hash (counting boards by table size and seat: 0.19 s
 against 0.36 over 10 M hands); points and royalties are summed, not grouped by, and go without."""
 _PLAIN: dict[str, dict[str, str | None]] = {
-    "hands": {"hand_key": None, "content_hash": None},
+    "hands": {"hand_key": None, "content_hash": None, "record_hash": None},
     "boards": {"hand_key": None},
     "placements": {
         "hand_key": None,
