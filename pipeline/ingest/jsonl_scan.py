@@ -18,7 +18,7 @@ import pyarrow as pa
 from numba import njit, prange
 
 from pipeline.cards import _RANK_BYTE, _SUIT_BYTE, NO_CARD
-from pipeline.ingest.times import iso_time
+from pipeline.ingest.times import iso_time, to_utc
 from pipeline.ingest.validate import (
     FANTASYLAND_CARDS,
     PLACEMENT_ROWS,
@@ -106,7 +106,7 @@ PINEAPPLE_PLACED = sum(2 << 5 * s for s in range(2, 6)) + (5 << 5)
 PINEAPPLE_DROPPED = sum(1 << 5 * s for s in range(2, 6))
 
 # Column indices of the per-hand and per-board integer outputs.
-H_VARIANT, H_PLAYERS, H_PLAYED, H_PLAYED_OK, H_NUMBER, H_NUMBER_OK, H_BUTTON, H_BUTTON_OK = range(8)
+H_VARIANT, H_PLAYERS, H_PLAYED, H_PLAYED_OK, H_NUMBER, H_NUMBER_OK, H_BUTTON, H_BUTTON_OK, H_PLAYED_NAIVE = range(9)
 B_SEAT, B_FL, B_FL_CARDS, B_DISCARDS, B_PLACEMENTS, B_HAS_PLACEMENTS, B_POINTS, B_POINTS_OK, B_STACK, B_STACK_OK = (
     range(10)
 )
@@ -673,6 +673,7 @@ def _scan_line(
     hint[i, H_VARIANT] = -1
     hint[i, H_PLAYERS] = 0
     hint[i, H_PLAYED_OK] = 0
+    hint[i, H_PLAYED_NAIVE] = 0
     hint[i, H_NUMBER_OK] = 0
     hint[i, H_BUTTON_OK] = 0
     seen = 0
@@ -725,11 +726,12 @@ def _scan_line(
                     if hint[i, H_VARIANT] < 0:
                         return False
                 elif k == 3:
-                    us, ok = iso_time(buf, s, t)
+                    us, ok, naive = iso_time(buf, s, t)
                     if not ok:
                         return False
                     hint[i, H_PLAYED] = us
                     hint[i, H_PLAYED_OK] = 1
+                    hint[i, H_PLAYED_NAIVE] = naive  # a wall-clock time, read in the naive zone after the scan
                 else:
                     f = _TEXT_SLOT[k]
                     if k == 0 and t == s:
@@ -865,7 +867,7 @@ def scan(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, lines: np.ndarra
     n = starts.size
     taken = np.zeros(n, dtype=np.bool_)
     hspan = np.empty((n, len(TEXT_FIELDS), 2), dtype=np.int64)
-    hint = np.zeros((n, 8), dtype=np.int64)
+    hint = np.zeros((n, 9), dtype=np.int64)
     slots = n * MAX_PLAYERS
     bspan = np.empty((slots, 2), dtype=np.int64)
     bint = np.zeros((slots, 10), dtype=np.int64)
@@ -901,7 +903,11 @@ def scan(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, lines: np.ndarra
         hands=HandColumns(
             text={f: _strings(buf, hspan[hands, j]) for j, f in enumerate(TEXT_FIELDS)},
             variant=h[:, H_VARIANT],
-            played_at=pa.array(h[:, H_PLAYED], pa.timestamp("us", tz="UTC"), mask=h[:, H_PLAYED_OK] == 0),
+            played_at=pa.array(
+                to_utc(h[:, H_PLAYED], h[:, H_PLAYED_NAIVE] == 1),
+                pa.timestamp("us", tz="UTC"),
+                mask=h[:, H_PLAYED_OK] == 0,
+            ),
             hand_number=pa.array(h[:, H_NUMBER], pa.int64(), mask=h[:, H_NUMBER_OK] == 0),
             button=pa.array(h[:, H_BUTTON], pa.int64(), mask=h[:, H_BUTTON_OK] == 0),
             lines=lines[hands],

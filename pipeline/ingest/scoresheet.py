@@ -27,7 +27,7 @@ and ``points`` (an integer, may be negative; empty is unknown). Integers are
 plain digits with an optional sign (no decimals, no thousands separators). Optional, per
 hand (the cell may be filled on any of the hand's rows; filled cells must
 agree): ``date`` (an ISO date or date-time; a time without zone is UTC, see
-:data:`schemas.hand.NAIVE_TIMEZONE`, a bare date is midnight UTC),
+:data:`schemas.hand.NAIVE_TIMEZONE`, a bare date is midnight in that zone),
 ``variant`` (ofc, pineapple, progressive-pineapple, pineapple-27, classic;
 default ofc), ``rules`` (house rules, a preset name or free text), ``session``
 (default: the file's name without directory and extensions, followed by the day
@@ -72,8 +72,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, BinaryIO
 
+import schemas.hand
 from pipeline.ingest.base import RAW_LIMIT, Chunk, Problem
-from schemas.hand import NAIVE_TIMEZONE
 from schemas.rules import Variant
 
 CHUNK_HANDS = 5_000
@@ -178,7 +178,7 @@ def _date(text: str) -> datetime:
         when = datetime.fromisoformat(text)
     except ValueError:
         raise _CellError(f"not an ISO date or date-time: {text!r}") from None
-    return when if when.tzinfo is not None else when.replace(tzinfo=NAIVE_TIMEZONE)
+    return when if when.tzinfo is not None else when.replace(tzinfo=schemas.hand.NAIVE_TIMEZONE)
 
 
 def _variant(text: str) -> str:
