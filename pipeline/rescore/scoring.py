@@ -115,9 +115,9 @@ def score_source(
     reader = ThreadPoolExecutor(1, thread_name_prefix="rescore-read")
     threads = numba.get_num_threads()
     numba.set_num_threads(1)  # for this thread only: the reader and the writers keep the other cores busy
+    tables = ahead(_tables(lake, work, natives, READ_ROWS), reader) if work.jobs else None  # None: hide only
     try:
-        tables = ahead(_tables(lake, work, natives, READ_ROWS), reader) if work.jobs else iter(())  # or hide only
-        for table in tables:
+        for table in tables or ():
             n_hands = int(table.starts.size)
             t0 = time.thread_time()
             scorer = Scorer(table)  # every board evaluated once, whatever the number of rule sets
@@ -151,5 +151,7 @@ def score_source(
         raise
     finally:
         numba.set_num_threads(threads)
+        if tables is not None:  # the reader's last chunk ends while its pool still runs, not whenever this is
+            tables.close()  # collected: an error's traceback may keep it for long
         reader.shutdown(cancel_futures=True)
         writers.close()
