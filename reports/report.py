@@ -185,9 +185,9 @@ def _notes(snapshot: Snapshot, lead: str | None, variant: str | None) -> list[st
     return notes
 
 
-def build(lake: Lake, options: Options) -> Report:
-    """Run every section's queries on one snapshot of the lake and assemble the report."""
-    snapshot = lake.snapshot()
+def build(source: Lake | Snapshot, options: Options) -> Report:
+    """Run every section's queries on one snapshot of the lake (a lake: its state now) and assemble the report."""
+    snapshot = source if isinstance(source, Snapshot) else source.snapshot()
     con = connect(snapshot)
     in_lake = named.RuleSetsInLake(snapshot)
     in_lake.check_current()

@@ -91,9 +91,33 @@ class Snapshot:
         return out
 
     @cached_property
+    def carried(self) -> dict[str, str]:
+        """Files a later batch rewrote for an earlier one (its rows less hands removed or replaced): file -> the
+        batch whose rows they hold."""
+        return {f: b for m in self.manifests for f, b in m.get("carries", {}).items() if f not in self.replaced}
+
+    @cached_property
     def sources(self) -> list[dict[str, Any]]:
-        """Batches that hold boards (ingest and simulation runs), oldest first."""
-        return [m for m in self.manifests if any(f.startswith("boards/") for f in m["files"])]
+        """Batches that hold boards (ingest and simulation runs), oldest first, each with ``files`` as they are
+        now: its own files no later batch replaced, and the files rewritten for it since."""
+        for_batch: dict[str, list[str]] = {}
+        for f, b in self.carried.items():
+            for_batch.setdefault(b, []).append(f)
+        out = []
+        for m in self.manifests:
+            own = [f for f in m["files"] if f not in self.replaced and f not in m.get("carries", {})]
+            files = own + for_batch.get(m["batch"], [])
+            if any(f.startswith("boards/") for f in files):
+                out.append({**m, "files": files})
+        return out
+
+    def batch_files(self, batch: str) -> list[str]:
+        """A batch's live files (see ``sources``), results included."""
+        for m in self.manifests:
+            if m["batch"] == batch:
+                own = [f for f in m["files"] if f not in self.replaced and f not in m.get("carries", {})]
+                return own + [f for f, b in self.carried.items() if b == batch]
+        return []
 
     @staticmethod
     def is_result(manifest: dict[str, Any]) -> bool:

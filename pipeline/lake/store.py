@@ -24,6 +24,7 @@ import os
 import secrets
 import shutil
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -47,10 +48,32 @@ RETIRED_TABLES = ("player_results", "result_players")
 """Result tables of an older format: their files are deleted once a rescore has replaced them."""
 ROWS_PER_FILE = 4_000_000
 COMPRESSION = "zstd"
+LAKE_FORMAT = 2
+"""The lake's format, recorded in every manifest (``lake_format``; manifests without it are format 1). Format 2 adds
+``carries`` (files rewritten for an earlier batch when hands are removed or replaced) and never deletes a file
+but in a vacuum. A lake holding a newer format is refused: this version would misread it."""
 
 
 class LakeError(RuntimeError):
     """The lake cannot be used: not a lake, locked, unwritable."""
+
+
+def _fsync_file(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _folders(path: Path, root: Path) -> list[Path]:
+    """The folders from ``path``'s up to ``root``: each one's new entry must reach the disk."""
+    out = []
+    for parent in path.parents:
+        out.append(parent)
+        if parent == root:
+            break
+    return out
 
 
 def _fsync_dir(path: Path) -> None:
@@ -175,6 +198,9 @@ class BatchWriter:
     _open: dict[tuple[str, str], _OpenFile] = field(default_factory=dict)
     _done: list[_OpenFile] = field(default_factory=list)
     _counter: int = 0
+    _carried: dict[Path, str] = field(default_factory=dict)
+    """Files written for an earlier batch (its rows less the hands removed): final path -> that batch."""
+    _replaced: set[str] = field(default_factory=set)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     """Files are opened under it, so threads may write different tables at once (a rescore's two tables)."""
 
@@ -249,6 +275,36 @@ class BatchWriter:
         f.writer.write_table(data, row_group_size=1 << 20)
         f.rows += data.num_rows
 
+    def carry(self, relative: str, data: pa.Table, batch: str) -> None:
+        """Replace the committed file ``relative`` of ``batch`` by ``data`` (its rows less some hands), at commit.
+
+        The new file keeps its partition and stays the earlier batch's (the manifest's ``carries``); the old one is
+        hidden by ``replaces`` and deleted only by a vacuum, so a reader that listed it still reads it whole.
+        """
+        self.hide([relative])
+        if data.num_rows == 0:
+            return
+        table, *_ = relative.split("/")
+        with self._lock:
+            # Named after the file it replaces, so that it sorts where that file did: a partition's hands and
+            # boards are read as two streams in the same order, file after file.
+            old = Path(relative)
+            new = old.parent / f"{old.name.split('.', 1)[0]}.{self.batch}.parquet"
+            staged = self.staging / new
+            staged.parent.mkdir(parents=True, exist_ok=True)
+            body = _conform(data, _file_schema(table))
+            options = _writer_options(table, body.schema)
+            with pq.ParquetWriter(staged, body.schema, store_schema=table not in _PLAIN_FILES, **options) as w:
+                w.write_table(body, row_group_size=1 << 20)
+            done = _OpenFile(None, staged, self.lake.root / new, body.num_rows)  # type: ignore[arg-type]
+            self._done.append(done)
+            self._carried[done.final] = batch
+
+    def hide(self, relative: list[str]) -> None:
+        """Hide committed files from readers at commit (``replaces``); a vacuum deletes them later."""
+        with self._lock:
+            self._replaced.update(relative)
+
     def commit(
         self, summary: dict[str, Any], sources: list[dict[str, Any]], extra: dict[str, Any] | None = None
     ) -> dict[str, Any]:
@@ -274,20 +330,34 @@ class BatchWriter:
         for f in self._open.values():
             f.writer.close()
         self._open.clear()
+        for f in files:  # durable before they are renamed into place, and the folders after
+            _fsync_file(f.staged)
         for f in files:
             f.final.parent.mkdir(parents=True, exist_ok=True)
             os.replace(f.staged, f.final)
-        for d in {f.final.parent for f in files}:
+        for d in {p for f in files for p in _folders(f.final, self.lake.root)}:
             _fsync_dir(d)
+        root = self.lake.root
+        extra = dict(extra or {})
+        replaces = sorted({*extra.pop("replaces", ()), *self._replaced})
+        carries = {str(p.relative_to(root)): b for p, b in sorted(self._carried.items())}
         manifest = {
+            "lake_format": LAKE_FORMAT,
             "batch": self.batch,
             "kind": self.kind,
             "started_at": self.started_at.isoformat(),
             "finished_at": finished.isoformat(),
-            "files": sorted(str(f.final.relative_to(self.lake.root)) for f in files),
+            "files": sorted(str(f.final.relative_to(root)) for f in files),
             "sources": sources,
             "summary": summary,
-            **(extra or {}),
+            **extra,
+            **({"replaces": replaces} if replaces else {}),
+            **({"carries": carries} if carries else {}),
+            **(
+                {"carries": {str(p.relative_to(root)): b for p, b in sorted(self._carried.items())}}
+                if self._carried
+                else {}
+            ),
         }
         self.lake.write_manifest(manifest)
         shutil.rmtree(self.staging, ignore_errors=True)
@@ -298,6 +368,45 @@ class BatchWriter:
             f.writer.close()
         self._open.clear()
         shutil.rmtree(self.staging, ignore_errors=True)
+
+
+READERS = ".readers"
+"""The file a reading process holds a shared lock on; a vacuum takes it exclusively."""
+
+
+class _Leases:
+    """Shared locks on the lakes this process has read, held until it exits (the OS drops them then, however it
+    ends). Process-wide on purpose: a query may run long after the snapshot it read was taken, and the lock must
+    outlive every object that could still name a file."""
+
+    def __init__(self) -> None:
+        self._held: dict[Path, Any] = {}
+        self._lock = threading.Lock()
+
+    def take(self, root: Path) -> None:
+        key = root.resolve()
+        with self._lock:
+            if key in self._held or not (root / "_manifests").is_dir():
+                return
+            try:
+                fh = (root / READERS).open("a")
+            except OSError:  # a lake on read-only storage: nobody can vacuum it either
+                return
+            fcntl.flock(fh, fcntl.LOCK_SH)  # waits only while a vacuum deletes files
+            self._held[key] = fh
+
+    def held(self, root: Path) -> bool:
+        return root.resolve() in self._held
+
+    def release(self, root: Path) -> None:
+        """Give the lease up (this process will not read the lake's files again)."""
+        with self._lock:
+            fh = self._held.pop(root.resolve(), None)
+        if fh is not None:
+            fh.close()
+
+
+_READ_LEASES = _Leases()
 
 
 class Lake:
@@ -320,14 +429,54 @@ class Lake:
         out = []
         for p in sorted(self.manifest_dir.glob("*.json")):
             try:
-                out.append(json.loads(p.read_text(encoding="utf-8")))
+                manifest = json.loads(p.read_text(encoding="utf-8"))
             except (OSError, json.JSONDecodeError) as exc:
                 raise LakeError(f"{p}: unreadable manifest ({exc})") from None
+            if int(manifest.get("lake_format", 1)) > LAKE_FORMAT:
+                raise LakeError(
+                    f"{self.root}: written by a newer version of ofc (lake format {manifest['lake_format']}, this "
+                    f"version reads up to {LAKE_FORMAT}); upgrade ofc-analytics to read it"
+                )
+            out.append(manifest)
         return out
 
     def snapshot(self) -> Snapshot:
-        """The lake as committed now: what every reader of one command reads through."""
+        """The lake as committed now: what every reader of one command reads through.
+
+        The process takes a read lease on the lake first (kept until it exits), so that ``ofc lake vacuum`` never
+        deletes a file this process may still read.
+        """
+        _READ_LEASES.take(self.root)
         return Snapshot(self.root, tuple(self.manifests()))
+
+    def release(self) -> None:
+        """Give up this process's read lease: it will not read files of the snapshots it took so far again (a
+        long-lived process between two reports; a script about to vacuum)."""
+        _READ_LEASES.release(self.root)
+
+    @contextmanager
+    def exclusive(self, wait: float) -> Iterator[None]:
+        """No reader but this one (which must hold no lease): what deleting hidden files needs. Waits up to
+        ``wait`` seconds for readers to finish, then raises LakeError."""
+        if _READ_LEASES.held(self.root):
+            raise LakeError(f"{self.root}: this process reads the lake; it cannot wait for readers to finish")
+        with (self.root / READERS).open("a") as fh:
+            deadline = time.monotonic() + wait
+            while True:
+                try:
+                    fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        raise LakeError(
+                            f"{self.root}: other processes are reading the lake (a report, a query, a notebook); "
+                            f"waited {wait:g} s: try again when they are done, or give --wait more seconds"
+                        ) from None
+                    time.sleep(0.1)
+            try:
+                yield
+            finally:
+                fcntl.flock(fh, fcntl.LOCK_UN)
 
     def files(self, table: str) -> list[Path]:
         """Committed files of ``table``, less those a later batch replaced (a forced rescore)."""
@@ -355,10 +504,9 @@ class Lake:
         _fsync_dir(self.manifest_dir)
 
     def collect_garbage(self) -> int:
-        """Delete staging left by a crashed writer, files no manifest lists and files a later batch replaced.
-
-        Call with the lock held.
-        """
+        """Delete staging left by a crashed writer and files no manifest lists (a crash between moving files into
+        place and writing the manifest). Files a later batch replaced stay: a reader may still hold them; only
+        :meth:`vacuum` deletes them. Call with the lock held."""
         removed = 0
         staging = self.root / "_staging"
         if staging.is_dir():
@@ -366,17 +514,18 @@ class Lake:
             removed += 1
         for tmp in self.manifest_dir.glob(".*.tmp") if self.exists() else []:
             tmp.unlink()
-        manifests = self.manifests()
-        replaced = {self.root / f for m in manifests for f in m.get("replaces", ())}
-        listed = {self.root / f for m in manifests for f in m["files"]} - replaced
+        listed = {self.root / f for m in self.manifests() for f in m["files"]}
+        for f in self._data_files():
+            if f not in listed:
+                f.unlink()
+                removed += 1
+        return removed
+
+    def _data_files(self) -> Iterator[Path]:
         for table in (*TABLES, *RETIRED_TABLES):
             base = self.root / table
             if base.is_dir():
-                for f in base.rglob("*.parquet"):
-                    if f not in listed:
-                        f.unlink()
-                        removed += 1
-        return removed
+                yield from base.rglob("*.parquet")
 
     @contextmanager
     def locked(self) -> Iterator[None]:

@@ -83,8 +83,10 @@ def _parse(relative: str) -> tuple[str, str, str]:
 
 
 def _write_order(relative: str) -> int:
-    """A batch's files are numbered in the order they were opened: ``<batch>-<n>.parquet``."""
-    return int(relative.rsplit("-", 1)[1].split(".", 1)[0])
+    """A batch's files are numbered in the order they were opened: ``<batch>-<n>.parquet``; a file rewritten for
+    it later (hands removed) is ``<batch>-<n>.<later batch>.parquet`` and keeps its place."""
+    name = relative.rsplit("/", 1)[-1]
+    return int(name.split(".", 1)[0].rsplit("-", 1)[1])
 
 
 def partitions(root: Path, manifest: dict[str, Any]) -> list[Partition]:
