@@ -5,8 +5,8 @@ from __future__ import annotations
 import typer
 
 from pipeline import __version__
-from pipeline.cli import demo, evaluate, ingest, report, rescore, rules, score, simulate, sql
-from pipeline.cli.console import EXIT_FAILED, debugging, err
+from pipeline.cli import demo, evaluate, ingest, lake, report, rescore, rules, score, simulate, sql
+from pipeline.cli.console import EXIT_FAILED, EXIT_USAGE, debugging, err
 
 app = typer.Typer(
     name="ofc",
@@ -44,13 +44,21 @@ app.command("score")(score.score_file)
 app.command("rescore")(rescore.rescore)
 app.command("simulate")(simulate.simulate)
 app.add_typer(rules.app, name="rules")
+app.add_typer(lake.app, name="lake")
 app.command("demo")(demo.demo)
 
 
 def main() -> None:
     """Console entry point: typer handles usage errors; anything unexpected is one line, not a traceback."""
+    from pipeline.lake.store import LakeError
+
     try:
         app()
+    except LakeError as exc:  # a lake this version cannot use: one line, whatever command met it
+        if debugging():
+            raise
+        err.print(f"[bold red]error:[/] {exc}", markup=True)
+        raise SystemExit(EXIT_USAGE) from None
     except Exception as exc:
         if debugging():
             raise

@@ -19,7 +19,7 @@ def lake_option() -> Any:
     return typer.Option(None, "--lake", help=LAKE_HELP, show_default=False)
 
 
-def _run(paths: list[Path], lake_dir: Path | None, fmt: str | None, write: bool) -> Any:
+def _run(paths: list[Path], lake_dir: Path | None, fmt: str | None, write: bool, replace: bool = False) -> Any:
     from pipeline.ingest.run import IngestError, ingest
     from pipeline.lake.store import Lake, LakeError
 
@@ -33,7 +33,7 @@ def _run(paths: list[Path], lake_dir: Path | None, fmt: str | None, write: bool)
             progress.update(tasks[source], completed=done, hands=hands)
 
         try:
-            return ingest(paths, lake, fmt, on_progress)
+            return ingest(paths, lake, fmt, on_progress, replace=replace)
         except (IngestError, LakeError) as exc:
             fail(str(exc), EXIT_USAGE)
 
@@ -55,7 +55,8 @@ def summary_of(report: Any) -> dict[str, Any]:
     ]
     t = report.totals
     total = {**t.counts(), "balanced": t.balanced()}
-    return {"batch": report.batch, "files": files, "total": total}
+    corrections = {"replaced": report.replaced, "removed": report.removed}
+    return {"batch": report.batch, "files": files, "total": total, "corrections": corrections}
 
 
 def print_summary(summary: dict[str, Any], title: str) -> None:
@@ -93,6 +94,12 @@ def print_summary(summary: dict[str, Any], title: str) -> None:
         "read = accepted + quarantined + duplicates: " + ("yes" if t["balanced"] else "NO"),
     )
     out.print(table)
+    fixed = summary.get("corrections") or {}
+    if fixed.get("replaced") or fixed.get("removed"):
+        out.print(
+            f"corrections: {fixed['replaced']:,} hands replaced by their corrected version, {fixed['removed']:,} "
+            "removed (no longer in the files); their results are scored again by the next ofc rescore"
+        )
     if summary["batch"]:
         out.print(f"committed batch {summary['batch']}")
 
@@ -108,12 +115,20 @@ def ingest_paths(
     fmt: str | None = typer.Option(None, "--format", "-f", help=FORMAT_HELP),
     lake: Path | None = lake_option(),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+    replace: bool = typer.Option(
+        False,
+        "--replace",
+        help="The files are corrected versions of files ingested before: a hand whose content changed replaces "
+        "its earlier version, and a hand of the files' sessions they no longer hold is removed.",
+    ),
 ) -> None:
     """Read hand histories into the lake as one batch; bad records are quarantined with their reason.
 
-    Exit 1 only when nothing could be read.
+    A hand seen before with the same content is a duplicate; seen before with other content (the same hand id
+    in the same session) it is quarantined, unless --replace says the files are corrections. Exit 1 only when
+    nothing could be read.
     """
-    summary = summary_of(_run(paths, lake, fmt, write=True))
+    summary = summary_of(_run(paths, lake, fmt, write=True, replace=replace))
     print_json(summary) if as_json else print_summary(summary, "ingest")
     _finish(summary)
 

@@ -30,13 +30,15 @@ __all__ = [
     "CONFLICT_DETAILS",
     "DUPLICATE",
     "NEW",
+    "REPLACES",
     "Known",
     "SortedMap",
     "conflict_reason",
 ]
 
-NEW, DUPLICATE, CONFLICT_CARDS, CONFLICT_DETAILS, CONFLICT_DEAL = range(5)
-"""What an incoming hand is, as :meth:`Known.classify` codes it."""
+NEW, DUPLICATE, CONFLICT_CARDS, CONFLICT_DETAILS, CONFLICT_DEAL, REPLACES = range(6)
+"""What an incoming hand is, as :meth:`Known.classify` codes it. ``REPLACES``: a corrected version of a hand the
+lake holds, when corrections are asked for (``ofc ingest --replace``): accepted, and the old version removed."""
 UNKNOWN_RECORD = np.uint64(0)
 """The record hash of a hand committed before records were hashed: its deal alone says whether it is the same."""
 
@@ -60,6 +62,13 @@ class SortedMap:
             values[hit] = run_values[pos[hit]]
             found |= hit
         return found, values
+
+    def update(self, keys: np.ndarray, values: np.ndarray) -> None:
+        """Give keys already in the map new values."""
+        for run_keys, run_values in self.runs:
+            pos = np.minimum(np.searchsorted(run_keys, keys), run_keys.size - 1)
+            hit = run_keys[pos] == keys
+            run_values[pos[hit]] = values[hit]
 
     def add(self, keys: np.ndarray, values: np.ndarray) -> None:
         """Remember ``keys`` (the first value of a key given twice), which must not be in the map yet."""
@@ -88,6 +97,7 @@ def _classify(
     key_record: np.ndarray,
     deal_found: np.ndarray,
     deal_record: np.ndarray,
+    replace: bool,
     status: np.ndarray,
 ) -> None:
     """Each hand's status, taking the hands in ``order`` (source order) one after another, so that a hand is
@@ -96,12 +106,17 @@ def _classify(
     by_deal = Dict.empty(key_type=types.uint64, value_type=types.int64)
     for i in order:
         found, ref_deal, ref_record = key_found[i], key_deal[i], key_record[i]
-        if not found and key[i] in by_key:
+        in_run = key[i] in by_key  # accepted earlier in the chunk: a correction's new version comes first
+        if in_run:
             j = by_key[key[i]]
             found, ref_deal, ref_record = True, deal[j], record[j]
         if found:
             if ref_record == record[i] or (ref_record == 0 and ref_deal == deal[i]):
                 status[i] = 1  # DUPLICATE
+            elif replace and not in_run:  # a correction of the lake's version (not of one earlier in the run)
+                status[i] = 5  # REPLACES
+                by_key[key[i]] = i
+                by_deal[deal[i]] = i
             elif ref_deal != deal[i]:
                 status[i] = 2  # CONFLICT_CARDS
             else:
@@ -149,8 +164,11 @@ class Known:
         rows = pairs[positions.astype(np.int64)]
         return rows[:, 0], rows[:, 1]
 
-    def classify(self, key: np.ndarray, deal: np.ndarray, record: np.ndarray, line: np.ndarray) -> np.ndarray:
-        """Each hand's status (``NEW``, ``DUPLICATE`` or a conflict); the new ones are remembered."""
+    def classify(
+        self, key: np.ndarray, deal: np.ndarray, record: np.ndarray, line: np.ndarray, replace: bool = False
+    ) -> np.ndarray:
+        """Each hand's status (``NEW``, ``DUPLICATE``, a conflict, or with ``replace`` ``REPLACES``); the hands
+        accepted are remembered."""
         by_key, by_deal = self.maps
         n = key.size
         key_found, position = by_key.find(key)
@@ -161,13 +179,20 @@ class Known:
         deal_found, deal_record = by_deal.find(deal)
         status = np.empty(n, np.int8)
         order = np.argsort(line, kind="stable")
-        _classify(order, key, deal, record, key_found, key_deal, key_record, deal_found, deal_record, status)
+        _classify(order, key, deal, record, key_found, key_deal, key_record, deal_found, deal_record, replace, status)
         new = np.flatnonzero(status == NEW)
         if new.size:
             by_key.add(key[new], np.arange(self._offset, self._offset + new.size, dtype=np.uint64))
             self._pairs.append(np.stack([deal[new], record[new]], axis=1))
             self._offset += int(new.size)
             by_deal.add(deal[new], record[new])
+        fixed = np.flatnonzero(status == REPLACES)  # known keys: their new version is the one to compare with now
+        if fixed.size:
+            by_key.update(key[fixed], np.arange(self._offset, self._offset + fixed.size, dtype=np.uint64))
+            self._pairs.append(np.stack([deal[fixed], record[fixed]], axis=1))
+            self._offset += int(fixed.size)
+            known_deal, _ = by_deal.find(deal[fixed])
+            by_deal.add(deal[fixed][~known_deal], record[fixed][~known_deal])
         return status
 
 

@@ -32,8 +32,9 @@ import pyarrow.compute as pc
 from pipeline import __version__
 from pipeline.ahead import ahead
 from pipeline.ingest.base import Chunk, Ingester, Problem
-from pipeline.ingest.known import DUPLICATE, NEW, Known, conflict_reason
+from pipeline.ingest.known import DUPLICATE, NEW, REPLACES, Known, conflict_reason
 from pipeline.ingest.validate import validate
+from pipeline.lake.edit import remove_hands
 from pipeline.lake.store import BatchWriter, Lake
 
 if TYPE_CHECKING:
@@ -106,6 +107,10 @@ class FileReport:
 class Report:
     files: list[FileReport]
     batch: str | None = None
+    replaced: int = 0
+    """Hands whose earlier version a corrected file replaced (``--replace``): counted as accepted too."""
+    removed: int = 0
+    """Hands removed because a corrected file no longer holds them."""
 
     @property
     def totals(self) -> FileReport:
@@ -269,19 +274,22 @@ def ingest(
     lake: Lake | None,
     fmt: str | None = None,
     on_progress: Callable[[str, int, int], None] | None = None,
+    replace: bool = False,
 ) -> Report:
     """Read ``paths`` into ``lake`` as one batch (``lake=None``: validate only, write nothing).
 
-    ``on_progress(source, bytes, hands)`` is called after each chunk.
+    ``on_progress(source, bytes, hands)`` is called after each chunk. With ``replace`` the files are corrected
+    versions of files ingested before: a hand whose content changed replaces its earlier version, and a hand of
+    the files' sessions that they no longer hold is removed (see :class:`Corrections`).
     """
     sources = [s for p in paths for s in _sources(Path(p))]
     if fmt is not None:
         ingester(fmt)
     if lake is None:
-        return _run(sources, None, fmt, on_progress)
+        return _run(sources, None, fmt, on_progress, None)
     with lake.locked():
         lake.collect_garbage()
-        return _run(sources, lake, fmt, on_progress)
+        return _run(sources, lake, fmt, on_progress, Corrections() if replace else None)
 
 
 def ingest_chunks(
@@ -320,8 +328,61 @@ def ingest_chunks(
             raise
 
 
+@dataclass
+class Corrections:
+    """What a run with ``--replace`` collects to correct the lake at its commit.
+
+    The files are the truth for the sessions they hold: a hand of one of those sessions (same source and
+    session) that the lake holds and the files do not is removed; a hand the files hold with other content
+    replaces the lake's version.
+    """
+
+    keys: list[np.ndarray] = field(default_factory=list)
+    """Keys of every hand the files hold (accepted, duplicate, replacing or in conflict)."""
+    replaced: list[np.ndarray] = field(default_factory=list)
+    """Keys of the hands whose earlier version goes."""
+    sessions: set[tuple[str | None, str | None]] = field(default_factory=set)
+
+    def take(self, hands: pa.Table, status: np.ndarray) -> None:
+        self.keys.append(hands.column("hand_key").to_numpy())
+        self.replaced.append(hands.column("hand_key").to_numpy()[status == REPLACES])
+        pairs = hands.select(["source", "session"]).group_by(["source", "session"]).aggregate([])
+        self.sessions.update(zip(pairs.column(0).to_pylist(), pairs.column(1).to_pylist(), strict=True))
+
+    def removals(self, lake: Lake, batch: str) -> dict[str, np.ndarray]:
+        """Per earlier batch, the keys of its hands to remove: old versions, and hands the files dropped."""
+        held = lake.read("hands", ["hand_key", "batch", "source", "session"])
+        held = held.filter(pc.not_equal(held.column("batch"), batch))
+        key = held.column("hand_key").to_numpy()
+        seen = np.concatenate(self.keys) if self.keys else np.zeros(0, np.uint64)
+        replaced = np.concatenate(self.replaced) if self.replaced else np.zeros(0, np.uint64)
+        wanted = pa.table({"source": [a for a, _ in self.sessions], "session": [b for _, b in self.sessions]})
+        of_session = pc.is_in(_session_names(held), value_set=_session_names(wanted)).to_numpy(zero_copy_only=False)
+        gone = (of_session & ~np.isin(key, seen)) | np.isin(key, replaced)
+        out: dict[str, np.ndarray] = {}
+        batches = held.column("batch").to_numpy(zero_copy_only=False)
+        for b in np.unique(batches[gone]).tolist():
+            out[b] = key[gone & (batches == b)]
+        return out
+
+
+def _session_names(hands: pa.Table) -> pa.Array:
+    """(source, session) as one string per row, a null kept apart from every text."""
+
+    def marked(column: pa.ChunkedArray) -> pa.ChunkedArray:
+        text = column.cast(pa.string())
+        return pc.if_else(pc.is_null(text), "\x00", pc.binary_join_element_wise("\x01", text, ""))
+
+    joined = pc.binary_join_element_wise(marked(hands.column("source")), marked(hands.column("session")), "\x1f")
+    return joined.combine_chunks() if isinstance(joined, pa.ChunkedArray) else joined
+
+
 def _run(
-    sources: list[Source], lake: Lake | None, fmt: str | None, on_progress: Callable[[str, int, int], None] | None
+    sources: list[Source],
+    lake: Lake | None,
+    fmt: str | None,
+    on_progress: Callable[[str, int, int], None] | None,
+    fix: Corrections | None,
 ) -> Report:
     done: dict[str, dict] = {}
     keys = Known()
@@ -366,7 +427,8 @@ def _run(
             try:
                 report.format = fmt or detect(source)
                 check = already if lake is not None else None
-                if not _ingest_source(source, report, ingester(report.format), keys, writer, batch, on_progress, check):
+                reader = ingester(report.format)
+                if not _ingest_source(source, report, reader, keys, writer, batch, on_progress, check, fix):
                     continue
             except (IngestError, OSError, EOFError, zipfile.BadZipFile, gzip.BadGzipFile) as exc:
                 report.error = str(exc)
@@ -384,7 +446,15 @@ def _run(
                 )
         result = Report(reports, batch if writer else None)
         if writer is not None:
-            writer.commit({**result.totals.counts(), "version": __version__}, manifest_sources)
+            extra = None
+            if fix is not None and lake is not None:
+                writer.drain()
+                removed = remove_hands(lake.snapshot(), writer.writer, fix.removals(lake, batch))
+                replaced = int(sum(r.size for r in fix.replaced))
+                result.replaced, result.removed = replaced, sum(removed.values()) - replaced
+                extra = {"corrections": {"replaced": replaced, "removed": result.removed, "batches": removed}}
+            summary = {**result.totals.counts(), "version": __version__}
+            writer.commit(summary, manifest_sources, extra)
         return result
     except BaseException:
         if writer is not None:
@@ -403,6 +473,7 @@ def _ingest_source(
     batch: str,
     on_progress: Callable[[str, int, int], None] | None,
     already: Callable[[], bool] | None = None,
+    fix: Corrections | None = None,
 ) -> bool:
     """Read one source into the batch; False if ``already()`` found, after the first chunk, that it was done before."""
     consumed = 0
@@ -413,7 +484,7 @@ def _ingest_source(
             for i, chunk in enumerate(chunks):
                 if i == 0 and already is not None and already():
                     return False
-                _take(chunk, source.name, report, keys, writer, batch)
+                _take(chunk, source.name, report, keys, writer, batch, fix)
                 consumed += chunk.bytes_read
                 if on_progress:
                     on_progress(source.name, min(consumed, source.size), report.read)
@@ -447,6 +518,11 @@ class BackgroundWriter:
         while len(self._pending) > self.MAX_PENDING:
             self._pending.popleft().result()
 
+    def drain(self) -> None:
+        """Wait for every write so far (and keep the pools for more)."""
+        while self._pending:
+            self._pending.popleft().result()
+
     def _drain(self) -> None:
         try:
             while self._pending:
@@ -469,7 +545,7 @@ class BackgroundWriter:
 
 def _conflicts(hands: pa.Table, status: np.ndarray) -> list[Problem]:
     """A problem for each hand that conflicts with one already there (rare: a loop over those alone)."""
-    rows = np.flatnonzero((status != NEW) & (status != DUPLICATE))
+    rows = np.flatnonzero((status != NEW) & (status != DUPLICATE) & (status != REPLACES))
     if not rows.size:
         return []
     picked = hands.take(pa.array(rows)).select(["hand_id", "session", "source", "source_line"]).to_pylist()
@@ -481,7 +557,13 @@ def _conflicts(hands: pa.Table, status: np.ndarray) -> list[Problem]:
 
 
 def _take(
-    chunk: Chunk, name: str, report: FileReport, keys: Known, writer: BackgroundWriter | None, batch: str
+    chunk: Chunk,
+    name: str,
+    report: FileReport,
+    keys: Known,
+    writer: BackgroundWriter | None,
+    batch: str,
+    fix: Corrections | None = None,
 ) -> None:
     v = validate(chunk, name, batch)
     hands = v.hands
@@ -490,8 +572,11 @@ def _take(
         hands.column("content_hash").to_numpy(),
         hands.column("record_hash").to_numpy(),
         hands.column("source_line").to_numpy(),
+        replace=fix is not None,
     )
-    keep = status == NEW
+    if fix is not None:
+        fix.take(hands, status)
+    keep = (status == NEW) | (status == REPLACES)
     problems = chunk.problems + v.problems + _conflicts(hands, status)
     report.read += chunk.count
     report.quarantined += len(problems)
