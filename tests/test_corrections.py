@@ -94,6 +94,16 @@ def test_a_corrected_file_replaces_what_changed_and_removes_what_it_dropped(tmp_
     assert rows(lake, "SELECT count(*) FROM board_results WHERE native")[0][0] == boards
 
 
+def test_a_correction_first_ingested_without_replace_is_read_again_with_it(tmp_path: Path) -> None:
+    lake = Lake(tmp_path / "lake")
+    ingest([CLUB], lake)
+    fixed = corrected(tmp_path / "fixed")
+    assert ingest([fixed], lake).totals.quarantined == 1  # hand 1 refused: other cards
+    report = ingest([fixed], lake, replace=True)  # the same bytes: read again, not skipped as seen
+    assert (report.replaced, report.removed) == (1, 1)
+    assert rows(lake, "SELECT count(*) FROM hands")[0][0] == 5
+
+
 def test_the_same_correction_twice_changes_nothing(tmp_path: Path) -> None:
     lake = Lake(tmp_path / "lake")
     ingest([CLUB], lake)

@@ -96,9 +96,10 @@ def print_summary(summary: dict[str, Any], title: str) -> None:
     out.print(table)
     fixed = summary.get("corrections") or {}
     if fixed.get("replaced") or fixed.get("removed"):
+        replaced, removed = fixed["replaced"], fixed["removed"]
         out.print(
-            f"corrections: {fixed['replaced']:,} hands replaced by their corrected version, {fixed['removed']:,} "
-            "removed (no longer in the files); their results are scored again by the next ofc rescore"
+            f"corrections: {replaced:,} hand{'s' * (replaced != 1)} replaced by the corrected version, "
+            f"{removed:,} removed (no longer in the files); the next ofc rescore scores the batches they were in"
         )
     if summary["batch"]:
         out.print(f"committed batch {summary['batch']}")

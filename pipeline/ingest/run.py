@@ -422,11 +422,12 @@ def _run(
             if lake is not None and source.raw not in digests:
                 # Hashed on another thread while the first chunk is read: a re-ingest costs about one chunk.
                 digests[source.raw] = hashing.submit(digest, source.raw)
-            if lake is not None and digests[source.raw].done() and already():
+            skip_seen = lake is not None and fix is None  # a correction is read even if its bytes were seen before
+            if skip_seen and digests[source.raw].done() and already():
                 continue
             try:
                 report.format = fmt or detect(source)
-                check = already if lake is not None else None
+                check = already if skip_seen else None
                 reader = ingester(report.format)
                 if not _ingest_source(source, report, reader, keys, writer, batch, on_progress, check, fix):
                     continue
