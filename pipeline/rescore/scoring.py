@@ -18,7 +18,7 @@ import numba
 import pyarrow as pa
 
 from pipeline import __version__
-from pipeline.ahead import ahead
+from pipeline.ahead import ahead, result_of
 from pipeline.lake.snapshot import RESULT_FORMAT
 from pipeline.lake.store import BatchWriter, Lake
 from pipeline.native import Natives
@@ -93,7 +93,7 @@ class _Writers:
 
     def _settle(self) -> None:
         future, totals = self.pending.popleft()
-        totals.add(future.result())
+        totals.add(result_of(future))
 
     def flush(self) -> None:
         while self.pending:
@@ -102,6 +102,11 @@ class _Writers:
     def close(self) -> None:
         for pool in self.pools.values():
             pool.shutdown(cancel_futures=True)
+
+
+def _share(n: int, i: int, parts: int) -> int:
+    """The ``i``-th of ``parts`` whole shares of ``n`` (they add up to ``n``)."""
+    return n * (i + 1) // parts - n * i // parts
 
 
 def score_source(
@@ -122,7 +127,7 @@ def score_source(
             t0 = time.thread_time()
             scorer = Scorer(table)  # every board evaluated once, whatever the number of rule sets
             shared = (time.thread_time() - t0) / max(len(work.jobs), 1)
-            for job, t in zip(work.jobs, totals, strict=True):
+            for i, (job, t) in enumerate(zip(work.jobs, totals, strict=True)):
                 t0 = time.thread_time() - shared
                 scoring = score_one(table, scorer, job)
                 t.seconds += time.thread_time() - t0
@@ -130,9 +135,9 @@ def score_source(
                 t.not_applied(scoring.not_applied, scoring.why)
                 if scoring.scored is not None:
                     writers.put(table, scoring, t)
+                on_hands(_share(n_hands, i, len(work.jobs)))  # progress moves rule set by rule set
             scorer = scoring = None  # the writers hold what they need: each job's scores, not every job's
             hands += n_hands
-            on_hands(n_hands)
         writers.flush()
         counts = {"read": hands, "accepted": hands, "quarantined": 0, "duplicates": 0}
         groups = [g.record() for g in work.groups]

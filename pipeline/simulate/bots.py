@@ -49,6 +49,7 @@ three-handed Pineapple hands and reaches Fantasyland in more than one in ten.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import combinations
@@ -61,9 +62,10 @@ from pipeline.score.engine import Boards, score
 from pipeline.score.naturals import natural_kinds
 from pipeline.simulate import heuristic_kernels, kernels
 from pipeline.simulate.model import Model, Weights
+from pipeline.simulate.pace import Portions, Tick, idle, in_portions, span
 from pipeline.simulate.streets import NO_CARD, Actions, Streets, actions
 from pipeline.simulate.threads import threads_for
-from schemas.rules import RuleSet
+from schemas.rules import Dealing, RuleSet
 
 DEFAULT_ROLLOUTS = 12
 DEFAULT_CANDIDATES = 6
@@ -74,7 +76,13 @@ MC_POLICY = Weights(foul_cost=3.0, fantasyland=(30.0, 36.0, 42.0, 48.0, 54.0))
 (it fears a foul less and wants Fantasyland more), so rollouts explore the lines to Fantasyland that
 the exact scoring of their outcome then judges."""
 MC_GROUP = 256
-"""Tables whose rollouts are scored together (bounds memory: group x candidates x rollouts hands)."""
+"""Tables whose rollouts are scored together at most (bounds memory: group x candidates x rollouts hands); fewer
+when they would take longer than a portion (:class:`~pipeline.simulate.pace.Portions`)."""
+MC_RANKING = 0.2
+"""The share of an ``mc`` decision its planner's ranking is counted as in progress reports (the rollouts the rest)."""
+SECONDS_PER_US = 8e-6
+"""Wall seconds a portion of slow work is first assumed to take per microsecond of its estimate: pessimistic (a
+busy machine), so that the first portion is short; later ones are sized from what the earlier ones took."""
 # Rough microseconds of work per item, to decide whether a kernel is worth spreading over threads.
 SCORE_US = 0.5
 """Scoring one board."""
@@ -140,6 +148,7 @@ class StreetView:
         me: np.ndarray,
         dealt: np.ndarray,
         rng: np.random.Generator,
+        tick: Tick = idle,
     ) -> None:
         self.street = street
         """0-based."""
@@ -148,6 +157,8 @@ class StreetView:
         self.dealt = dealt
         """(m, k) uint8: this street's cards."""
         self.rng = rng
+        self.tick = tick
+        """The run's checkpoint: a bot whose decision is slow calls it with the share of the tables done."""
         self._all = (boards, counts, in_fantasyland, own_cards, t)
 
     @property
@@ -225,6 +236,8 @@ class Bot(ABC):
 
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
+        self.arranging = Portions(SECONDS_PER_US)
+        """Hands the arrangers set at a time (in microseconds of :data:`ARRANGE_US` each)."""
 
     def street_actions(self, street: int) -> Actions:
         s = self.ctx.streets
@@ -234,15 +247,26 @@ class Bot(ABC):
     def place(self, view: StreetView) -> np.ndarray:
         """(m,) index of the chosen action in :func:`street_actions` for each table."""
 
-    def fantasyland(self, cards: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-        """Set Fantasyland hands: ``cards`` (m, k) padded with 255 -> rows (m, 13), discards (m, k - 13) padded."""
+    def fantasyland(
+        self, cards: np.ndarray, rng: np.random.Generator, tick: Tick = idle
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Set Fantasyland hands: ``cards`` (m, k) padded with 255 -> rows (m, 13), discards (m, k - 13) padded.
+
+        The arranger sets each hand on its own, so it runs in portions (``tick`` after each): the same boards.
+        """
         from pipeline.simulate.arrange import arrange_fantasyland
 
-        with threads_for(cards.shape[0] * ARRANGE_US, ARRANGE_PARALLEL_US):
-            return arrange_fantasyland(cards, self.ctx.rules)
+        def arrange(part: slice) -> tuple[np.ndarray, np.ndarray]:
+            with threads_for((part.stop - part.start) * ARRANGE_US, ARRANGE_PARALLEL_US):
+                return arrange_fantasyland(cards[part], self.ctx.rules)
+
+        parts = in_portions(cards.shape[0], ARRANGE_US, self.arranging, tick, arrange)
+        if len(parts) == 1:
+            return parts[0]
+        return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
 
     @abstractmethod
-    def classic(self, cards: np.ndarray, rng: np.random.Generator) -> ClassicChoice:
+    def classic(self, cards: np.ndarray, rng: np.random.Generator, tick: Tick = idle) -> ClassicChoice:
         """Set classic hands: ``cards`` (m, 13) -> how each was set, declared and whether it surrenders."""
 
 
@@ -263,12 +287,14 @@ class RandomBot(Bot):
         kernels.random_choice(counts, self.street_actions(view.street).adds, seed, out)
         return out
 
-    def fantasyland(self, cards: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    def fantasyland(
+        self, cards: np.ndarray, rng: np.random.Generator, tick: Tick = idle
+    ) -> tuple[np.ndarray, np.ndarray]:
         order = _random_order(cards != NO_CARD, rng)
         shuffled = np.take_along_axis(cards, order, axis=1)
         return shuffled[:, :13].copy(), shuffled[:, 13:].copy()
 
-    def classic(self, cards: np.ndarray, rng: np.random.Generator) -> ClassicChoice:
+    def classic(self, cards: np.ndarray, rng: np.random.Generator, tick: Tick = idle) -> ClassicChoice:
         m = cards.shape[0]
         return ClassicChoice(
             cards=rng.permuted(cards, axis=1),
@@ -281,12 +307,16 @@ class QuickClassicBot(Bot):
     """A bot that sets classic hands quickly: the best five at the bottom, the best five of the rest in the
     middle, any natural the rules pay declared, never a surrender."""
 
-    def classic(self, cards: np.ndarray, rng: np.random.Generator) -> ClassicChoice:
+    def classic(self, cards: np.ndarray, rng: np.random.Generator, tick: Tick = idle) -> ClassicChoice:
         m = cards.shape[0]
         out = np.empty((m, 13), dtype=np.uint8)
         with threads_for(m * CLASSIC_US):
             kernels.greedy_classic(np.ascontiguousarray(cards), _COMB13, _COMB8, self.ctx.model.args(), out)
         return ClassicChoice(cards=out, natural=declarable(cards, self.ctx.compiled), surrender=np.zeros(m, bool))
+
+
+_PLANNER_PER_TABLE = (0, 1, 2, 5, 6)
+"""The planner kernels' arguments with a row per table (the others are the street's and the model's)."""
 
 
 def _planner_inputs(view: StreetView, streets: Streets, model: Model) -> tuple:
@@ -347,23 +377,38 @@ class HeuristicBot(QuickClassicBot):
 class PlannerBot(QuickClassicBot):
     name = "planner"
 
+    def __init__(self, ctx: Context) -> None:
+        super().__init__(ctx)
+        self.planning = Portions(SECONDS_PER_US)
+        """Tables the planner weighs at a time (in microseconds of :func:`_street_us` each)."""
+
     @property
     def policy(self) -> Model:
         return self.ctx.model
 
-    def values(self, view: StreetView) -> np.ndarray:
+    def values(self, view: StreetView, tick: Tick | None = None) -> np.ndarray:
         """(m, A) the planner's value of every action (-inf where it does not fit)."""
         args = _planner_inputs(view, self.ctx.streets, self.policy)
         out = np.empty((view.tables, args[3].shape[0]))
-        with threads_for(view.tables * _street_us(view.dealt.shape[1])):
-            kernels.planner_values(*args, out)
+        self._weigh(view, kernels.planner_values, args, out, tick or view.tick)
         return out
 
     def place(self, view: StreetView) -> np.ndarray:
         out = np.empty(view.tables, dtype=np.int64)
-        with threads_for(view.tables * _street_us(view.dealt.shape[1])):
-            kernels.planner_choice(*_planner_inputs(view, self.ctx.streets, self.policy), out)
+        args = _planner_inputs(view, self.ctx.streets, self.policy)
+        self._weigh(view, kernels.planner_choice, args, out, view.tick)
         return out
+
+    def _weigh(self, view: StreetView, kernel: Callable, args: tuple, out: np.ndarray, tick: Tick) -> None:
+        """``kernel(*args, out)`` a portion of the tables at a time: each table is weighed on its own."""
+        unit = _street_us(view.dealt.shape[1])
+
+        def weigh(rows: slice) -> None:
+            part = tuple(a[rows] if i in _PLANNER_PER_TABLE else a for i, a in enumerate(args))
+            with threads_for((rows.stop - rows.start) * unit):
+                kernel(*part, out[rows])
+
+        in_portions(view.tables, unit, self.planning, tick, weigh)
 
 
 def declarable(cards: np.ndarray, compiled: CompiledRules) -> np.ndarray:
@@ -380,12 +425,21 @@ def declarable(cards: np.ndarray, compiled: CompiledRules) -> np.ndarray:
 class MonteCarloBot(PlannerBot):
     name = "mc"
 
+    def __init__(self, ctx: Context) -> None:
+        super().__init__(ctx)
+        self.rolling = Portions(SECONDS_PER_US, most=MC_GROUP)
+        """Tables rolled out at a time (in microseconds of :func:`_rollout_us` each)."""
+        if ctx.rules.game.dealing is Dealing.CLASSIC:
+            from pipeline.simulate.arrange import classic_model
+
+            classic_model(ctx.rules)  # seconds to build, once: now, with the run's set-up, not within a step
+
     @property
     def policy(self) -> Model:
         return self.ctx.policy or self.ctx.model
 
     def place(self, view: StreetView) -> np.ndarray:
-        values = self.values(view)
+        values = self.values(view, span(view.tick, 0.0, MC_RANKING))
         k = min(self.ctx.candidates, values.shape[1])
         order = np.argsort(-values, axis=1, kind="stable")[:, :k]
         ranked = np.take_along_axis(values, order, axis=1)
@@ -396,11 +450,22 @@ class MonteCarloBot(PlannerBot):
             return out
         seeds = view.rng.integers(0, 1 << 63, size=view.tables, dtype=np.uint64)
         contested = np.flatnonzero(close[:, 1:].any(axis=1)) if k > 1 else np.zeros(0, dtype=np.int64)
-        for lo in range(0, contested.size, MC_GROUP):
-            part = contested[lo : lo + MC_GROUP]
+        if not contested.size:
+            return out
+
+        def roll(group: slice) -> None:
+            # Each table's rollouts draw from its own seed: the same choices whatever the groups.
+            part = contested[group]
             worth = self._worth(view, part, candidates[part], seeds[part])
             out[part] = np.take_along_axis(candidates[part], np.argmax(worth, axis=1)[:, None], axis=1)[:, 0]
+
+        tick = span(view.tick, MC_RANKING, 1.0)
+        in_portions(contested.size, self._rollout_us(view.street, k), self.rolling, tick, roll)
         return out
+
+    def _rollout_us(self, street: int, candidates: int) -> float:
+        """Estimated microseconds of one table's rollouts from ``street`` (0-based) with ``candidates``."""
+        return candidates * self.ctx.rollouts * (self.ctx.streets.count - street) * _street_us(3)
 
     def _worth(self, view: StreetView, part: np.ndarray, candidates: np.ndarray, seeds: np.ndarray) -> np.ndarray:
         """(g, K) mean worth of each candidate over the rollouts (-inf for none)."""
@@ -481,17 +546,30 @@ class MonteCarloBot(PlannerBot):
         worth += hidden * np.where(facts.fouled[mine], -ctx.compiled.scoop_amount, royalties)
         return worth.reshape(g, n_cand, n_roll).mean(axis=2)
 
-    def classic(self, cards: np.ndarray, rng: np.random.Generator) -> ClassicChoice:
+    def classic(self, cards: np.ndarray, rng: np.random.Generator, tick: Tick = idle) -> ClassicChoice:
+        """Every hand set on its own by the arranger, in portions (``tick`` after each): the same settings."""
         from pipeline.simulate.arrange import arrange_classic
 
         rules = self.ctx.rules
         below = -float(rules.surrender.cost) if rules.surrender.allowed else None
-        with threads_for(cards.shape[0] * ARRANGE_US, ARRANGE_PARALLEL_US):
-            chosen = arrange_classic(np.ascontiguousarray(cards), rules, surrender_below=below)
-        natural = np.full(cards.shape[0], -1, dtype=np.int8)
-        for i, kind in enumerate(NATURALS):
-            natural[np.asarray(chosen.natural == kind, dtype=bool)] = i
-        return ClassicChoice(cards=chosen.cards, natural=natural, surrender=np.asarray(chosen.surrender, bool))
+
+        def arrange(part: slice) -> ClassicChoice:
+            hands = np.ascontiguousarray(cards[part])
+            with threads_for(hands.shape[0] * ARRANGE_US, ARRANGE_PARALLEL_US):
+                chosen = arrange_classic(hands, rules, surrender_below=below)
+            natural = np.full(hands.shape[0], -1, dtype=np.int8)
+            for i, kind in enumerate(NATURALS):
+                natural[np.asarray(chosen.natural == kind, dtype=bool)] = i
+            return ClassicChoice(cards=chosen.cards, natural=natural, surrender=np.asarray(chosen.surrender, bool))
+
+        parts = in_portions(cards.shape[0], ARRANGE_US, self.arranging, tick, arrange)
+        if len(parts) == 1:
+            return parts[0]
+        return ClassicChoice(
+            cards=np.concatenate([p.cards for p in parts]),
+            natural=np.concatenate([p.natural for p in parts]),
+            surrender=np.concatenate([p.surrender for p in parts]),
+        )
 
 
 BOTS: dict[str, type[Bot]] = {b.name: b for b in (RandomBot, HeuristicBot, PlannerBot, MonteCarloBot)}

@@ -18,6 +18,10 @@ Players act in table order from the left of the button; each sees every open
 board as it stands, including this street's earlier placements. The street
 of each card and where it went are kept, so records carry the full
 placements and discards.
+
+Every step of a round is a checkpoint of the run's
+:class:`~pipeline.simulate.pace.Pace` (its progress, and where it stops when
+asked to); a slow bot checks it within its steps too.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from numba import njit
 from pipeline.score.engine import Boards, score
 from pipeline.simulate.batch import HandBatch
 from pipeline.simulate.bots import BOTS, SCORE_US, Bot, ClassicChoice, Context, StreetView
+from pipeline.simulate.pace import Pace, Tick, span
 from pipeline.simulate.streets import BOARD, DISCARD, NO_CARD, ROW_STARTS, actions
 from pipeline.simulate.threads import threads_for
 from schemas.rules import Dealing
@@ -98,12 +103,19 @@ class Dealer:
         self.classic = ctx.rules.game.dealing is Dealing.CLASSIC
 
     def sessions(
-        self, session: np.ndarray, lengths: np.ndarray, rng: np.random.Generator, chunk_hands: int
+        self,
+        session: np.ndarray,
+        lengths: np.ndarray,
+        rng: np.random.Generator,
+        chunk_hands: int,
+        pace: Pace | None = None,
     ) -> Iterator[HandBatch]:
         """Play the sessions numbered ``session`` (of ``lengths`` hands) side by side.
 
-        Yields about ``chunk_hands`` hands at a time, session by session within a chunk.
+        Yields about ``chunk_hands`` hands at a time, session by session within a chunk; reports to
+        ``pace`` (and stops when it says so) round by round and step by step.
         """
+        pace = pace or Pace()
         tables = session.shape[0]
         players = self.ctx.players
         button = rng.integers(0, players, size=tables).astype(np.int64)
@@ -113,11 +125,13 @@ class Dealer:
         pending: list[HandBatch] = []
         rounds = int(lengths.max()) if tables else 0
         for h in range(rounds):
+            tick = pace.round(int(np.count_nonzero(lengths > h)))
             if self.classic:
-                hand, kept = self._classic(h, kept, rng, tables)
+                hand, kept = self._classic(h, kept, rng, tables, tick)
             else:
-                hand = self._open_face(button, fl_next, rng)
+                hand = self._open_face(button, fl_next, rng, tick)
             batch, fl_next = self._score(hand, session, h + 1, button)
+            pace.finish_round()
             pending.append(batch)
             moves = ~(fl_next > 0).any(axis=1) | self.ctx.rules.game.button_moves_in_fantasyland
             button = np.where(moves, (button + 1) % players, button)
@@ -127,7 +141,7 @@ class Dealer:
 
     # ------------------------------------------------------------------ open face
 
-    def _open_face(self, button: np.ndarray, fl_cards: np.ndarray, rng: np.random.Generator) -> _Hand:
+    def _open_face(self, button: np.ndarray, fl_cards: np.ndarray, rng: np.random.Generator, tick: Tick) -> _Hand:
         s = self.ctx.streets
         tables, players = fl_cards.shape
         width = s.cards
@@ -148,38 +162,44 @@ class Dealer:
             surrendered=np.zeros((tables, players), dtype=bool),
             natural=np.full((tables, players), -1, dtype=np.int8),
         )
-        self._fantasyland(hand, rng)
+        steps = 1 + s.count * players  # the Fantasyland hands, then each street and position
+        self._fantasyland(hand, rng, span(tick, 0.0, 1.0 / steps))
         for st in range(s.count):
             for pos in range(players):
                 seat = (button + 1 + pos) % players
+                step = span(tick, (1 + st * players + pos) / steps, (2 + st * players + pos) / steps)
                 for b, bot in enumerate(self.bots):
+                    part = _part(step, b, len(self.bots))
                     t = np.flatnonzero(~in_fl[np.arange(tables), seat] & (self.of_seat[seat] == b))
                     if t.size:
-                        self._street(bot, hand, st, t, seat[t], rng)
+                        self._street(bot, hand, st, t, seat[t], rng, part)
         return hand
 
-    def _fantasyland(self, hand: _Hand, rng: np.random.Generator) -> None:
+    def _fantasyland(self, hand: _Hand, rng: np.random.Generator, tick: Tick) -> None:
         """Fantasyland hands are set at once, before anyone plays a street."""
         t_all, p_all = np.nonzero(hand.in_fl)
         for b, bot in enumerate(self.bots):
+            part = _part(tick, b, len(self.bots))
             pick = self.of_seat[p_all] == b
             if not pick.any():
                 continue
             t, p = t_all[pick], p_all[pick]
             cards = hand.dealt[t, p]
-            rows, _ = bot.fantasyland(np.ascontiguousarray(cards), rng)
+            rows, _ = bot.fantasyland(np.ascontiguousarray(cards), rng, part)
             hand.boards[t, p] = rows
             hand.counts[t, p] = FULL_ROWS
             hand.row[t, p] = rows_of(cards, rows)
 
-    def _street(self, bot: Bot, hand: _Hand, st: int, t: np.ndarray, me: np.ndarray, rng: np.random.Generator) -> None:
+    def _street(
+        self, bot: Bot, hand: _Hand, st: int, t: np.ndarray, me: np.ndarray, rng: np.random.Generator, tick: Tick
+    ) -> None:
         s = self.ctx.streets
         k = s.dealt[st]
         lo = int(s.first_card[st])
         act = actions(k, s.discarded[st])
         cards = np.ascontiguousarray(hand.dealt[t, me, lo : lo + k])
         own = hand.dealt[t, me, : lo + k]
-        view = StreetView(st, hand.boards, hand.counts, hand.in_fl, own, t, me, cards, rng)
+        view = StreetView(st, hand.boards, hand.counts, hand.in_fl, own, t, me, cards, rng, tick)
         rows = act.rows[bot.place(view)]
         hand.row[t, me, lo : lo + k] = rows
         _place(np.ascontiguousarray(rows), cards, t, me, hand.boards, hand.counts)
@@ -187,7 +207,7 @@ class Dealer:
     # ------------------------------------------------------------------ classic
 
     def _classic(
-        self, h: int, kept: np.ndarray | None, rng: np.random.Generator, tables: int
+        self, h: int, kept: np.ndarray | None, rng: np.random.Generator, tables: int, tick: Tick
     ) -> tuple[_Hand, np.ndarray | None]:
         players = self.ctx.players
         if players == 2:
@@ -202,11 +222,12 @@ class Dealer:
         natural = np.full((tables, players), -1, dtype=np.int8)
         surrendered = np.zeros((tables, players), dtype=bool)
         for b, bot in enumerate(self.bots):
+            part = _part(tick, b, len(self.bots))
             seats = np.flatnonzero(self.of_seat == b)
             if not seats.size:
                 continue
             cards = dealt[:, seats].reshape(-1, 13)
-            choice: ClassicChoice = bot.classic(np.ascontiguousarray(cards), rng)
+            choice: ClassicChoice = bot.classic(np.ascontiguousarray(cards), rng, part)
             boards[:, seats] = choice.cards.reshape(tables, seats.size, 13)
             natural[:, seats] = choice.natural.reshape(tables, seats.size)
             surrendered[:, seats] = choice.surrender.reshape(tables, seats.size)
@@ -262,6 +283,13 @@ class Dealer:
             fantasyland_stay=facts.fantasyland_stay.reshape(shape),
         )
         return batch, facts.fantasyland_next.reshape(shape)
+
+
+def _part(tick: Tick, i: int, n: int) -> Tick:
+    """The checkpoint of the ``i``-th of ``n`` equal parts of a step, checked as the part begins."""
+    part = span(tick, i / n, (i + 1) / n)
+    part(0.0)
+    return part
 
 
 def _session_major(rounds: list[HandBatch], lengths: np.ndarray) -> HandBatch:

@@ -7,6 +7,10 @@ hands, byte for byte. Identifiers are derived from the arguments too: the run
 id hashes them, sessions are ``<run id>-<session>``, hands
 ``<session>-<hand number>``, and every session starts at ``--start``, one
 hand a minute. Hands reach the lake through the ingest checks, as one batch.
+
+Progress is reported from inside the dealer's steps and a run stops at the
+next of them when asked to (:mod:`pipeline.simulate.pace`): an interrupt
+leaves no batch in the lake, and no part of a JSONL file.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -24,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from pipeline.ahead import ahead
+from pipeline.files import written
 from pipeline.ingest.base import Chunk
 from pipeline.ingest.run import Report, ingest_chunks
 from pipeline.lake.store import Lake
@@ -33,6 +39,7 @@ from pipeline.simulate.batch import HandBatch
 from pipeline.simulate.bots import BOTS, DEFAULT_ROLLOUTS, MC_POLICY, Context
 from pipeline.simulate.dealer import Dealer
 from pipeline.simulate.model import model_of
+from pipeline.simulate.pace import Pace
 from pipeline.simulate.records import SOURCE, RecordMeta, to_chunk, to_records, write_jsonl
 from pipeline.simulate.streets import streets_of
 from pipeline.simulate.summary import Summary
@@ -152,16 +159,24 @@ def context(spec: Spec) -> Context:
     )
 
 
-def play(spec: Spec) -> Iterator[HandBatch]:
-    """Every hand of the run, in chunks: blocks of sessions side by side, session by session within a chunk."""
+def play(spec: Spec, pace: Pace | None = None) -> Iterator[HandBatch]:
+    """Every hand of the run, in chunks: blocks of sessions side by side, session by session within a chunk.
+
+    ``pace`` hears of every step and may stop the run at any of them (the hands do not depend on it). The
+    dealer and its bots are set up now, on the calling thread, where an interrupt is seen at once (a bot's
+    tables can take seconds to build); the hands are played as they are asked for, on any thread.
+    """
+    return _play(spec, Dealer(context(spec), list(spec.bots)), pace or Pace())
+
+
+def _play(spec: Spec, dealer: Dealer, pace: Pace) -> Iterator[HandBatch]:
     rng = np.random.default_rng(spec.seed)
-    dealer = Dealer(context(spec), list(spec.bots))
     n_sessions = math.ceil(spec.hands / spec.session_hands)
     lengths = np.full(n_sessions, spec.session_hands, dtype=np.int64)
     lengths[-1] = spec.hands - (n_sessions - 1) * spec.session_hands
     for lo in range(0, n_sessions, BLOCK_SESSIONS):
         session = np.arange(lo, min(lo + BLOCK_SESSIONS, n_sessions), dtype=np.int64)
-        yield from dealer.sessions(session, lengths[session], rng, CHUNK_HANDS)
+        yield from dealer.sessions(session, lengths[session], rng, CHUNK_HANDS, pace)
 
 
 def meta(spec: Spec) -> RecordMeta:
@@ -186,8 +201,10 @@ class Outcome:
     written: dict[str, Any] = field(default_factory=dict)
 
 
-def _batches(spec: Spec, summary: Summary, on_progress: Callable[[int], None] | None) -> Iterator[HandBatch]:
-    for batch in play(spec):
+def _tallied(
+    batches: Iterator[HandBatch], summary: Summary, on_progress: Callable[[int], None] | None
+) -> Iterator[HandBatch]:
+    for batch in batches:
         summary.add(batch)
         yield batch
         if on_progress:
@@ -195,28 +212,39 @@ def _batches(spec: Spec, summary: Summary, on_progress: Callable[[int], None] | 
 
 
 def to_lake(spec: Spec, lake: Lake, on_progress: Callable[[int], None] | None = None) -> Outcome:
-    """Simulate into ``lake`` as one batch through the ingest checks."""
+    """Simulate into ``lake`` as one batch through the ingest checks.
+
+    An interrupt (or any error) stops the simulator's thread at its next step, within a fraction of a second,
+    and the batch is aborted: nothing of it is committed.
+    """
     summary = Summary(list(spec.bots))
+    stop = threading.Event()
+    batches = play(spec, Pace(on_progress, stop))
 
     def chunks() -> Iterator[Chunk]:
         done, m = 0, meta(spec)
-        for batch in _batches(spec, summary, on_progress):
+        for batch in _tallied(batches, summary, on_progress):
             yield to_chunk(batch, m, done + 1)
             done += batch.hands
 
     # The next chunk is played while this one is checked and written (one thread: the same hands).
-    with ThreadPoolExecutor(1, thread_name_prefix="simulate") as pool:
+    pool = ThreadPoolExecutor(1, thread_name_prefix="simulate")
+    try:
         source = f"{SOURCE}/{spec.run_id}"
-        report = ingest_chunks(ahead(chunks(), pool, depth=1), lake, source, kind="simulate", rule_sets=[spec.rules])
+        hands = ahead(chunks(), pool, depth=1, stop=stop)
+        report = ingest_chunks(hands, lake, source, kind="simulate", rule_sets=[spec.rules])
+    finally:
+        stop.set()
+        pool.shutdown(cancel_futures=True)
     return Outcome(spec, summary, report, {"lake": str(lake.root), "batch": report.batch})
 
 
 def to_jsonl(spec: Spec, path: Path, on_progress: Callable[[int], None] | None = None) -> Outcome:
-    """Simulate into canonical JSONL at ``path`` (replaced if it exists)."""
+    """Simulate into canonical JSONL at ``path`` (replaced if it exists, only once every hand is written)."""
     summary = Summary(list(spec.bots))
-    with path.open("wb") as stream:
+    with written(path) as stream:
         m = meta(spec)
-        for batch in _batches(spec, summary, on_progress):
+        for batch in _tallied(play(spec, Pace(on_progress)), summary, on_progress):
             write_jsonl(to_records(batch, m), stream)
     return Outcome(spec, summary, None, {"out": str(path), "hands": summary.hands})
 
