@@ -1,25 +1,36 @@
 """Terminal output and error handling shared by every command.
 
 Exit codes: 0 success; 1 the command ran but failed (or an internal error);
-2 bad usage or input that cannot be used at all.
+2 bad usage or input that cannot be used at all; 130 interrupted (Ctrl-C), after
+one line saying what was committed.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+import signal
 import sys
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, NoReturn
+from types import FrameType
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeElapsedColumn, TransferSpeedColumn
 
+if TYPE_CHECKING:
+    from pipeline.lake.store import Lake
+
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+"""128 + SIGINT: what a shell reports for a command Ctrl-C ended."""
+NOTHING_COMMITTED = "nothing of this batch was committed; the lake is as it was"
 
 # Piped output is read by people in logs and files: do not squeeze it to 80 columns.
 out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 160)
@@ -27,7 +38,10 @@ err = Console(stderr=True, highlight=False, soft_wrap=True, width=None if sys.st
 
 
 def fail(message: str, code: int = EXIT_FAILED) -> NoReturn:
-    """Print ``error: message`` on stderr and leave with ``code``."""
+    """Print ``error: message`` on stderr and leave with ``code``; after Ctrl-C an error is how a library ended
+    its work (see :func:`is_interrupt`), and the interrupt is what is reported."""
+    if _sigints:
+        raise KeyboardInterrupt
     err.print(f"[bold red]error:[/] {message}", markup=True)
     raise typer.Exit(code)
 
@@ -42,6 +56,162 @@ def user_errors() -> Iterator[None]:
         yield
     except (CardParseError, InvalidRowError, FileNotFoundError) as exc:
         fail(str(exc), EXIT_USAGE)
+
+
+_told: list[str] = []
+"""The interrupt line once said (a process says it once, however many layers see the interrupt)."""
+
+
+def _tell(what: str) -> None:
+    if not _told:
+        _told.append(what)
+        err.print(f"interrupted: {what}", markup=False)
+
+
+def interrupted(what: str = NOTHING_COMMITTED) -> NoReturn:
+    """End a command Ctrl-C interrupted: one line on stderr saying what was committed, and exit 130."""
+    _tell(what)
+    raise typer.Exit(EXIT_INTERRUPTED)
+
+
+_sigints: list[float] = []
+"""When Ctrl-C came (monotonic seconds), once :func:`guarded` handles it."""
+
+
+_FRAGILE = (
+    ("/threading.py", "start"),
+    ("/concurrent/futures/thread.py", "_adjust_thread_count"),
+    ("/numba/core/serialize.py", "_numba_unpickle"),
+)
+"""Code (file, function) where a KeyboardInterrupt does harm: a pool starting a worker thread (raised there, the
+thread runs on unknown to its pool, whose shutdown then does not wait for it: a batch writer aborted under its
+feet), and the Python code numba's compiled functions call back (raised there, it comes out as a SystemError)."""
+
+
+def _fragile(frame: FrameType | None) -> bool:
+    while frame is not None:
+        code = frame.f_code
+        where = code.co_filename.replace("\\", "/")
+        if any(code.co_name == name and where.endswith(path) for path, name in _FRAGILE):
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _on_sigint(signum: int, frame: FrameType | None) -> None:
+    """Python's Ctrl-C, raised once out of :data:`_FRAGILE` code (within microseconds) if it lands there."""
+    _sigints.append(time.monotonic())
+    if _fragile(frame):
+        sys.setprofile(_interrupt_when_safe)
+        return
+    signal.default_int_handler(signum, frame)
+
+
+def _interrupt_when_safe(frame: FrameType, event: str, arg: Any) -> None:
+    """A profile hook for the moments after a Ctrl-C put off: the interrupt as the first Python function out of
+    fragile code is called or returns, where Python itself may raise it (not as a C function is called)."""
+    if event in ("call", "return") and not _fragile(frame):
+        sys.setprofile(None)
+        raise KeyboardInterrupt
+
+
+def is_interrupt(exc: BaseException) -> bool:
+    """Whether ``exc`` ends a command because of Ctrl-C: a KeyboardInterrupt, or any error once Ctrl-C came.
+
+    Libraries turn the KeyboardInterrupt raised in the Python code they call into errors of their own: DuckDB
+    ends its query with a RuntimeError, numba's compiled functions with a SystemError (when it lands in the
+    code they call back to hand back the arrays they made).
+    """
+    if isinstance(exc, KeyboardInterrupt):
+        return True
+    return bool(_sigints) and isinstance(exc, Exception) and not isinstance(exc, typer.Exit | typer.Abort)
+
+
+@contextmanager
+def interrupts(what: str | Callable[[], str] = NOTHING_COMMITTED) -> Iterator[None]:
+    """Ctrl-C inside ends the command with :func:`interrupted`, saying ``what`` (called then, if a function).
+
+    Every command is inside one (:func:`interruptible`) that says nothing was committed, which holds for a
+    batch since an aborted writer leaves nothing; a command that knows more says it with its own, put outside
+    its progress display (gone when the line is said) and outside the work whose batch it reports (cleaned
+    up by then).
+    """
+    try:
+        yield
+    except (KeyboardInterrupt, Exception) as exc:
+        if not is_interrupt(exc):
+            raise
+        interrupted(what() if callable(what) else what)
+
+
+def interruptible(app: typer.Typer) -> None:
+    """Put every command of ``app`` and of its groups inside :func:`interrupts`: Ctrl-C in any of them ends
+    in the one line and exit 130, never a traceback."""
+    for info in app.registered_commands:
+        command = info.callback
+        if command is not None and not getattr(command, "interruptible", False):
+            info.callback = _in_interrupts(command)
+    for group in app.registered_groups:
+        if group.typer_instance is not None:
+            interruptible(group.typer_instance)
+
+
+def _in_interrupts(command: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(command)  # typer reads the command's parameters and help through the wrapper
+    def run(*args: Any, **kwargs: Any) -> Any:
+        with interrupts():
+            return command(*args, **kwargs)
+
+    run.interruptible = True  # type: ignore[attr-defined]
+    return run
+
+
+def guarded(main: Callable[[], None]) -> None:
+    """Run the command line so that Ctrl-C outside any command too (while typer starts one) ends in the one
+    line and exit 130.
+
+    Once the command is over its exit status stands: a Ctrl-C during the interpreter's shutdown that follows
+    (a fraction of a second) is ignored; raised there, it would be printed with a traceback.
+    """
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not when Ctrl-C is ignored (nohup, &)
+        signal.signal(signal.SIGINT, _on_sigint)
+    try:
+        main()
+    except KeyboardInterrupt:
+        _tell(NOTHING_COMMITTED)
+        raise SystemExit(EXIT_INTERRUPTED) from None
+    except SystemExit as exc:
+        if exc.code == EXIT_INTERRUPTED:  # typer's own exit on Ctrl-C while it reads the command line: silent
+            _tell(NOTHING_COMMITTED)
+        raise
+    finally:
+        if signal.getsignal(signal.SIGINT) is _on_sigint:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def committed_since(lake: Lake) -> Callable[[], str]:
+    """What an interrupt from now on leaves in ``lake``, for :func:`interrupts`: the batches committed before it
+    (a command that commits several), and none of the one in progress."""
+    before = _batches(lake)
+
+    def what() -> str:
+        new = sorted(_batches(lake) - before)
+        if not new:
+            return NOTHING_COMMITTED
+        done = f"batch {new[0]} was" if len(new) == 1 else f"{len(new)} batches were"
+        listed = "" if len(new) == 1 else f" ({', '.join(new)})"
+        return f"{done} committed before it{listed}; nothing of the batch in progress was committed"
+
+    return what
+
+
+def _batches(lake: Lake) -> set[str]:
+    from pipeline.lake.store import LakeError
+
+    try:
+        return {m["batch"] for m in lake.manifests()}
+    except (LakeError, OSError, KeyError):
+        return set()
 
 
 def byte_progress() -> Progress:

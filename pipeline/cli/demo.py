@@ -10,8 +10,9 @@ import numpy as np
 import typer
 from rich.table import Table
 
-from pipeline.cli.console import out, print_json, user_errors
+from pipeline.cli.console import committed_since, interrupts, out, print_json, user_errors
 from pipeline.cli.evaluate import board_report, render
+from pipeline.files import written
 from pipeline.paths import SAMPLES, default_lake, default_out
 
 EXAMPLES = SAMPLES / "worked-examples.jsonl"
@@ -85,8 +86,8 @@ def demo(
     from pipeline.rescore.run import rescore
     from schemas.rules import load_rules
 
-    with user_errors():
-        lake = Lake(default_lake())
+    lake = Lake(default_lake())
+    with interrupts(committed_since(lake)), user_errors():
         simulated = _simulate(lake, seed)
         ingested = ingest_summary(ingest([SAMPLES], lake))
         rescored = rescore_summary(rescore(lake, [load_rules(r) for r in RESCORE_RULES]))
@@ -126,7 +127,8 @@ def _report(lake: Any) -> tuple[Path, dict[str, dict[str, str]]]:
     result = build(lake, Options())  # each hand under its own rules, every rule set rescored beside them
     path = default_out() / "report.html"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render(result), encoding="utf-8")
+    with written(path) as stream:
+        stream.write(render(result).encode("utf-8"))
     return path, {s.title: dict(s.headline) for s in result.sections if s.headline}
 
 

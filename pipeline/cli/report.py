@@ -8,8 +8,9 @@ from pathlib import Path
 
 import typer
 
-from pipeline.cli.console import EXIT_USAGE, err, fail
+from pipeline.cli.console import EXIT_USAGE, err, fail, interrupts
 from pipeline.cli.ingest import lake_option
+from pipeline.files import written
 from pipeline.paths import default_lake
 
 
@@ -48,6 +49,19 @@ def report(
     The HTML file holds everything it needs (plotly.js included): it opens offline in any browser. Every
     figure reads each hand under the rules it was played by, unless --rules asks for another rule set.
     """
+    with interrupts("no report was written; the lake is as it was"):
+        _report(out, lake, player, variant, tuple(rules or ()), since, as_json)
+
+
+def _report(
+    out: Path | None,
+    lake: Path | None,
+    player: str | None,
+    variant: str | None,
+    rules: tuple[str, ...],
+    since: str | None,
+    as_json: bool,
+) -> None:
     from pipeline.lake.store import Lake
     from pipeline.query.db import QueryError
     from pipeline.query.named import NamedQueryError
@@ -59,7 +73,7 @@ def report(
     store = Lake(lake or default_lake())
     if not store.exists():
         fail(f"{store.root}: not a lake (ofc ingest creates one)", EXIT_USAGE)
-    options = Options(player=player, variant=variant, rules=tuple(rules or ()), since=_day(since))
+    options = Options(player=player, variant=variant, rules=rules, since=_day(since))
     try:
         result = build(store, options)
     except (QueryError, NamedQueryError) as exc:
@@ -71,9 +85,11 @@ def report(
         if out is None:
             sys.stdout.write(text + "\n")
         else:
-            out.write_text(text + "\n", encoding="utf-8")
+            with written(out) as stream:
+                stream.write((text + "\n").encode("utf-8"))
         return
-    out.write_text(render(result), encoding="utf-8")
+    with written(out) as stream:
+        stream.write(render(result).encode("utf-8"))
     err.print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB)")
     for note in result.notes:
         err.print(note)

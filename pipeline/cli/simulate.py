@@ -10,7 +10,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from pipeline.cli.console import EXIT_FAILED, EXIT_USAGE, err, fail, out, print_json
+from pipeline.cli.console import EXIT_FAILED, EXIT_USAGE, committed_since, err, fail, interrupts, out, print_json
 from pipeline.cli.ingest import lake_option
 from pipeline.cli.rules import load
 from pipeline.paths import default_lake
@@ -110,7 +110,9 @@ def simulate(
     except SimulationError as exc:
         fail(str(exc), EXIT_USAGE)
 
-    with _progress() as progress:
+    target = out_file or Lake(lake or default_lake())
+    said = f"nothing was written; {target} is as it was" if isinstance(target, Path) else committed_since(target)
+    with interrupts(said), _progress() as progress:
         task = progress.add_task(f"{spec.variant.value} x{spec.players}", total=spec.hands)
 
         def on_progress(done: int) -> None:
@@ -118,10 +120,10 @@ def simulate(
 
         t0 = datetime.now()
         try:
-            if out_file is not None:
-                outcome = to_jsonl(spec, out_file, on_progress)
+            if isinstance(target, Path):
+                outcome = to_jsonl(spec, target, on_progress)
             else:
-                outcome = to_lake(spec, Lake(lake or default_lake()), on_progress)
+                outcome = to_lake(spec, target, on_progress)
         except (IngestError, LakeError, OSError) as exc:
             fail(str(exc), EXIT_USAGE)
         seconds = (datetime.now() - t0).total_seconds()
