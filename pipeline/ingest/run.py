@@ -10,7 +10,6 @@ count as duplicates.
 
 from __future__ import annotations
 
-import contextlib
 import gzip
 import hashlib
 import importlib
@@ -30,7 +29,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipeline import __version__
-from pipeline.ahead import ahead
+from pipeline.ahead import ahead, result_of
 from pipeline.ingest.base import Chunk, Ingester, Problem
 from pipeline.ingest.known import DUPLICATE, NEW, REPLACES, Known, conflict_reason
 from pipeline.ingest.validate import validate
@@ -517,17 +516,17 @@ class BackgroundWriter:
                 self._pools[table] = ThreadPoolExecutor(1, thread_name_prefix=f"ofc-write-{table}")
             self._pending.append(self._pools[table].submit(self.writer.write, table, data))
         while len(self._pending) > self.MAX_PENDING:
-            self._pending.popleft().result()
+            result_of(self._pending.popleft())
 
     def drain(self) -> None:
         """Wait for every write so far (and keep the pools for more)."""
         while self._pending:
-            self._pending.popleft().result()
+            result_of(self._pending.popleft())
 
     def _drain(self) -> None:
         try:
             while self._pending:
-                self._pending.popleft().result()
+                result_of(self._pending.popleft())
         finally:
             for pool in self._pools.values():
                 pool.shutdown()
@@ -539,9 +538,17 @@ class BackgroundWriter:
         return self.writer.commit(summary, sources, extra)
 
     def abort(self) -> None:
-        with contextlib.suppress(Exception):  # the batch is thrown away; the error that ended it is raised already
-            self._drain()
-        self.writer.abort()
+        """Throw the batch away: writes not started are cancelled, the running ones finish (the files they write
+        to are about to be closed), their errors are dropped (the error that ended the batch is raised already),
+        and the staging goes, even if a second interrupt comes meanwhile."""
+        try:
+            for future in self._pending:
+                future.cancel()
+            for pool in self._pools.values():
+                pool.shutdown(wait=True, cancel_futures=True)
+        finally:
+            self._pending.clear()
+            self.writer.abort()
 
 
 def _conflicts(hands: pa.Table, status: np.ndarray) -> list[Problem]:
