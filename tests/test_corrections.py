@@ -237,8 +237,7 @@ def test_a_commit_flushes_every_file_before_it_counts(tmp_path: Path, monkeypatc
     synced: list[Path] = []
     moved: list[Path] = []
     real_replace = os.replace
-    monkeypatch.setattr(store, "_fsync_file", lambda p: synced.append(Path(p)))
-    monkeypatch.setattr(store, "_fsync_dir", lambda p: synced.append(Path(p)))
+    monkeypatch.setattr(store, "_fsync", lambda p: synced.append(Path(p)))
 
     def replace(src: str | Path, dst: str | Path) -> None:
         if Path(src).suffix == ".parquet":

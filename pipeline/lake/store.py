@@ -58,14 +58,6 @@ class LakeError(RuntimeError):
     """The lake cannot be used: not a lake, locked, unwritable."""
 
 
-def _fsync_file(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def _folders(path: Path, root: Path) -> list[Path]:
     """The folders from ``path``'s up to ``root``: each one's new entry must reach the disk."""
     out = []
@@ -76,7 +68,8 @@ def _folders(path: Path, root: Path) -> list[Path]:
     return out
 
 
-def _fsync_dir(path: Path) -> None:
+def _fsync(path: Path) -> None:
+    """Flush a file's data, or a folder's entries, to disk."""
     fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
@@ -331,12 +324,12 @@ class BatchWriter:
             f.writer.close()
         self._open.clear()
         for f in files:  # durable before they are renamed into place, and the folders after
-            _fsync_file(f.staged)
+            _fsync(f.staged)
         for f in files:
             f.final.parent.mkdir(parents=True, exist_ok=True)
             os.replace(f.staged, f.final)
         for d in {p for f in files for p in _folders(f.final, self.lake.root)}:
-            _fsync_dir(d)
+            _fsync(d)
         root = self.lake.root
         extra = dict(extra or {})
         replaces = sorted({*extra.pop("replaces", ()), *self._replaced})
@@ -501,7 +494,7 @@ class Lake:
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, self.manifest_dir / f"{manifest['batch']}.json")
-        _fsync_dir(self.manifest_dir)
+        _fsync(self.manifest_dir)
 
     def collect_garbage(self) -> int:
         """Delete staging left by a crashed writer and files no manifest lists (a crash between moving files into
