@@ -26,6 +26,7 @@ import pytest
 from pipeline.cli.console import EXIT_INTERRUPTED, NOTHING_COMMITTED
 from pipeline.ingest.run import ingest
 from pipeline.lake.store import Lake
+from pipeline.simulate import arrange
 from pipeline.simulate.batch import HandBatch
 from pipeline.simulate.pace import Portions
 from pipeline.simulate.run import PRESETS, plan, play, to_jsonl
@@ -165,28 +166,46 @@ class EnoughError(Exception):
     """Raised from the progress callback: the measurement is over (and the run stops there)."""
 
 
-def test_simulate_reports_progress_every_second_with_the_mc_bot(tmp_path: Path) -> None:
-    """Hundreds of tables side by side: one round of mc takes tens of seconds, yet progress moves within it."""
-    spec = plan("pineapple", 3, 30_000, "mc,heuristic,random", load_rules("pineapple"), seed=2)
+@pytest.mark.parametrize(
+    ("variant", "players", "bots", "hands"),
+    [("pineapple", 3, "mc,heuristic,random", 30_000), ("classic", 4, "mc,random", 20_000)],
+)
+def test_simulate_reports_progress_every_second_with_the_mc_bot(
+    variant: str, players: int, bots: str, hands: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Hundreds of tables side by side: one round of mc takes tens of seconds, yet progress moves within it; on
+    classic, the arranger's model takes seconds to build first, and that set-up moves too."""
+    monkeypatch.setattr(arrange, "_FIELDS", {})  # as in a new process: the classic model is built in the run
+    monkeypatch.setattr(arrange, "_MODELS", {})
     calls: list[tuple[float, int]] = []
+    stages: list[tuple[float, str | None, float]] = []
     t0 = time.monotonic()
+    spec = plan(variant, players, hands, bots, load_rules(PRESETS[Variant(variant)]), seed=2)
 
-    def on_progress(hands: int) -> None:
-        calls.append((time.monotonic(), hands))
-        if calls[-1][0] - t0 > 4.0:
+    def on_progress(done: int) -> None:
+        calls.append((time.monotonic(), done))
+        if calls[-1][0] - t0 > 4.0 + (stages[-1][0] - t0 if stages else 0.0):
             raise EnoughError
+
+    def on_stage(what: str | None, done: float) -> None:
+        stages.append((time.monotonic(), what, done))
 
     out = tmp_path / "hands.jsonl"
     with pytest.raises(EnoughError):
-        to_jsonl(spec, out, on_progress)
-    times = [t for t, _ in calls]
-    gaps = [b - a for a, b in pairwise(times)]
+        to_jsonl(spec, out, on_progress, on_stage)
+    times = sorted([t for t, _ in calls] + [t for t, _, _ in stages])
+    gaps = [b - a for a, b in pairwise([t0, *times])]
     print(
-        f"progress: {len(calls)} calls in {times[-1] - t0:.1f} s, first after {times[0] - t0:.2f} s, "
-        f"intervals {min(gaps):.2f} to {max(gaps):.2f} s; {calls[-1][1]:,} hands"
+        f"{variant} {bots}: {len(stages)} set-up reports and {len(calls)} progress calls in {times[-1] - t0:.1f} s, "
+        f"first after {times[0] - t0:.2f} s, intervals up to {max(gaps):.2f} s; {calls[-1][1]:,} hands"
     )
-    assert max(gaps) < 1.0
+    assert max(gaps) < 1.0, "from the start, something moves every second"
     assert [h for _, h in calls] == sorted({h for _, h in calls}), "progress moves forward at every call"
+    if variant == "classic":
+        assert stages[0][1:] == ("setting up the mc bot", 0.0)
+        assert stages[-1][1] is None
+        assert stages[-1][0] <= calls[0][0], "the set-up is over before the first hand"
+        assert [d for _, w, d in stages if w] == sorted(d for _, w, d in stages if w)
     assert list(tmp_path.iterdir()) == [], "a run that did not finish leaves no file, not even a partial one"
 
 
@@ -204,3 +223,16 @@ def test_the_same_hands_whatever_the_portions(
     cut = HandBatch.concat(list(play(spec)))
     for f in fields(HandBatch):
         np.testing.assert_array_equal(getattr(cut, f.name), getattr(whole, f.name), err_msg=f.name)
+
+
+def test_the_same_classic_field_whatever_the_portions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The classic arranger's field is set in portions, so that its build can be shown and stopped: the boards
+    must not depend on them."""
+    whole = arrange._field(False, "", False)
+    monkeypatch.setattr(Portions, "size", lambda self, unit: 250)
+    ticks: list[float] = []
+    cut = arrange._field(False, "", False, ticks.append)
+    np.testing.assert_array_equal(cut, whole)
+    assert len(ticks) > 2 * arrange.FIELD_HANDS // 250
+    assert ticks == sorted(ticks)
+    assert ticks[-1] == pytest.approx(1.0)

@@ -113,17 +113,21 @@ def simulate(
     target = out_file or Lake(lake or default_lake())
     said = f"nothing was written; {target} is as it was" if isinstance(target, Path) else committed_since(target)
     with interrupts(said), _progress() as progress:
-        task = progress.add_task(f"{spec.variant.value} x{spec.players}", total=spec.hands)
+        title = f"{spec.variant.value} x{spec.players}"
+        task = progress.add_task(title, total=spec.hands)
 
         def on_progress(done: int) -> None:
             progress.update(task, completed=done)
 
+        def on_stage(what: str | None, done: float) -> None:
+            progress.update(task, description=title if what is None else f"{title}: {what} ({done:.0%})")
+
         t0 = datetime.now()
         try:
             if isinstance(target, Path):
-                outcome = to_jsonl(spec, target, on_progress)
+                outcome = to_jsonl(spec, target, on_progress, on_stage)
             else:
-                outcome = to_lake(spec, target, on_progress)
+                outcome = to_lake(spec, target, on_progress, on_stage)
         except (IngestError, LakeError, OSError) as exc:
             fail(str(exc), EXIT_USAGE)
         seconds = (datetime.now() - t0).total_seconds()

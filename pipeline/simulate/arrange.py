@@ -54,6 +54,7 @@ low has none, and then it gets the greedy setting.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from itertools import combinations
@@ -68,6 +69,7 @@ from pipeline.score.compile import NATURALS, CompiledRules, compile_rules
 from pipeline.score.engine import Boards, board_facts
 from pipeline.score.naturals import natural_kinds
 from pipeline.simulate import arrange_kernels as kernels
+from pipeline.simulate.pace import Portions, Tick, idle, in_portions, span
 from schemas.rules import (
     Dealing,
     Fantasyland,
@@ -385,28 +387,55 @@ def _field_rules(lowball: bool, qualifier: str, strict: bool) -> RuleSet:
     )
 
 
-@cache
-def _field(lowball: bool, qualifier: str, strict: bool) -> np.ndarray:
-    """(FIELD_HANDS, 13) boards of the random field: the arranger iterated from a greedy field."""
+FIELD_SET_SECONDS_PER_HAND: Final = 4e-4
+"""What setting one field hand is first assumed to take (seconds, a busy machine); later portions are sized
+from what the earlier ones took."""
+
+
+def _field(lowball: bool, qualifier: str, strict: bool, tick: Tick = idle) -> np.ndarray:
+    """(FIELD_HANDS, 13) boards of the random field: the arranger iterated from a greedy field.
+
+    A second or two of work, done in portions (``tick`` after each, with the share done) so that a run can
+    show it moving and stop within it; the boards do not depend on the portions, as each hand is set alone.
+    """
     rules = _field_rules(lowball, qualifier, strict)
     rng = np.random.default_rng(FIELD_SEED)
     field = greedy_boards(deal(FIELD_GREEDY_HANDS, 13, rng), rules)[0]
-    for _ in range(FIELD_ROUNDS):
-        field = _set_classic(deal(FIELD_HANDS, 13, rng), _build_model(rules, field))[0]
+    portions = Portions(FIELD_SET_SECONDS_PER_HAND)
+    for r in range(FIELD_ROUNDS):
+        tick((r + 0.1) / (FIELD_ROUNDS + 0.1))
+        step = span(tick, (r + 0.1) / (FIELD_ROUNDS + 0.1), (r + 1.1) / (FIELD_ROUNDS + 0.1))
+        field = np.concatenate(
+            in_portions(FIELD_HANDS, 1.0, portions, step, _setter(deal(FIELD_HANDS, 13, rng), rules, field))
+        )
     return field
 
 
-@cache
-def _classic_model(rules_json: str) -> ClassicModel:
-    rules = RuleSet.model_validate_json(rules_json)
-    lowball = rules.game.lowball_middle
-    qualifier = rules.royalties.lowball_middle.qualifier if lowball else ""
-    return _build_model(rules, _field(lowball, qualifier, _strict(rules) and not lowball))
+def _setter(hands: np.ndarray, rules: RuleSet, field: np.ndarray) -> Callable[[slice], np.ndarray]:
+    """Sets a part of ``hands`` under the model of ``rules`` against ``field``: the boards."""
+    model = _build_model(rules, field)
+    return lambda part: _set_classic(hands[part], model)[0]
 
 
-def classic_model(rules: RuleSet) -> ClassicModel:
-    """The expected-points model of ``rules`` against the random field (built once per rule set)."""
-    return _classic_model(rules.model_dump_json())
+_FIELDS: dict[tuple[bool, str, bool], np.ndarray] = {}
+_MODELS: dict[str, ClassicModel] = {}
+"""Fields and models built so far in this process, by what they depend on (a rule set's JSON, for a model)."""
+
+
+def classic_model(rules: RuleSet, tick: Tick = idle) -> ClassicModel:
+    """The expected-points model of ``rules`` against the random field (built once per rule set, in a second
+    or two the first time: ``tick`` hears how far it has got)."""
+    key = rules.model_dump_json()
+    if key not in _MODELS:
+        tick(0.0)
+        lowball = rules.game.lowball_middle
+        qualifier = rules.royalties.lowball_middle.qualifier if lowball else ""
+        field_key = (lowball, qualifier, _strict(rules) and not lowball)
+        if field_key not in _FIELDS:
+            _FIELDS[field_key] = _field(*field_key, tick)
+        _MODELS[key] = _build_model(rules, _FIELDS[field_key])
+    tick(1.0)
+    return _MODELS[key]
 
 
 # ---------------------------------------------------------------- classic

@@ -239,6 +239,10 @@ class Bot(ABC):
         self.arranging = Portions(SECONDS_PER_US)
         """Hands the arrangers set at a time (in microseconds of :data:`ARRANGE_US` each)."""
 
+    def prepare(self, tick: Tick) -> None:  # noqa: B027 (most bots need nothing)
+        """Build what the bot needs before the first hand, when that takes long enough to be shown (``tick``
+        after each part, with the share done); otherwise nothing."""
+
     def street_actions(self, street: int) -> Actions:
         s = self.ctx.streets
         return actions(s.dealt[street], s.discarded[street])
@@ -429,10 +433,13 @@ class MonteCarloBot(PlannerBot):
         super().__init__(ctx)
         self.rolling = Portions(SECONDS_PER_US, most=MC_GROUP)
         """Tables rolled out at a time (in microseconds of :func:`_rollout_us` each)."""
-        if ctx.rules.game.dealing is Dealing.CLASSIC:
+
+    def prepare(self, tick: Tick) -> None:
+        """The classic arranger's model of the field: seconds to build, once per process and rule set."""
+        if self.ctx.rules.game.dealing is Dealing.CLASSIC:
             from pipeline.simulate.arrange import classic_model
 
-            classic_model(ctx.rules)  # seconds to build, once: now, with the run's set-up, not within a step
+            classic_model(self.ctx.rules, tick)
 
     @property
     def policy(self) -> Model:

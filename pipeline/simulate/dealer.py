@@ -102,6 +102,12 @@ class Dealer:
         self.of_seat = np.array([names.index(n) for n in seat_bots], dtype=np.int64)
         self.classic = ctx.rules.game.dealing is Dealing.CLASSIC
 
+    def prepare(self, pace: Pace) -> None:
+        """Let each bot build what it needs before the first hand, reporting to ``pace`` as it goes."""
+        for bot in self.bots:
+            bot.prepare(pace.stage(f"setting up the {bot.name} bot"))
+        pace.end_stage()
+
     def sessions(
         self,
         session: np.ndarray,

@@ -47,12 +47,33 @@ class Pace:
 
     on_progress: Callable[[int], None] | None = None
     stop: threading.Event | None = None
+    on_stage: Callable[[str | None, float], None] | None = None
+    """Hears of the set-up a run does before its first hand (a bot's tables that take a second or more to
+    build): what it is and the share done, then ``None`` once the hands begin."""
     every: float = EVERY
     hands: int = 0
     """Hands of the rounds finished so far."""
     _round: int = 0
     _shown: int = 0
     _last: float = field(default_factory=time.monotonic)
+
+    def stage(self, what: str) -> Tick:
+        """The checkpoint of a set-up step, ``what`` it does in a few words; :meth:`end_stage` when it is over."""
+        shown = [-1.0]
+
+        def at(done: float) -> None:
+            if self.stop is not None and self.stop.is_set():
+                raise StoppedError
+            now = time.monotonic()
+            if self.on_stage is not None and (shown[0] < 0 or now - self._last >= self.every):
+                self._last, shown[0] = now, done
+                self.on_stage(what, done)
+
+        return at
+
+    def end_stage(self) -> None:
+        if self.on_stage is not None:
+            self.on_stage(None, 1.0)
 
     def round(self, hands: int) -> Tick:
         """Start a round that finishes ``hands`` hands; its checkpoint."""

@@ -166,7 +166,10 @@ def play(spec: Spec, pace: Pace | None = None) -> Iterator[HandBatch]:
     dealer and its bots are set up now, on the calling thread, where an interrupt is seen at once (a bot's
     tables can take seconds to build); the hands are played as they are asked for, on any thread.
     """
-    return _play(spec, Dealer(context(spec), list(spec.bots)), pace or Pace())
+    pace = pace or Pace()
+    dealer = Dealer(context(spec), list(spec.bots))
+    dealer.prepare(pace)
+    return _play(spec, dealer, pace)
 
 
 def _play(spec: Spec, dealer: Dealer, pace: Pace) -> Iterator[HandBatch]:
@@ -211,15 +214,21 @@ def _tallied(
             on_progress(summary.hands)
 
 
-def to_lake(spec: Spec, lake: Lake, on_progress: Callable[[int], None] | None = None) -> Outcome:
-    """Simulate into ``lake`` as one batch through the ingest checks.
+def to_lake(
+    spec: Spec,
+    lake: Lake,
+    on_progress: Callable[[int], None] | None = None,
+    on_stage: Callable[[str | None, float], None] | None = None,
+) -> Outcome:
+    """Simulate into ``lake`` as one batch through the ingest checks (``on_progress``: the hands done so far;
+    ``on_stage``: the set-up before the first hand, see :class:`Pace`).
 
     An interrupt (or any error) stops the simulator's thread at its next step, within a fraction of a second,
     and the batch is aborted: nothing of it is committed.
     """
     summary = Summary(list(spec.bots))
     stop = threading.Event()
-    batches = play(spec, Pace(on_progress, stop))
+    batches = play(spec, Pace(on_progress, stop, on_stage))
 
     def chunks() -> Iterator[Chunk]:
         done, m = 0, meta(spec)
@@ -239,12 +248,17 @@ def to_lake(spec: Spec, lake: Lake, on_progress: Callable[[int], None] | None = 
     return Outcome(spec, summary, report, {"lake": str(lake.root), "batch": report.batch})
 
 
-def to_jsonl(spec: Spec, path: Path, on_progress: Callable[[int], None] | None = None) -> Outcome:
+def to_jsonl(
+    spec: Spec,
+    path: Path,
+    on_progress: Callable[[int], None] | None = None,
+    on_stage: Callable[[str | None, float], None] | None = None,
+) -> Outcome:
     """Simulate into canonical JSONL at ``path`` (replaced if it exists, only once every hand is written)."""
     summary = Summary(list(spec.bots))
     with written(path) as stream:
         m = meta(spec)
-        for batch in _tallied(play(spec, Pace(on_progress)), summary, on_progress):
+        for batch in _tallied(play(spec, Pace(on_progress, on_stage=on_stage)), summary, on_progress):
             write_jsonl(to_records(batch, m), stream)
     return Outcome(spec, summary, None, {"out": str(path), "hands": summary.hands})
 
