@@ -162,6 +162,19 @@ def test_rescore_stops_at_once_and_commits_nothing(history: Path, tmp_path: Path
     assert committed_files(lake) == files
 
 
+@pytest.mark.parametrize("after", [0.1, 0.2, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6])
+def test_a_ctrl_c_while_the_commands_load_is_one_line_too(after: float, tmp_path: Path) -> None:
+    """The commands take a fraction of a second to import, and the simulator to start; a Ctrl-C then ends like
+    one during the work (and under ``python -m`` with exit 130, not by SIGINT)."""
+    proc = start("simulate", "--variant", "pineapple", "--hands", "100000", "--lake", str(tmp_path / "lake"))
+    time.sleep(after)
+    if proc.poll() is not None:  # a very fast machine finished first: nothing to interrupt
+        proc.communicate(timeout=30)
+        pytest.skip(f"the command ended within {after} s")
+    seconds, out, err = interrupt(proc, f"ofc simulate, {after} s after it started")
+    check_stopped(seconds, proc, out, err, NOTHING)
+
+
 class EnoughError(Exception):
     """Raised from the progress callback: the measurement is over (and the run stops there)."""
 

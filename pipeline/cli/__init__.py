@@ -1,14 +1,55 @@
-"""Command-line interface (``ofc``)."""
+"""Command-line interface (``ofc``).
 
-from pipeline.cli.app import app
-from pipeline.cli.app import main as _main
-from pipeline.cli.console import guarded, interruptible
+Importing this package is cheap: the commands load when :func:`main` runs or ``app`` is first read, so that a
+Ctrl-C while they load is handled like one during a command.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+from types import FrameType
+from typing import TYPE_CHECKING, Any
+
+from pipeline.cli.exits import EXIT_INTERRUPTED, NOTHING_COMMITTED
+
+if TYPE_CHECKING:
+    from pipeline.cli.commands import app
 
 __all__ = ["app", "main"]
-
-interruptible(app)
 
 
 def main() -> None:
     """Console entry point (``ofc``, ``python -m pipeline``): Ctrl-C ends any command in one line, exit 130."""
-    guarded(_main)
+    came: list[int] = []
+
+    def on_sigint(signum: int, frame: FrameType | None) -> None:
+        came.append(signum)
+        signal.default_int_handler(signum, frame)
+
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not when Ctrl-C is ignored (nohup, &)
+        signal.signal(signal.SIGINT, on_sigint)
+    try:
+        from pipeline.cli.commands import main as run
+        from pipeline.cli.console import guarded
+    except (KeyboardInterrupt, Exception):
+        # Raised in the middle of an import, a KeyboardInterrupt may come out as another error (numba's cached
+        # functions load through callbacks that turn it into a SystemError).
+        if not came:
+            raise
+    try:
+        if came:  # raised or not: in a callback run as an object is freed, it is printed as ignored and lost
+            raise KeyboardInterrupt
+        guarded(run)  # which handles Ctrl-C from its first line on
+    except KeyboardInterrupt:
+        sys.stderr.write(f"interrupted: {NOTHING_COMMITTED}\n")
+        raise SystemExit(EXIT_INTERRUPTED) from None
+
+
+def __getattr__(name: str) -> Any:
+    if name == "app":
+        from pipeline.cli.commands import app
+
+        globals()["app"] = app
+        return app
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

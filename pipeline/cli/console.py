@@ -1,9 +1,4 @@
-"""Terminal output and error handling shared by every command.
-
-Exit codes: 0 success; 1 the command ran but failed (or an internal error);
-2 bad usage or input that cannot be used at all; 130 interrupted (Ctrl-C), after
-one line saying what was committed.
-"""
+"""Terminal output and error handling shared by every command (exit codes: :mod:`pipeline.cli.exits`)."""
 
 from __future__ import annotations
 
@@ -22,15 +17,11 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeElapsedColumn, TransferSpeedColumn
 
+from pipeline.cli.exits import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, NOTHING_COMMITTED
+
 if TYPE_CHECKING:
     from pipeline.lake.store import Lake
 
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130
-"""128 + SIGINT: what a shell reports for a command Ctrl-C ended."""
-NOTHING_COMMITTED = "nothing of this batch was committed; the lake is as it was"
 
 # Piped output is read by people in logs and files: do not squeeze it to 80 columns.
 out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 160)
@@ -82,17 +73,20 @@ _FRAGILE = (
     ("/threading.py", "start"),
     ("/concurrent/futures/thread.py", "_adjust_thread_count"),
     ("/numba/core/serialize.py", "_numba_unpickle"),
+    ("<frozen importlib._bootstrap>", "cb"),
 )
 """Code (file, function) where a KeyboardInterrupt does harm: a pool starting a worker thread (raised there, the
 thread runs on unknown to its pool, whose shutdown then does not wait for it: a batch writer aborted under its
-feet), and the Python code numba's compiled functions call back (raised there, it comes out as a SystemError)."""
+feet), the Python code numba's compiled functions call back (raised there, it comes out as a SystemError), and
+the callbacks Python runs as objects are freed, such as the import system's lock cleanup and ``__del__`` (raised
+there, it is printed as "Exception ignored" and lost: the command would run on)."""
 
 
 def _fragile(frame: FrameType | None) -> bool:
     while frame is not None:
         code = frame.f_code
         where = code.co_filename.replace("\\", "/")
-        if any(code.co_name == name and where.endswith(path) for path, name in _FRAGILE):
+        if code.co_name == "__del__" or any(code.co_name == n and where.endswith(p) for p, n in _FRAGILE):
             return True
         frame = frame.f_back
     return False
@@ -173,11 +167,13 @@ def guarded(main: Callable[[], None]) -> None:
     Once the command is over its exit status stands: a Ctrl-C during the interpreter's shutdown that follows
     (a fraction of a second) is ignored; raised there, it would be printed with a traceback.
     """
-    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not when Ctrl-C is ignored (nohup, &)
+    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:  # not when Ctrl-C is ignored (nohup, &)
         signal.signal(signal.SIGINT, _on_sigint)
     try:
         main()
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, Exception) as exc:
+        if not is_interrupt(exc):
+            raise
         _tell(NOTHING_COMMITTED)
         raise SystemExit(EXIT_INTERRUPTED) from None
     except SystemExit as exc:

@@ -6,7 +6,7 @@ import typer
 
 from pipeline import __version__
 from pipeline.cli import demo, evaluate, ingest, lake, report, rescore, rules, score, simulate, sql
-from pipeline.cli.console import EXIT_FAILED, EXIT_USAGE, debugging, err
+from pipeline.cli.console import EXIT_FAILED, EXIT_USAGE, debugging, err, interruptible, is_interrupt
 
 app = typer.Typer(
     name="ofc",
@@ -46,6 +46,7 @@ app.command("simulate")(simulate.simulate)
 app.add_typer(rules.app, name="rules")
 app.add_typer(lake.app, name="lake")
 app.command("demo")(demo.demo)
+interruptible(app)
 
 
 def main() -> None:
@@ -60,7 +61,7 @@ def main() -> None:
         err.print(f"[bold red]error:[/] {exc}", markup=True)
         raise SystemExit(EXIT_USAGE) from None
     except Exception as exc:
-        if debugging():
+        if debugging() or is_interrupt(exc):  # an error a library made of Ctrl-C: said as an interrupt
             raise
         err.print(f"[bold red]internal error:[/] {type(exc).__name__}: {exc}", markup=True)
         err.print("Set OFC_DEBUG=1 to see the traceback.")

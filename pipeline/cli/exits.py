@@ -1,0 +1,14 @@
+"""Exit codes, and the line an interrupt ends with: read by the entry point before anything else loads.
+
+0 success; 1 the command ran but failed (or an internal error); 2 bad usage or input that cannot be used at
+all; 130 interrupted (Ctrl-C), after one line saying what was committed.
+"""
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+"""128 + SIGINT: what a shell reports for a command Ctrl-C ended."""
+NOTHING_COMMITTED = "nothing of this batch was committed; the lake is as it was"
+
+__all__ = ["EXIT_FAILED", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "NOTHING_COMMITTED"]
