@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import typer
+from rich.progress import BarColumn, Progress, TaskID, TaskProgressColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from pipeline.cli.console import committed_since, interrupts, out, print_json, user_errors
+from pipeline.cli.console import committed_since, err, interrupts, out, print_json, user_errors
 from pipeline.cli.evaluate import board_report, render
 from pipeline.files import written
 from pipeline.paths import SAMPLES, default_lake, default_out
@@ -54,7 +57,20 @@ SESSIONS = (
 RESCORE_RULES = ("ofc", "pineapple", "progressive-pineapple", "classic-1-6", "classic-2-4")
 
 
-def _simulate(lake: Any, seed: int) -> list[dict[str, Any]]:
+def _steps() -> Progress:
+    """One line per step of the demo, each with its own bar (stderr, terminals only; gone when it ends)."""
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TaskProgressColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+        disable=not err.is_terminal,
+    )
+
+
+def _simulate(lake: Any, seed: int, progress: Progress) -> list[dict[str, Any]]:
     from pipeline.cli.simulate import _result
     from pipeline.simulate.run import PRESETS, plan, to_lake
     from schemas.rules import Variant, load_rules
@@ -62,10 +78,28 @@ def _simulate(lake: Any, seed: int) -> list[dict[str, Any]]:
     results = []
     for variant, players, hands, bots in SESSIONS:
         spec = plan(variant, players, hands, bots, load_rules(PRESETS[Variant(variant)]), seed=seed)
+        title = f"simulating {variant} x{players}"
+        task = progress.add_task(title, total=hands)
+
+        def on_progress(done: int, task: TaskID = task) -> None:
+            progress.update(task, completed=done)
+
+        def on_stage(what: str | None, done: float, task: TaskID = task, title: str = title) -> None:
+            progress.update(task, description=title if what is None else f"{title}, {what} ({done:.0%})")
+
         t0 = time.perf_counter()
-        outcome = to_lake(spec, lake)
+        outcome = to_lake(spec, lake, on_progress, on_stage)
+        progress.update(task, completed=hands)
         results.append(_result(outcome, time.perf_counter() - t0))
     return results
+
+
+@contextmanager
+def _step(progress: Progress, what: str) -> Iterator[TaskID]:
+    """A step without a measure of its own: a pulsing bar while it runs, full once done."""
+    task = progress.add_task(what, total=None)
+    yield task
+    progress.update(task, total=1, completed=1)
 
 
 def demo(
@@ -87,11 +121,19 @@ def demo(
     from schemas.rules import load_rules
 
     lake = Lake(default_lake())
-    with interrupts(committed_since(lake)), user_errors():
-        simulated = _simulate(lake, seed)
-        ingested = ingest_summary(ingest([SAMPLES], lake))
-        rescored = rescore_summary(rescore(lake, [load_rules(r) for r in RESCORE_RULES]))
-        report_path, headline = _report(lake)
+    with interrupts(committed_since(lake)), user_errors(), _steps() as progress:
+        simulated = _simulate(lake, seed, progress)
+        with _step(progress, "ingesting the sample histories"):
+            ingested = ingest_summary(ingest([SAMPLES], lake))
+        with _step(progress, f"rescoring under {len(RESCORE_RULES)} rule sets") as task:
+
+            def on_rescore(done: int, total: int) -> None:
+                progress.update(task, completed=done, total=total)
+
+            rules = [load_rules(r) for r in RESCORE_RULES]
+            rescored = rescore_summary(rescore(lake, rules, on_progress=on_rescore))
+        with _step(progress, "writing the report"):
+            report_path, headline = _report(lake)
         records, codes = _examples()
         labels = [f"{r['hand_id']}/{p['name']}" for r in records for p in r["players"]]
         report = board_report(codes)
