@@ -194,6 +194,8 @@ class BatchWriter:
     _carried: dict[Path, str] = field(default_factory=dict)
     """Files written for an earlier batch (its rows less the hands removed): final path -> that batch."""
     _replaced: set[str] = field(default_factory=set)
+    _moved: list[Path] = field(default_factory=list)
+    """Files moved into place by a commit not yet written: what an abort then takes back."""
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     """Files are opened under it, so threads may write different tables at once (a rescore's two tables)."""
 
@@ -327,6 +329,7 @@ class BatchWriter:
             _fsync(f.staged)
         for f in files:
             f.final.parent.mkdir(parents=True, exist_ok=True)
+            self._moved.append(f.final)  # first: an interrupt right after the move must find it listed
             os.replace(f.staged, f.final)
         for d in {p for f in files for p in _folders(f.final, self.lake.root)}:
             _fsync(d)
@@ -346,21 +349,24 @@ class BatchWriter:
             **extra,
             **({"replaces": replaces} if replaces else {}),
             **({"carries": carries} if carries else {}),
-            **(
-                {"carries": {str(p.relative_to(root)): b for p, b in sorted(self._carried.items())}}
-                if self._carried
-                else {}
-            ),
         }
         self.lake.write_manifest(manifest)
+        self._moved.clear()
         shutil.rmtree(self.staging, ignore_errors=True)
         return manifest
 
     def abort(self) -> None:
-        for f in self._open.values():
-            f.writer.close()
-        self._open.clear()
-        shutil.rmtree(self.staging, ignore_errors=True)
+        """Throw the batch away, staging and all; an interrupted commit is taken back, unless its manifest was
+        written (then the batch stands, committed)."""
+        with self._lock:  # not while a write is in a file about to be closed
+            for f in self._open.values():
+                f.writer.close()
+            self._open.clear()
+            if self._moved and not self.lake.committed(self.batch):
+                for path in self._moved:
+                    path.unlink(missing_ok=True)
+            self._moved.clear()
+            shutil.rmtree(self.staging, ignore_errors=True)
 
 
 READERS = ".readers"
@@ -400,6 +406,14 @@ class _Leases:
 
 
 _READ_LEASES = _Leases()
+
+_COMMITS: list[str] = []
+"""The batches this process committed, in order: what an interrupted command reports as done."""
+
+
+def committed_batches() -> tuple[str, ...]:
+    """The batches this process has committed so far, in any lake (a batch id is unique)."""
+    return tuple(_COMMITS)
 
 
 class Lake:
@@ -494,7 +508,16 @@ class Lake:
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, self.manifest_dir / f"{manifest['batch']}.json")
+        _COMMITS.append(manifest["batch"])
         _fsync(self.manifest_dir)
+
+    def committed(self, batch: str) -> bool:
+        """Whether ``batch`` is committed: its manifest is in place."""
+        if (self.manifest_dir / f"{batch}.json").is_file():
+            if batch not in _COMMITS:
+                _COMMITS.append(batch)
+            return True
+        return False
 
     def collect_garbage(self) -> int:
         """Delete staging left by a crashed writer and files no manifest lists (a crash between moving files into
