@@ -25,7 +25,8 @@ def main() -> None:
 
     def on_sigint(signum: int, frame: FrameType | None) -> None:
         came.append(signum)
-        signal.default_int_handler(signum, frame)
+        if len(came) == 1:  # a second would come out of the handling of the first
+            signal.default_int_handler(signum, frame)
 
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not when Ctrl-C is ignored (nohup, &)
         signal.signal(signal.SIGINT, on_sigint)

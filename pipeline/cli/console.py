@@ -11,17 +11,13 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import Any, NoReturn
 
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeElapsedColumn, TransferSpeedColumn
 
 from pipeline.cli.exits import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, NOTHING_COMMITTED
-
-if TYPE_CHECKING:
-    from pipeline.lake.store import Lake
-
 
 # Piped output is read by people in logs and files: do not squeeze it to 80 columns.
 out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 160)
@@ -59,10 +55,22 @@ def _tell(what: str) -> None:
         err.print(f"interrupted: {what}", markup=False)
 
 
-def interrupted(what: str = NOTHING_COMMITTED) -> NoReturn:
-    """End a command Ctrl-C interrupted: one line on stderr saying what was committed, and exit 130."""
-    _tell(what)
+def interrupted(what: str | None = None) -> NoReturn:
+    """End a command Ctrl-C interrupted: one line on stderr saying what was committed (``what``, or the batches
+    this process committed), and exit 130."""
+    _tell(what or what_was_committed())
     raise typer.Exit(EXIT_INTERRUPTED)
+
+
+def what_was_committed() -> str:
+    """The batches this process committed before the interrupt, and that nothing of the one in progress was."""
+    store = sys.modules.get("pipeline.lake.store")  # not loaded: no lake was written
+    done = store.committed_batches() if store is not None else ()
+    if not done:
+        return NOTHING_COMMITTED
+    if len(done) == 1:
+        return f"batch {done[0]} was committed before it; nothing of the batch in progress was committed"
+    return f"{len(done)} batches were committed before it ({', '.join(done)}); nothing of the batch in progress was"
 
 
 _sigints: list[float] = []
@@ -92,9 +100,17 @@ def _fragile(frame: FrameType | None) -> bool:
     return False
 
 
+REPEAT_GRACE = 5.0
+"""Seconds after a Ctrl-C in which another is only noted: the first is already ending the command, and raised
+again in its clean-up, a second would leave a batch half thrown away (or a file closed under a writer)."""
+
+
 def _on_sigint(signum: int, frame: FrameType | None) -> None:
     """Python's Ctrl-C, raised once out of :data:`_FRAGILE` code (within microseconds) if it lands there."""
-    _sigints.append(time.monotonic())
+    now = time.monotonic()
+    _sigints.append(now)
+    if len(_sigints) > 1 and now - _sigints[0] < REPEAT_GRACE:
+        return
     if _fragile(frame):
         sys.setprofile(_interrupt_when_safe)
         return
@@ -122,20 +138,19 @@ def is_interrupt(exc: BaseException) -> bool:
 
 
 @contextmanager
-def interrupts(what: str | Callable[[], str] = NOTHING_COMMITTED) -> Iterator[None]:
-    """Ctrl-C inside ends the command with :func:`interrupted`, saying ``what`` (called then, if a function).
+def interrupts(what: str | None = None) -> Iterator[None]:
+    """Ctrl-C inside ends the command with :func:`interrupted`, saying ``what`` or, by default, the batches this
+    process committed (an aborted batch leaves nothing).
 
-    Every command is inside one (:func:`interruptible`) that says nothing was committed, which holds for a
-    batch since an aborted writer leaves nothing; a command that knows more says it with its own, put outside
-    its progress display (gone when the line is said) and outside the work whose batch it reports (cleaned
-    up by then).
+    Every command is inside one (:func:`interruptible`); a command whose work is not a batch (a report, a file
+    written) says so with its own, put outside its progress display (gone when the line is said).
     """
     try:
         yield
     except (KeyboardInterrupt, Exception) as exc:
         if not is_interrupt(exc):
             raise
-        interrupted(what() if callable(what) else what)
+        interrupted(what)
 
 
 def interruptible(app: typer.Typer) -> None:
@@ -174,40 +189,15 @@ def guarded(main: Callable[[], None]) -> None:
     except (KeyboardInterrupt, Exception) as exc:
         if not is_interrupt(exc):
             raise
-        _tell(NOTHING_COMMITTED)
+        _tell(what_was_committed())
         raise SystemExit(EXIT_INTERRUPTED) from None
     except SystemExit as exc:
         if exc.code == EXIT_INTERRUPTED:  # typer's own exit on Ctrl-C while it reads the command line: silent
-            _tell(NOTHING_COMMITTED)
+            _tell(what_was_committed())
         raise
     finally:
         if signal.getsignal(signal.SIGINT) is _on_sigint:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def committed_since(lake: Lake) -> Callable[[], str]:
-    """What an interrupt from now on leaves in ``lake``, for :func:`interrupts`: the batches committed before it
-    (a command that commits several), and none of the one in progress."""
-    before = _batches(lake)
-
-    def what() -> str:
-        new = sorted(_batches(lake) - before)
-        if not new:
-            return NOTHING_COMMITTED
-        done = f"batch {new[0]} was" if len(new) == 1 else f"{len(new)} batches were"
-        listed = "" if len(new) == 1 else f" ({', '.join(new)})"
-        return f"{done} committed before it{listed}; nothing of the batch in progress was committed"
-
-    return what
-
-
-def _batches(lake: Lake) -> set[str]:
-    from pipeline.lake.store import LakeError
-
-    try:
-        return {m["batch"] for m in lake.manifests()}
-    except (LakeError, OSError, KeyError):
-        return set()
 
 
 def byte_progress() -> Progress:

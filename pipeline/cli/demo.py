@@ -13,7 +13,7 @@ import typer
 from rich.progress import BarColumn, Progress, TaskID, TaskProgressColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from pipeline.cli.console import committed_since, err, interrupts, out, print_json, user_errors
+from pipeline.cli.console import err, interrupts, out, print_json, user_errors
 from pipeline.cli.evaluate import board_report, render
 from pipeline.files import written
 from pipeline.paths import SAMPLES, default_lake, default_out
@@ -121,7 +121,7 @@ def demo(
     from schemas.rules import load_rules
 
     lake = Lake(default_lake())
-    with interrupts(committed_since(lake)), user_errors(), _steps() as progress:
+    with interrupts(), user_errors(), _steps() as progress:
         simulated = _simulate(lake, seed, progress)
         with _step(progress, "ingesting the sample histories"):
             ingested = ingest_summary(ingest([SAMPLES], lake))

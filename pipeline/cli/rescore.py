@@ -10,7 +10,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from pipeline.cli.console import EXIT_USAGE, committed_since, err, fail, interrupts, out, print_json
+from pipeline.cli.console import EXIT_USAGE, err, fail, interrupts, out, print_json
 from pipeline.cli.ingest import lake_option
 from pipeline.paths import default_lake
 
@@ -182,7 +182,7 @@ def rescore(
     if not store.exists():
         fail(f"{store.root}: not a lake (ofc ingest creates one)", EXIT_USAGE)
     rule_sets = _rule_sets(rules, store)
-    with interrupts(committed_since(store)), _progress() as progress:
+    with interrupts(), _progress() as progress:
         task = progress.add_task("rescoring", total=None)
 
         def on_progress(done: int, total: int) -> None:

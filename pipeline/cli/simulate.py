@@ -10,7 +10,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from pipeline.cli.console import EXIT_FAILED, EXIT_USAGE, committed_since, err, fail, interrupts, out, print_json
+from pipeline.cli.console import EXIT_FAILED, EXIT_USAGE, err, fail, interrupts, out, print_json
 from pipeline.cli.ingest import lake_option
 from pipeline.cli.rules import load
 from pipeline.paths import default_lake
@@ -111,7 +111,7 @@ def simulate(
         fail(str(exc), EXIT_USAGE)
 
     target = out_file or Lake(lake or default_lake())
-    said = f"nothing was written; {target} is as it was" if isinstance(target, Path) else committed_since(target)
+    said = f"nothing was written; {target} is as it was" if isinstance(target, Path) else None
     with interrupts(said), _progress() as progress:
         title = f"{spec.variant.value} x{spec.players}"
         task = progress.add_task(title, total=spec.hands)

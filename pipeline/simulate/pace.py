@@ -105,8 +105,9 @@ class Pace:
 class Portions:
     """How much of a slow step to take at a time so that each portion lasts about ``seconds``.
 
-    Sized from the seconds each unit of estimated work took so far (a running mean), so that it follows
-    the machine and its load rather than a guess; the first portion starts from ``seconds_per_unit``.
+    Sized from the seconds each unit of estimated work took so far (an average in which the latest portion
+    counts for half), so that it follows the machine and its load rather than a guess; the first portion
+    starts from ``seconds_per_unit``.
     """
 
     seconds_per_unit: float
