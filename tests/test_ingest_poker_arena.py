@@ -25,6 +25,7 @@ from pipeline.evaluate.board import evaluate_boards, fouled
 from pipeline.ingest import poker_arena
 from pipeline.ingest.base import RAW_LIMIT, Chunk, Problem
 from pipeline.ingest.poker_arena import INGESTER, stem
+from pipeline.ingest.validate import validate
 from schemas.hand import HandRecord
 
 SAMPLE = Path(__file__).resolve().parents[1] / "data" / "samples" / "poker-arena" / "ofc.jsonl"
@@ -200,9 +201,17 @@ def test_sample_fouls_match_the_engine() -> None:
 
 
 def test_sample_records_validate() -> None:
-    records, *_ = read(sample())
+    """The records are valid as they stand: the record model changes nothing in them, and the common
+    validation step accepts every hand, its 16 boards and every card placed."""
+    data = sample()
+    records, *_ = read(data)
     for record in records:
-        HandRecord.model_validate(record)
+        assert HandRecord.model_validate(record).model_dump(mode="json") == record
+    (chunk,) = INGESTER.read(io.BytesIO(data), "ofc.jsonl")
+    checked = validate(chunk, "ofc.jsonl", "batch")
+    assert checked.problems == []
+    assert checked.hands.column("hand_id").to_pylist() == [f"ofc#{n}" for n in HANDS]
+    assert (checked.boards.num_rows, checked.placements.num_rows) == (16, 16 * 13)
 
 
 def test_sample_through_gzip_and_small_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
