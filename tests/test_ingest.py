@@ -62,6 +62,57 @@ def test_samples_go_in_whole_and_a_second_run_adds_nothing(tmp_path: Path) -> No
     assert count(lake, "SELECT count(*) FROM batches") == 2
 
 
+def test_a_hand_becomes_whole_rows_of_the_hands_and_boards_tables(tmp_path: Path) -> None:
+    """E1 of the worked examples as the lake holds it, every column (less the partition columns, variant and
+    month, which the folders hold). Keys, hashes and card codes are literal: every lake written so far holds
+    them, so a change to them would make every hand new again."""
+    lake = Lake(tmp_path / "lake")
+    report = ingest([EXAMPLES], lake)
+    key = 9647492355355214841
+    hands = [r for r in lake.read("hands").to_pylist() if r["hand_id"] == "E1"]
+    assert hands == [
+        {
+            "hand_key": key,
+            "batch": report.batch,
+            "content_hash": 9820193140160042113,
+            "record_hash": 16146206272770294167,
+            "hand_id": "E1",
+            "source": None,
+            "played_at": None,
+            "site": None,
+            "table": None,
+            "session": None,
+            "hand_number": None,
+            "button": None,
+            "house_rules": "ofc",
+            "n_players": 2,
+            "source_file": str(EXAMPLES),
+            "source_line": 1,
+        }
+    ]
+    board = {
+        "hand_key": key,
+        "batch": report.batch,
+        "misset": False,
+        "fantasyland": False,
+        "fantasyland_cards": 0,
+        "surrendered": False,
+        "natural": None,
+        "discards": [],
+        "points": None,
+        "stack": None,
+        "streets": None,
+        "discard_streets": None,
+    }
+    boards = [r for r in lake.read("boards").to_pylist() if r["hand_key"] == key]
+    assert boards == [
+        # Qh Qd 4c / 9s 9h 9c Kd 3h / Ts Js Qs Ks As
+        {**board, "seat": 0, "player": "A", "cards": [42, 41, 8, 31, 30, 28, 45, 6, 35, 39, 43, 47, 51]},
+        # 6h 6d 2c / 7h 8d 9d Th Jc / Ah Ad Ac 5s 5d
+        {**board, "seat": 1, "player": "B", "cards": [18, 17, 0, 22, 25, 29, 34, 36, 50, 49, 48, 15, 13]},
+    ]
+
+
 def test_duplicates_are_the_same_hand_with_the_same_content(tmp_path: Path) -> None:
     recs = records()
     same_id = copy.deepcopy(recs[0])
