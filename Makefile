@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 # Reinstall when the project metadata changes.
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test bench fuzz lint format install clean
+.PHONY: demo test bench fuzz golden lint format install clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +34,10 @@ bench: $(STAMP)
 # The hostile-input properties of `make test`, with thousands of examples each.
 fuzz: $(STAMP)
 	OFC_FUZZ_EXAMPLES=$${OFC_FUZZ_EXAMPLES:-3000} $(BIN)/python -m pytest -q tests/test_fuzz.py
+
+# Rewrite tests/golden from the samples; review the diff like code (tests/golden/README.md).
+golden: $(STAMP)
+	$(BIN)/python -m tests.golden
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -41,18 +41,31 @@ FUZZ = settings(
 
 
 def check_run(path: Path, fmt: str | None, tmp: Path) -> None:
-    """Ingest ``path`` twice into a fresh lake: balanced both times, nothing new the second time."""
+    """Ingest ``path`` twice into a fresh lake: balanced both times, nothing new the second time.
+
+    The file is either refused whole, with an error naming it and nothing counted, or read in the format asked
+    for (or a known one) with every record accounted for: each quarantined record is a row naming the file,
+    its line and a reason, and is counted under its reason.
+    """
     lake = Lake(Path(tempfile.mkdtemp(dir=tmp)) / "lake")
     first = ingest([path], lake, fmt=fmt)
-    for f in first.files:
-        assert f.balanced(), f
-        assert f.error or f.read >= 0
+    (f,) = first.files
+    assert f.balanced(), f
+    if f.error:
+        assert f.error.startswith(f"{path}: "), f
+        assert f.counts() == {"read": 0, "accepted": 0, "quarantined": 0, "duplicates": 0}, f
+    else:
+        assert f.format == fmt if fmt else f.format in FORMATS, f
+        assert f.reasons.total() == f.quarantined, f
     t = first.totals
-    assert t.read == t.accepted + t.quarantined + t.duplicates
     assert lake.read("hands", ["hand_key"]).num_rows == t.accepted
-    assert lake.read("quarantine", ["reason"]).num_rows == t.quarantined
+    quarantine = lake.read("quarantine", ["source_file", "line", "reason"]).to_pylist()
+    assert len(quarantine) == t.quarantined
+    for row in quarantine:
+        assert (row["source_file"], row["line"] >= 1, bool(row["reason"])) == (str(path), True, True), row
     again = ingest([path], lake, fmt=fmt)
     assert again.totals.accepted == 0
+    assert again.totals.duplicates == again.totals.read == t.read  # a file read before is recognised whole
     assert lake.read("hands", ["hand_key"]).num_rows == t.accepted
 
 

@@ -25,6 +25,7 @@ from pipeline.evaluate.board import evaluate_boards, fouled
 from pipeline.ingest import poker_arena
 from pipeline.ingest.base import RAW_LIMIT, Chunk, Problem
 from pipeline.ingest.poker_arena import INGESTER, stem
+from pipeline.ingest.validate import validate
 from schemas.hand import HandRecord
 
 SAMPLE = Path(__file__).resolve().parents[1] / "data" / "samples" / "poker-arena" / "ofc.jsonl"
@@ -95,6 +96,78 @@ def edit_event(lines: list[bytes], number: int, **changes: object) -> bytes:
     return with_line(lines, number, json.dumps(obj, separators=(",", ":")))
 
 
+def from_events(data: bytes, session: str, variants: dict[int, str] | None = None) -> list[dict]:
+    """The whole canonical records a log describes, built straight from its lines (every line is trusted here).
+
+    Each hand is played in ``variants.get(number, "ofc")``; seats are numbered in header order and a seat's
+    streets are its deals in order.
+    """
+    hands: dict[int, dict] = {}
+    streets: dict[tuple[int, int], int] = {}
+    for obj in map(json.loads, data.splitlines()):
+        n = obj["hand"]
+        if "seats" in obj:
+            variant = (variants or {}).get(n, "ofc")
+            players = [
+                {
+                    "name": name,
+                    "seat": seat,
+                    "top": [],
+                    "middle": [],
+                    "bottom": [],
+                    "fantasyland": False,
+                    "fantasyland_cards": None,
+                    "surrendered": False,
+                    "natural": None,
+                    "discards": [],
+                    "placements": [],
+                    "points": None,
+                    "stack": None,
+                }
+                for seat, name in enumerate(obj["seats"])
+            ]
+            hands[n] = {
+                "hand_id": f"{session}#{n}",
+                "source": "poker-arena",
+                "variant": variant,
+                "played_at": None,
+                "site": "poker-arena",
+                "table": None,
+                "session": session,
+                "hand_number": n,
+                "button": 0,
+                "house_rules": variant,
+                "players": players,
+            }
+            continue
+        ev = obj["ev"]
+        player = hands[n]["players"][ev["seat"]]
+        if ev["event"] == "fantasyland":
+            player["fantasyland"], player["fantasyland_cards"] = True, ev["cards"]
+        elif ev["event"] == "deal":
+            streets[n, ev["seat"]] = streets.get((n, ev["seat"]), 0) + 1
+        elif ev["event"] == "place":
+            street = streets[n, ev["seat"]]
+            player["placements"] += [{"street": street, "card": x["card"], "row": x["row"]} for x in ev["placements"]]
+            player["placements"] += [{"street": street, "card": card, "row": "discard"} for card in ev["discarded"]]
+            player["discards"] += ev["discarded"]
+        elif ev["event"] == "showdown":
+            player.update(top=ev["top"], middle=ev["middle"], bottom=ev["bottom"])
+        elif ev["event"] == "score":
+            player["points"] = ev["points"]
+    return list(hands.values())
+
+
+def placed(streets: str) -> list[dict]:
+    """Placements in order, streets parted by ``|``: ``placed("8s:top 9c:top | Td:middle")`` is two cards
+    placed on street 1 and one on street 2."""
+    return [
+        {"street": street, "card": card, "row": row}
+        for street, cards in enumerate(streets.split("|"), 1)
+        for card, row in (item.split(":") for item in cards.split())
+    ]
+
+
 # ---------------------------------------------------------------- the real sample
 
 
@@ -116,12 +189,7 @@ def test_sample_reads_four_hands_without_problems() -> None:
     assert lines == HEADER_LINES
     for record, offset in zip(records, offsets, strict=True):
         assert data[offset:].startswith(f'{{"hand":{record["hand_number"]},"seats":'.encode())
-        assert record["source"] == record["site"] == "poker-arena"
-        assert record["session"] == "ofc"
-        assert record["variant"] == record["house_rules"] == "ofc"
-        assert record["button"] == 0
-        assert record["played_at"] is None
-        assert record["table"] is None
+    assert records == from_events(data, "ofc")
 
 
 def test_sample_players_rows_and_points() -> None:
@@ -150,15 +218,86 @@ def test_sample_players_rows_and_points() -> None:
 
 
 def test_sample_fantasyland_hand_249() -> None:
+    """Seat 0 plays the 13-card Fantasyland it earned in hand 248: all 13 cards on street 1."""
     records, *_ = read(sample())
     by_number = {r["hand_number"]: r for r in records}
     for n in (3, 127, 248):
         assert not any(p["fantasyland"] for p in by_number[n]["players"])
-    hand = by_number[249]["players"]
-    assert (hand[0]["fantasyland"], hand[0]["fantasyland_cards"]) == (True, 13)
-    assert [p["street"] for p in hand[0]["placements"]] == [1] * 13
-    for p in hand[1:]:
-        assert (p["fantasyland"], p["fantasyland_cards"]) == (False, None)
+    common = {"surrendered": False, "natural": None, "discards": [], "stack": None}
+    assert by_number[249] == {
+        "hand_id": "ofc#249",
+        "source": "poker-arena",
+        "variant": "ofc",
+        "played_at": None,
+        "site": "poker-arena",
+        "table": None,
+        "session": "ofc",
+        "hand_number": 249,
+        "button": 0,
+        "house_rules": "ofc",
+        "players": [
+            {
+                "name": "greedy",
+                "seat": 0,
+                "top": ["8s", "9c", "Td"],
+                "middle": ["2d", "2s", "3c", "3d", "Js"],
+                "bottom": ["4h", "4s", "6c", "6h", "Ac"],
+                "fantasyland": True,
+                "fantasyland_cards": 13,
+                "placements": placed(
+                    "8s:top 9c:top Td:top 2d:middle 2s:middle 3c:middle 3d:middle Js:middle "
+                    "4h:bottom 4s:bottom 6c:bottom 6h:bottom Ac:bottom"
+                ),
+                "points": 18,
+                **common,
+            },
+            {
+                "name": "random",
+                "seat": 1,
+                "top": ["Ah", "Qd", "As"],
+                "middle": ["8c", "7h", "8h", "2c", "9h"],
+                "bottom": ["3h", "2h", "3s", "4c", "Th"],
+                "fantasyland": False,
+                "fantasyland_cards": None,
+                "placements": placed(
+                    "3h:bottom 8c:middle 2h:bottom 3s:bottom 7h:middle"
+                    " | 8h:middle | 2c:middle | 9h:middle | 4c:bottom | Th:bottom | Ah:top | Qd:top | As:top"
+                ),
+                "points": -12,
+                **common,
+            },
+            {
+                "name": "filler",
+                "seat": 2,
+                "top": ["Jc", "Ad", "Ks"],
+                "middle": ["8d", "9d", "Qc", "6d", "Kc"],
+                "bottom": ["7s", "Ts", "Jd", "Qs", "Kd"],
+                "fantasyland": False,
+                "fantasyland_cards": None,
+                "placements": placed(
+                    "7s:bottom Ts:bottom Jd:bottom Qs:bottom Kd:bottom"
+                    " | 8d:middle | 9d:middle | Qc:middle | 6d:middle | Kc:middle | Jc:top | Ad:top | Ks:top"
+                ),
+                "points": -12,
+                **common,
+            },
+            {
+                "name": "random-2",
+                "seat": 3,
+                "top": ["7d", "4d", "5h"],
+                "middle": ["7c", "Kh", "Qh", "Tc", "5s"],
+                "bottom": ["6s", "9s", "5c", "Jh", "5d"],
+                "fantasyland": False,
+                "fantasyland_cards": None,
+                "placements": placed(
+                    "7d:top 7c:middle 6s:bottom Kh:middle 4d:top"
+                    " | 5h:top | Qh:middle | Tc:middle | 9s:bottom | 5c:bottom | 5s:middle | Jh:bottom | 5d:bottom"
+                ),
+                "points": 6,
+                **common,
+            },
+        ],
+    }
 
 
 def test_sample_streets_follow_the_deals() -> None:
@@ -200,9 +339,17 @@ def test_sample_fouls_match_the_engine() -> None:
 
 
 def test_sample_records_validate() -> None:
-    records, *_ = read(sample())
+    """The records are valid as they stand: the record model changes nothing in them, and the common
+    validation step accepts every hand, its 16 boards and every card placed."""
+    data = sample()
+    records, *_ = read(data)
     for record in records:
-        HandRecord.model_validate(record)
+        assert HandRecord.model_validate(record).model_dump(mode="json") == record
+    (chunk,) = INGESTER.read(io.BytesIO(data), "ofc.jsonl")
+    checked = validate(chunk, "ofc.jsonl", "batch")
+    assert checked.problems == []
+    assert checked.hands.column("hand_id").to_pylist() == [f"ofc#{n}" for n in HANDS]
+    assert (checked.boards.num_rows, checked.placements.num_rows) == (16, 16 * 13)
 
 
 def test_sample_through_gzip_and_small_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -557,9 +704,7 @@ def test_pineapple_variants(fantasyland: int | None, variant: str) -> None:
     data = pineapple_log(5, fantasyland, ("a", "b", "c")) + pineapple_log(6, None, ("a", "b", "c"))
     records, _, _, problems = read(data, "arena/pine.jsonl")
     assert problems == []
-    first = records[0]
-    assert (first["hand_id"], first["variant"], first["house_rules"]) == ("pine#5", variant, variant)
-    assert records[1]["variant"] == "pineapple"
+    assert records == from_events(data, "pine", {5: variant, 6: "pineapple"})
     for record in records:
         HandRecord.model_validate(record)
         for p in record["players"]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import io
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
@@ -55,6 +56,58 @@ def validated(records: list[dict]) -> list[HandRecord]:
     return [HandRecord.model_validate(r) for r in records]
 
 
+def player(name: str, seat: int, top: str, middle: str, bottom: str, **changes: object) -> dict:
+    """A player's whole record as the reader writes it: a scoresheet has no placements, discards or stacks."""
+    return {
+        "name": name,
+        "seat": seat,
+        "top": top.split(),
+        "middle": middle.split(),
+        "bottom": bottom.split(),
+        "fantasyland": False,
+        "fantasyland_cards": None,
+        "surrendered": False,
+        "natural": None,
+        "discards": [],
+        "placements": None,
+        "points": None,
+        "stack": None,
+        **changes,
+    }
+
+
+def hand(hand_id: str, players: list[dict], **changes: object) -> dict:
+    """A hand's whole record as the reader writes it, with the defaults of a sheet without optional columns."""
+    return {
+        "hand_id": hand_id,
+        "source": "scoresheet",
+        "variant": "ofc",
+        "played_at": None,
+        "site": None,
+        "table": None,
+        "session": "sheet",
+        "hand_number": int(hand_id) if hand_id.isdigit() else None,
+        "button": None,
+        "house_rules": None,
+        "players": players,
+        **changes,
+    }
+
+
+def sample_records() -> list[dict]:
+    """The sample's records built straight from its rows with the csv module."""
+    hands: dict[str, dict] = {}
+    with SAMPLE.open(newline="", encoding="utf-8") as fh:
+        for row in csv.DictReader(fh):
+            at = f"{row['date'].replace(' ', 'T')}:00+00:00"
+            record = hands.setdefault(row["hand"], hand(row["hand"], [], played_at=at, session="club-night 2024-11-08"))
+            cards = (row["top"], row["middle"], row["bottom"])
+            fantasyland = {"yes": True, "no": False}[row["fantasyland"]]
+            seat, points = int(row["seat"]), int(row["points"])
+            record["players"].append(player(row["player"], seat, *cards, fantasyland=fantasyland, points=points))
+    return list(hands.values())
+
+
 # --- the sample ---------------------------------------------------------------------------------------------------
 
 
@@ -63,23 +116,31 @@ def test_sample_reads_into_valid_records() -> None:
     records, problems, chunks = read(data, str(SAMPLE))
     assert problems == []
     assert len(chunks) == 1
+    assert records == sample_records()
+    # Hand 2 in full: Ann plays Fantasyland, Bo fouls (a flush middle over a straight bottom).
+    assert records[1] == {
+        "hand_id": "2",
+        "source": "scoresheet",
+        "variant": "ofc",
+        "played_at": "2024-11-08T19:55:00+00:00",
+        "site": None,
+        "table": None,
+        "session": "club-night 2024-11-08",  # the file and the night it records
+        "hand_number": 2,
+        "button": None,
+        "house_rules": None,
+        "players": [
+            player("Ann", 0, "8c 8d 3s", "6c 6d 6h Jd Js", "Ts Tc Th Td 2h", fantasyland=True, points=54),
+            player("Bo", 1, "Ac Kd 5h", "2c 3c 7c 9c Qc", "4h 5d 6s 7h 8h", points=-45),
+            player("Carla", 2, "7d 7s 4d", "Ah As 9h 9d 3h", "Kh Kc Ks 5c 5s", points=-9),
+        ],
+    }
     hands = validated(records)
-    assert [h.hand_id for h in hands] == ["1", "2", "3", "4", "5", "6"]
-    assert [h.hand_number for h in hands] == [1, 2, 3, 4, 5, 6]
     assert [len(h.players) for h in hands] == [3, 3, 4, 4, 3, 4]
-    assert {h.source for h in hands} == {"scoresheet"}
-    assert {h.session for h in hands} == {"club-night 2024-11-08"}  # the file and the night it records
-    assert {h.variant for h in hands} == {"ofc"}
     assert hands[0].played_at == datetime(2024, 11, 8, 19, 42, tzinfo=UTC)
     assert chunks[0].lines.tolist() == [2, 5, 8, 12, 16, 19]
     for offset, h in zip(chunks[0].offsets.tolist(), hands, strict=True):
         assert data.startswith(f"2024-11-08 {h.played_at:%H:%M},{h.hand_id},".encode(), offset)
-    ann, bo, carla = hands[1].players
-    assert (ann.name, ann.seat, ann.fantasyland, ann.points) == ("Ann", 0, True, 54)
-    assert (bo.name, bo.seat, bo.fantasyland, bo.points) == ("Bo", 1, False, -45)
-    assert carla.top == ["7d", "7s", "4d"]
-    assert (bo.discards, bo.placements, bo.natural, bo.surrendered) == ([], None, None, False)
-    assert [p.seat for p in hands[4].players] == [1, 2, 3]
     for h in hands:
         assert sum(p.points for p in h.players) == 0
         cards = [c for p in h.players for c in (*p.top, *p.middle, *p.bottom)]
@@ -113,10 +174,10 @@ def test_delimiters(delimiter: str) -> None:
     )
     records, problems, _ = read(text)
     assert problems == []
-    hands = validated(records)
-    assert [h.hand_id for h in hands] == ["1", "2"]
-    assert [p.points for p in hands[0].players] == [3, -3]
-    assert hands[0].players[1].middle == ["7h", "8d", "9d", "Th", "Jc"]
+    assert records == [
+        hand("1", [player(NAMES[0], 0, *BOARDS[0], points=3), player(NAMES[1], 1, *BOARDS[1], points=-3)]),
+        hand("2", [player(NAMES[i], i, *BOARDS[i]) for i in range(3)]),
+    ]
 
 
 def test_cards_may_be_separated_by_commas_in_a_quoted_field() -> None:
@@ -171,24 +232,27 @@ def test_column_order_and_case_are_free_and_unknown_columns_ignored() -> None:
     body = [f"{b};good;{m};{pts};{t};{n};7" for (t, m, b), n, pts in zip(BOARDS, NAMES, ["1", "-1"], strict=False)]
     records, problems, _ = read(sheet(body, header=header))
     assert problems == []
-    (hand,) = validated(records)
-    assert (hand.hand_id, hand.hand_number) == ("7", 7)
-    assert [(p.name, p.top, p.points) for p in hand.players] == [
-        ("Ann", BOARDS[0][0].split(), 1),
-        ("Bo", BOARDS[1][0].split(), -1),
-    ]
+    assert records == [hand("7", [player("Ann", 0, *BOARDS[0], points=1), player("Bo", 1, *BOARDS[1], points=-1)])]
 
 
 def test_optional_columns_absent() -> None:
     records, problems, _ = read(sheet(rows("A-17", 4)), source="/home/club/night.2024-11.csv.gz")
     assert problems == []
-    (hand,) = validated(records)
-    assert hand.variant == "ofc"
-    assert (hand.played_at, hand.house_rules, hand.button, hand.table, hand.site) == (None,) * 5
-    assert hand.session == "night"
-    assert hand.hand_number is None
-    assert [p.seat for p in hand.players] == [0, 1, 2, 3]
-    assert all(p.points is None and not p.fantasyland for p in hand.players)
+    assert records == [
+        {
+            "hand_id": "A-17",
+            "source": "scoresheet",
+            "variant": "ofc",
+            "played_at": None,
+            "site": None,
+            "table": None,
+            "session": "night",
+            "hand_number": None,
+            "button": None,
+            "house_rules": None,
+            "players": [player(NAMES[i], i, *BOARDS[i]) for i in range(4)],
+        }
+    ]
 
 
 def test_optional_hand_columns_present() -> None:
@@ -200,21 +264,37 @@ def test_optional_hand_columns_present() -> None:
     third = rows("13", 2, "2024-11-09", "progressive_pineapple", "", "", "", "", "", "", "")
     records, problems, _ = read(sheet(first[0], second[1], third, header=header))
     assert problems == []
+    assert records == [
+        {
+            "hand_id": "12",
+            "source": "scoresheet",
+            "variant": "pineapple",
+            "played_at": "2024-11-08T21:05:00+01:00",
+            "site": "club",
+            "table": "T1",
+            "session": "fri",
+            "hand_number": 12,
+            "button": 3,
+            "house_rules": "house: jokers wild",
+            "players": [player("Ann", 3, *BOARDS[0], fantasyland=True), player("Bo", 5, *BOARDS[1])],
+        },
+        {
+            "hand_id": "13",
+            "source": "scoresheet",
+            "variant": "progressive-pineapple",
+            "played_at": "2024-11-09T00:00:00+00:00",
+            "site": None,
+            "table": None,
+            "session": "sheet 2024-11-08",  # the file and the day of its first dated hand
+            "hand_number": 13,
+            "button": None,
+            "house_rules": None,
+            "players": [player("Ann", 0, *BOARDS[0]), player("Bo", 1, *BOARDS[1])],
+        },
+    ]
     h12, h13 = validated(records)
     assert h12.played_at == datetime(2024, 11, 8, 21, 5, tzinfo=timezone(timedelta(hours=1)))
-    assert (h12.variant, h12.house_rules, h12.session, h12.table, h12.site, h12.button) == (
-        "pineapple",
-        "house: jokers wild",
-        "fri",
-        "T1",
-        "club",
-        3,
-    )
-    assert [(p.seat, p.fantasyland) for p in h12.players] == [(3, True), (5, False)]
     assert h13.played_at == datetime(2024, 11, 9, tzinfo=UTC)
-    assert h13.variant == "progressive-pineapple"
-    assert h13.session == "sheet 2024-11-08"  # the file and the day of its first dated hand
-    assert [p.seat for p in h13.players] == [0, 1]
 
 
 def test_blank_lines_empty_rows_and_crlf_are_skipped() -> None:
