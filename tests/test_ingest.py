@@ -15,6 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from pipeline.cli import app
+from pipeline.ingest import jsonl
 from pipeline.ingest.base import RAW_LIMIT
 from pipeline.ingest.run import ingest
 from pipeline.lake.store import Lake
@@ -264,7 +265,9 @@ def test_validate_writes_nothing_and_exit_codes(tmp_path: Path) -> None:
     missing = runner.invoke(app, ["ingest", str(tmp_path / "nope.jsonl"), "--lake", str(lake_dir)])
     assert missing.exit_code == 2
     partly = runner.invoke(app, ["ingest", str(junk), str(EXAMPLES), "--lake", str(lake_dir)])
-    assert partly.exit_code == 0
+    assert partly.exit_code == 1, "a file that could not be read fails the command"
+    assert f"error: {junk}: format not recognised" in partly.output
+    assert count(Lake(lake_dir), "SELECT count(*) FROM hands") == 4, "the readable file is ingested all the same"
 
 
 def test_sql_is_read_only(tmp_path: Path) -> None:
@@ -368,3 +371,28 @@ def test_symbolic_links_do_not_lead_out_of_an_input_directory(tmp_path: Path) ->
     assert names == ["alias.jsonl", "mine.jsonl"]
     assert report.totals.accepted == 1
     assert report.totals.duplicates == 1
+
+
+def test_an_archive_cut_short_keeps_what_it_held_and_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A .gz that ends early: the records before the fault are ingested, the manifest lists the file with its
+    counts and the error, and the command says so on stderr and exits 1."""
+    monkeypatch.setattr(jsonl, "BLOCK_BYTES", 1 << 20)  # blocks of 1 MB, so that several are read before the cut
+    lines = [
+        json.dumps({**json.loads(line), "hand_id": f"cut-{i}"})
+        for i, line in enumerate(EXAMPLES.read_text().splitlines() * 7000)
+    ]
+    whole = gzip.compress(("\n".join(lines) + "\n").encode())
+    cut = tmp_path / "cut.jsonl.gz"
+    cut.write_bytes(whole[: len(whole) * 3 // 4])
+    lake = tmp_path / "lake"
+    done = runner.invoke(app, ["ingest", str(cut), "--lake", str(lake), "--json"])
+    assert done.exit_code == 1
+    (file,) = json.loads(done.stdout)["files"]
+    assert file["error"]
+    assert 0 < file["read"] < len(lines)
+    assert file["read"] == file["accepted"] + file["quarantined"] + file["duplicates"]
+    (manifest,) = Lake(lake).manifests()
+    (source,) = manifest["sources"]
+    assert (source["path"], source["read"], source["error"]) == (str(cut), file["read"], file["error"])
+    assert count(Lake(lake), "SELECT count(*) FROM hands") == file["accepted"]
+    assert f"error: {cut}: " in done.stderr

@@ -106,8 +106,15 @@ def print_summary(summary: dict[str, Any], title: str) -> None:
 
 
 def _finish(summary: dict[str, Any]) -> None:
+    """Each file that could not be read to its end, in a line on stderr; exit 1 if there was one."""
+    failed = [f for f in summary["files"] if f["error"]]
+    for f in failed:
+        kept = f" (the {f['read']:,} records before it were read as shown)" if f["read"] else ""
+        what = f["error"] if f["error"].startswith(f["source"]) else f"{f['source']}: {f['error']}"
+        err.print(f"[bold red]error:[/] {what}{kept}", markup=True, highlight=False)
     if summary["total"]["read"] == 0:
         err.print("nothing could be read", markup=False)
+    if failed or summary["total"]["read"] == 0:
         raise typer.Exit(EXIT_FAILED)
 
 
@@ -126,8 +133,8 @@ def ingest_paths(
     """Read hand histories into the lake as one batch; bad records are quarantined with their reason.
 
     A hand seen before with the same content is a duplicate; seen before with other content (the same hand id
-    in the same session) it is quarantined, unless --replace says the files are corrections. Exit 1 only when
-    nothing could be read.
+    in the same session) it is quarantined, unless --replace says the files are corrections. Exit 1 when a file
+    could not be read to its end (what it held before the fault is kept, and said), or nothing could be read.
     """
     summary = summary_of(_run(paths, lake, fmt, write=True, replace=replace))
     print_json(summary) if as_json else print_summary(summary, "ingest")

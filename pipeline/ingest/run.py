@@ -445,7 +445,10 @@ def _run(
                     continue
             except (IngestError, OSError, EOFError, zipfile.BadZipFile, gzip.BadGzipFile) as exc:
                 report.error = str(exc)
-                continue
+                if not report.read:
+                    continue
+                # It failed part way (a truncated archive): what it held before stays in the batch, and the
+                # manifest lists the file with its counts and the error, like any other.
             if lake is not None:
                 manifest_sources.append(
                     {
@@ -455,6 +458,7 @@ def _run(
                         "format": report.format,
                         **report.counts(),
                         "batch": batch,
+                        **({"error": report.error} if report.error else {}),
                     }
                 )
         result = Report(reports, batch if writer else None)
