@@ -304,16 +304,35 @@ def test_an_aborted_result_batch_is_invisible_and_the_next_run_finishes(
     assert not (lake.root / "_staging").exists() or not any((lake.root / "_staging").rglob("*"))
 
 
-def test_files_moved_into_place_without_a_manifest_stay_invisible(
+def test_a_commit_that_fails_before_its_manifest_takes_its_files_back(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     lake = lake_with(tmp_path, random_records(15, seed=9))
 
-    def crash(manifest: dict[str, Any]) -> None:
+    def fail(manifest: dict[str, Any]) -> None:
         raise OSError("disk gone")
 
-    monkeypatch.setattr(lake, "write_manifest", crash)
+    monkeypatch.setattr(lake, "write_manifest", fail)
     with pytest.raises(OSError, match="disk gone"):
+        rescore(lake, [load_rules("ofc")])
+    assert not list((lake.root / "pair_results").rglob("*.parquet"))
+    assert not list((lake.root / "board_results").rglob("*.parquet"))
+    assert query(lake, "SELECT count(*) AS n FROM board_results") == [{"n": 0}]
+
+
+def test_files_moved_into_place_without_a_manifest_stay_invisible(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process killed between moving its files into place and writing the manifest cleans nothing up: the
+    files stay on disk, listed by no manifest, until the next writer deletes them."""
+    lake = lake_with(tmp_path, random_records(15, seed=9))
+
+    def crash(manifest: dict[str, Any]) -> None:
+        raise OSError("killed")
+
+    monkeypatch.setattr(lake, "write_manifest", crash)
+    monkeypatch.setattr(BatchWriter, "abort", lambda self: None)  # a killed process runs no clean-up
+    with pytest.raises(OSError, match="killed"):
         rescore(lake, [load_rules("ofc")])
     assert list((lake.root / "pair_results").rglob("*.parquet"))  # on disk, listed by no manifest
     assert query(lake, "SELECT count(*) AS n FROM board_results") == [{"n": 0}]
