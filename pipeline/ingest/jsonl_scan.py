@@ -17,7 +17,7 @@ import numpy as np
 import pyarrow as pa
 from numba import njit, prange
 
-from pipeline.cards import _RANK_BYTE, _SUIT_BYTE, NO_CARD
+from pipeline.cards import NO_CARD, RANK_BYTE, SUIT_BYTE
 from pipeline.ingest.times import iso_time, to_utc
 from pipeline.ingest.validate import (
     FANTASYLAND_CARDS,
@@ -256,8 +256,8 @@ def _card(buf: np.ndarray, p: int, e: int) -> tuple[int, int]:
     s, t, q = _string(buf, p, e)
     if q < 0 or t - s != 2:
         return 0, -1
-    r = _RANK_BYTE[buf[s]]
-    u = _SUIT_BYTE[buf[s + 1]]
+    r = RANK_BYTE[buf[s]]
+    u = SUIT_BYTE[buf[s + 1]]
     if r == NO_CARD or u == NO_CARD:
         return 0, -1
     return r * 4 + u, q
@@ -344,8 +344,8 @@ def _compact_placement(buf: np.ndarray, p: int, e: int, pl: np.ndarray, b: int, 
     street = buf[p + 11]
     if not (49 <= street <= 57):
         return -1
-    r = _RANK_BYTE[buf[p + 23]]
-    u = _SUIT_BYTE[buf[p + 24]]
+    r = RANK_BYTE[buf[p + 23]]
+    u = SUIT_BYTE[buf[p + 24]]
     if r == NO_CARD or u == NO_CARD:
         return -1
     name = load8(buf, p + 36)
