@@ -18,17 +18,9 @@ import pyarrow as pa
 from numba import njit, prange
 
 from pipeline.cards import NO_CARD, RANK_BYTE, SUIT_BYTE
+from pipeline.ingest.columns import TEXT_FIELDS, BoardColumns, HandColumns, PlacementColumns, Scanned
 from pipeline.ingest.times import iso_time, to_utc
-from pipeline.ingest.validate import (
-    FANTASYLAND_CARDS,
-    PLACEMENT_ROWS,
-    TEXT_FIELDS,
-    VARIANTS,
-    BoardColumns,
-    HandColumns,
-    PlacementColumns,
-    Scanned,
-)
+from pipeline.ingest.validate import FANTASYLAND_CARDS, PLACEMENT_ROWS, VARIANTS
 from pipeline.pointers import address, load8
 
 

@@ -23,6 +23,7 @@ from numba import njit
 
 from pipeline.cards import CARD_NAMES, parse_card_column
 from pipeline.ingest.base import RAW_LIMIT, Chunk, Problem
+from pipeline.ingest.columns import TEXT_FIELDS, BoardColumns, HandColumns, PlacementColumns
 from pipeline.ingest.times import parse_times
 from pipeline.lake.hashing import column_hash, fold, hash_joined, hash_rows, hash_strings, mix
 from schemas.rules import Natural, Variant
@@ -437,68 +438,6 @@ def _validate_records(chunk: Chunk, source_file: str, batch: str) -> Validated:
         row=pl_row[keep_pl],
     )
     return lake_rows(hands, board_columns, placement_columns, problems, source_file, batch)
-
-
-TEXT_FIELDS = ("hand_id", "source", "site", "table", "session", "house_rules")
-
-
-@dataclass
-class HandColumns:
-    """Accepted hands, one value per hand: what both the validator and the JSONL scanner hand over."""
-
-    text: dict[str, pa.Array]
-    """The strings of TEXT_FIELDS."""
-    variant: np.ndarray
-    played_at: pa.Array
-    hand_number: pa.Array
-    button: pa.Array
-    lines: np.ndarray
-
-
-@dataclass
-class BoardColumns:
-    """Accepted boards; ``hand`` is the row of :class:`HandColumns` each belongs to."""
-
-    hand: np.ndarray
-    in_hand: np.ndarray
-    seat: np.ndarray
-    name: pa.Array
-    cards: np.ndarray
-    """(boards, 13) codes: top 3, middle 5, bottom 5 (a misset board in the order given)."""
-    misset: np.ndarray
-    fantasyland: np.ndarray
-    fantasyland_cards: np.ndarray
-    surrendered: np.ndarray
-    natural: pa.Array
-    discards: pa.ListArray
-    points: pa.Array
-    stack: pa.Array
-
-
-@dataclass
-class PlacementColumns:
-    """Accepted placements; ``board`` is the row of :class:`BoardColumns` each belongs to."""
-
-    board: np.ndarray
-    street: np.ndarray
-    order: np.ndarray
-    card: np.ndarray
-    row: np.ndarray
-    """Index into PLACEMENT_ROWS."""
-
-
-@dataclass
-class Scanned:
-    """Records a reader or the simulator already checked in compiled code, as the validator's columns.
-
-    ``taken`` are their positions among the chunk's records; ``left`` those left to the general checks.
-    """
-
-    taken: np.ndarray
-    left: np.ndarray
-    hands: HandColumns
-    boards: BoardColumns
-    placements: PlacementColumns
 
 
 def lake_rows(

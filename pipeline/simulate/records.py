@@ -20,7 +20,8 @@ import pyarrow.compute as pc
 
 from pipeline.cards import CARD_NAMES
 from pipeline.ingest.base import Chunk
-from pipeline.ingest.validate import TEXT_FIELDS, VARIANTS, BoardColumns, HandColumns, PlacementColumns, Scanned
+from pipeline.ingest.columns import TEXT_FIELDS, BoardColumns, HandColumns, PlacementColumns, Scanned
+from pipeline.ingest.validate import VARIANTS
 from pipeline.score.compile import NATURALS
 from pipeline.simulate.batch import HandBatch
 from schemas.hand import PLACEMENT_ROWS
