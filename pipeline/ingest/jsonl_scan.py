@@ -18,9 +18,10 @@ import pyarrow as pa
 from numba import njit, prange
 
 from pipeline.cards import NO_CARD, RANK_BYTE, SUIT_BYTE
+from pipeline.game import PLACEMENT_ROWS
+from pipeline.ingest.checks import FANTASYLAND_MASK, VARIANT_NAMES
 from pipeline.ingest.columns import TEXT_FIELDS, BoardColumns, HandColumns, PlacementColumns, Scanned
 from pipeline.ingest.times import iso_time, to_utc
-from pipeline.ingest.validate import FANTASYLAND_CARDS, PLACEMENT_ROWS, VARIANTS
 from pipeline.pointers import address, load8
 
 
@@ -74,16 +75,16 @@ PLACEMENT_KEYS = ("street", "card", "row")
 _HK, _HKO = _words(list(HAND_KEYS))
 _PK, _PKO = _words(list(PLAYER_KEYS))
 _LK, _LKO = _words(list(PLACEMENT_KEYS))
-_VK, _VKO = _words(list(VARIANTS))
+_VK, _VKO = _words(list(VARIANT_NAMES))
 _RK, _RKO = _words(list(PLACEMENT_ROWS))
 _TEXT_SLOT = np.array([TEXT_FIELDS.index(k) if k in TEXT_FIELDS else -1 for k in HAND_KEYS], dtype=np.int64)
 _TRUE = np.frombuffer(b"true", dtype=np.uint8).copy()
 _FALSE = np.frombuffer(b"false", dtype=np.uint8).copy()
 _NULL = np.frombuffer(b"null", dtype=np.uint8).copy()
 
-_CLASSIC = VARIANTS.index("classic")
-_PINEAPPLES = np.array([VARIANTS.index(v) for v in ("pineapple", "progressive-pineapple", "pineapple-27")])
-_FL_ALLOWED = np.array([sum(1 << c for c in FANTASYLAND_CARDS.get(v, ())) for v in VARIANTS], dtype=np.int64)
+_CLASSIC = VARIANT_NAMES.index("classic")
+_PINEAPPLES = np.array([VARIANT_NAMES.index(v) for v in ("pineapple", "progressive-pineapple", "pineapple-27")])
+_FL_ALLOWED = FANTASYLAND_MASK
 """Fantasyland card counts each variant deals, as bit masks."""
 
 MAX_PLAYERS = 4
