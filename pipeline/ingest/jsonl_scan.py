@@ -18,8 +18,29 @@ import pyarrow as pa
 from numba import njit, prange
 
 from pipeline.cards import NO_CARD, RANK_BYTE, SUIT_BYTE
-from pipeline.game import PLACEMENT_ROWS
-from pipeline.ingest.checks import FANTASYLAND_MASK, VARIANT_NAMES
+from pipeline.game import BOARD, MAX_SEAT, PLACEMENT_ROWS, ROW_SIZES, ROWS
+from pipeline.ingest.checks import (
+    CLASSIC,
+    DISCARD_ROW,
+    FANTASYLAND_DEALT,
+    FANTASYLAND_MASK,
+    FIRST_STREET,
+    LAST_STREET,
+    MAX_DEALT,
+    MAX_DISCARDS,
+    MAX_PLAYERS,
+    MAX_PLAYERS_OF,
+    MIN_PLAYERS,
+    NORMAL_DISCARDS,
+    POINTS_MAX,
+    ROW_ENDS,
+    ROW_STARTS,
+    STACK_MAX,
+    STACK_MIN,
+    STREET_DISCARDED,
+    STREET_PLACED,
+    VARIANT_NAMES,
+)
 from pipeline.ingest.columns import TEXT_FIELDS, BoardColumns, HandColumns, PlacementColumns, Scanned
 from pipeline.ingest.times import iso_time, to_utc
 from pipeline.pointers import address, load8
@@ -82,21 +103,29 @@ _TRUE = np.frombuffer(b"true", dtype=np.uint8).copy()
 _FALSE = np.frombuffer(b"false", dtype=np.uint8).copy()
 _NULL = np.frombuffer(b"null", dtype=np.uint8).copy()
 
-_CLASSIC = VARIANT_NAMES.index("classic")
-_PINEAPPLES = np.array([VARIANT_NAMES.index(v) for v in ("pineapple", "progressive-pineapple", "pineapple-27")])
-_FL_ALLOWED = FANTASYLAND_MASK
-"""Fantasyland card counts each variant deals, as bit masks."""
+# The limits of :mod:`pipeline.ingest.checks`, as the compiled code reads them (numba freezes a global when it
+# compiles). A line outside any of them is left to the general path, which names the reason.
+_FL_FEWEST, _FL_MOST = FANTASYLAND_DEALT[0], FANTASYLAND_DEALT[-1]
+_TOP_END, _MIDDLE_END = ROW_ENDS[0], ROW_ENDS[1]
+_ROW_SIZES = np.array(ROW_SIZES, dtype=np.int64)
+_ROW_STARTS = np.array(ROW_STARTS, dtype=np.int64)
+_ALL_ROWS = (1 << len(ROWS)) - 1
+_STREET_BITS = 5
+"""A board's cards placed (and discarded) on each street are counted in 5 bits a street of one integer."""
+_STREET_COUNT = (1 << _STREET_BITS) - 1
+assert MAX_DEALT <= _STREET_COUNT
+assert _STREET_BITS * (LAST_STREET + 1) < 63
 
-MAX_PLAYERS = 4
-MAX_DISCARDS = 4
-MAX_PLACEMENTS = 17
-MAX_STREET = 19
-INT32_MAX = 2**31 - 1
-LAST_STREET = 9
-"""No variant deals more streets; a later street is left to the general path, which names it."""
-OFC_PLACED = sum(1 << 5 * s for s in range(2, 10)) + (5 << 5)
-PINEAPPLE_PLACED = sum(2 << 5 * s for s in range(2, 6)) + (5 << 5)
-PINEAPPLE_DROPPED = sum(1 << 5 * s for s in range(2, 6))
+
+def _by_street(counts: np.ndarray) -> np.ndarray:
+    """Per variant, its cards placed (or discarded) on each street as counters of _STREET_BITS bits."""
+    return np.array([sum(int(c) << _STREET_BITS * s for s, c in enumerate(row)) for row in counts], dtype=np.int64)
+
+
+_PLACED = _by_street(STREET_PLACED)
+_DROPPED = _by_street(STREET_DISCARDED)
+_FANTASYLAND_PLACED = BOARD << _STREET_BITS * FIRST_STREET
+"""A Fantasyland board places a whole board on the first street (and discards the rest there)."""
 
 # Column indices of the per-hand and per-board integer outputs.
 H_VARIANT, H_PLAYERS, H_PLAYED, H_PLAYED_OK, H_NUMBER, H_NUMBER_OK, H_BUTTON, H_BUTTON_OK, H_PLAYED_NAIVE = range(9)
@@ -366,7 +395,7 @@ def _scan_placements(buf: np.ndarray, p: int, e: int, pl: np.ndarray, b: int) ->
         return 0, p + 1
     n = 0
     while True:
-        if n >= MAX_PLACEMENTS or p >= e or buf[p] != 123:
+        if n >= MAX_DEALT or p >= e or buf[p] != 123:
             return 0, -1
         q = _compact_placement(buf, p, e, pl, b, n)
         if q >= 0:  # the layout json.dumps writes, matched byte for byte
@@ -385,7 +414,7 @@ def _scan_placements(buf: np.ndarray, p: int, e: int, pl: np.ndarray, b: int) ->
                 return 0, -1
             if k == 0 and street < 0:
                 street, p = _int(buf, p, e)
-                if p < 0 or street < 1 or street > MAX_STREET:
+                if p < 0 or street < FIRST_STREET or street > LAST_STREET:
                     return 0, -1
             elif k == 1 and card < 0:
                 card, p = _card(buf, p, e)
@@ -466,27 +495,26 @@ def _scan_player(
                 if p < 0:
                     return -1
                 if k == 1:
-                    if v < 0 or v > 15:
+                    if v < 0 or v > MAX_SEAT:
                         return -1
                     bint[b, B_SEAT] = v
                 elif k == 6:
-                    if v < 13 or v > 17:
+                    if v < _FL_FEWEST or v > _FL_MOST:
                         return -1
                     bint[b, B_FL_CARDS] = v
                 elif k == 11:
-                    if v < -INT32_MAX or v > INT32_MAX:
+                    if v < -POINTS_MAX or v > POINTS_MAX:
                         return -1
                     bint[b, B_POINTS] = v
                     bint[b, B_POINTS_OK] = 1
                 else:
-                    if v < 1 or v > INT32_MAX:
+                    if v < STACK_MIN or v > STACK_MAX:
                         return -1
                     bint[b, B_STACK] = v
                     bint[b, B_STACK_OK] = 1
         elif k == 2 or k == 3 or k == 4:  # top, middle, bottom
-            width = 3 if k == 2 else 5
-            at = 0 if k == 2 else (3 if k == 3 else 8)
-            n, p = _cards(buf, p, e, bcards, b, at, width)
+            width = _ROW_SIZES[k - 2]
+            n, p = _cards(buf, p, e, bcards, b, _ROW_STARTS[k - 2], width)
             if p < 0 or n != width:
                 return -1
             rows |= 1 << (k - 2)
@@ -500,7 +528,7 @@ def _scan_player(
         elif k == 8:  # natural: only null is taken
             p = _literal(buf, p, e, _NULL)
         elif k == 9:  # discards
-            n, p = _cards(buf, p, e, bcards, b, 13, MAX_DISCARDS)
+            n, p = _cards(buf, p, e, bcards, b, BOARD, MAX_DISCARDS)
             bint[b, B_DISCARDS] = max(n, 0)
         else:  # placements
             n, p = _scan_placements(buf, p, e, pl, b)
@@ -515,7 +543,7 @@ def _scan_player(
             return -1
         if closed:
             break
-    if bspan[b, 0] < 0 or rows != 7:
+    if bspan[b, 0] < 0 or rows != _ALL_ROWS:
         return -1
     return p
 
@@ -543,9 +571,8 @@ def _check_hand(
     """Every check of the validator, on one scanned hand: whether it passes them all."""
     variant = hint[i, H_VARIANT]
     n = hint[i, H_PLAYERS]
-    classic = variant == _CLASSIC
-    pine = variant == _PINEAPPLES[0] or variant == _PINEAPPLES[1] or variant == _PINEAPPLES[2]
-    if n < 2 or n > MAX_PLAYERS or (pine and n > 3):
+    classic = variant == CLASSIC
+    if n < MIN_PLAYERS or n > MAX_PLAYERS_OF[variant]:
         return False
     hand_mask = np.uint64(0)
     hand_count = 0
@@ -569,26 +596,26 @@ def _check_hand(
             return False
         if flc > 0 and not fl:
             return False
-        if flc > 0 and not (_FL_ALLOWED[variant] >> flc) & 1:
+        if flc > 0 and not (FANTASYLAND_MASK[variant] >> flc) & 1:
             return False
         nd = bint[b, B_DISCARDS]
-        expected = (flc - 13 if flc > 0 else -1) if fl else (4 if pine else 0)
+        expected = (flc - BOARD if flc > 0 else -1) if fl else NORMAL_DISCARDS[variant]
         if nd > 0 and expected >= 0 and nd != expected:
             return False
         # The board's cards, row by row (top, middle, bottom, discards), as 52-bit masks.
         f0 = f1 = f2 = f3 = np.uint64(0)
-        for c in range(13 + nd):
+        for c in range(BOARD + nd):
             bit = np.uint64(1) << np.uint64(bcards[b, c])
-            if c < 3:
+            if c < _TOP_END:
                 f0 |= bit
-            elif c < 8:
+            elif c < _MIDDLE_END:
                 f1 |= bit
-            elif c < 13:
+            elif c < BOARD:
                 f2 |= bit
             else:
                 f3 |= bit
         hand_mask |= f0 | f1 | f2 | f3
-        hand_count += 13 + nd
+        hand_count += BOARD + nd
         if bint[b, B_HAS_PLACEMENTS]:
             # Placed cards per row must be the final rows exactly; cards placed and discarded per street
             # (5-bit counters packed per street) must follow the variant's deal.
@@ -617,21 +644,19 @@ def _check_hand(
                     if p3 & bit:
                         return False
                     p3 |= bit
-                if row == 3:
-                    dropped += np.int64(1) << (5 * street)
+                if row == DISCARD_ROW:
+                    dropped += np.int64(1) << (_STREET_BITS * street)
                 else:
-                    placed += np.int64(1) << (5 * street)
+                    placed += np.int64(1) << (_STREET_BITS * street)
             if p0 != f0 or p1 != f1 or p2 != f2 or p3 != f3:
                 return False
-            if fl or classic:
-                want_p = np.int64(13) << 5
-                want_d = np.int64(0)
-                if fl:
-                    want_d = (np.int64(flc - 13) << 5) if flc > 0 else dropped & (np.int64(31) << 5)
-            elif pine:
-                want_p, want_d = PINEAPPLE_PLACED, PINEAPPLE_DROPPED
+            if fl:
+                first = _STREET_BITS * FIRST_STREET
+                want_p = np.int64(_FANTASYLAND_PLACED)
+                # The cards dealt, when recorded; otherwise the first street's discards as placed.
+                want_d = (np.int64(flc - BOARD) << first) if flc > 0 else dropped & (np.int64(_STREET_COUNT) << first)
             else:
-                want_p, want_d = OFC_PLACED, np.int64(0)
+                want_p, want_d = _PLACED[variant], _DROPPED[variant]
             if placed != want_p or dropped != want_d:
                 return False
     # No card twice in the hand, across rows and discards.
@@ -699,7 +724,7 @@ def _scan_line(
                 p = q
             else:
                 v, p = _int(buf, p, e)
-                if p < 0 or v < 0 or (k == 8 and v > 15):
+                if p < 0 or v < 0 or (k == 8 and v > MAX_SEAT):
                     return False
                 col = H_NUMBER if k == 7 else H_BUTTON
                 hint[i, col] = v
@@ -864,8 +889,8 @@ def scan(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, lines: np.ndarra
     slots = n * MAX_PLAYERS
     bspan = np.empty((slots, 2), dtype=np.int64)
     bint = np.zeros((slots, 10), dtype=np.int64)
-    bcards = np.zeros((slots, 13 + MAX_DISCARDS), dtype=np.uint8)
-    pl = np.zeros((slots, MAX_PLACEMENTS, 3), dtype=np.uint8)
+    bcards = np.zeros((slots, BOARD + MAX_DISCARDS), dtype=np.uint8)
+    pl = np.zeros((slots, MAX_DEALT, 3), dtype=np.uint8)
     parts = max(1, min(numba.get_num_threads(), n // PARALLEL_LINES))
     bounds = np.linspace(0, n, parts + 1).astype(np.int64)
     _scan_lines(bounds, buf, starts, ends, (taken, hspan, hint, bspan, bint, bcards, pl))
@@ -910,13 +935,13 @@ def scan(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, lines: np.ndarra
             in_hand=np.nonzero(slot_used)[1],
             seat=b[:, B_SEAT],
             name=_strings(buf, bspan[board_slots]),
-            cards=bcards[board_slots, :13],
+            cards=bcards[board_slots, :BOARD],
             misset=np.zeros(m, dtype=bool),
             fantasyland=b[:, B_FL].astype(bool),
             fantasyland_cards=b[:, B_FL_CARDS],
             surrendered=np.zeros(m, dtype=bool),
             natural=no_text,
-            discards=pa.ListArray.from_arrays(pa.array(d_offsets), pa.array(bcards[board_slots, 13:][d_valid])),
+            discards=pa.ListArray.from_arrays(pa.array(d_offsets), pa.array(bcards[board_slots, BOARD:][d_valid])),
             points=pa.array(b[:, B_POINTS], pa.int64(), mask=b[:, B_POINTS_OK] == 0),
             stack=pa.array(b[:, B_STACK], pa.int64(), mask=b[:, B_STACK_OK] == 0),
         ),
