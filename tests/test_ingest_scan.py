@@ -46,7 +46,7 @@ def _leave_all(buf: np.ndarray, starts: np.ndarray, stops: np.ndarray, lines: np
     return s
 
 
-def _read(data: bytes, monkeypatch: pytest.MonkeyPatch | None = None) -> tuple[Validated, int]:
+def read_jsonl(data: bytes, monkeypatch: pytest.MonkeyPatch | None = None) -> tuple[Validated, int]:
     """Everything the JSONL reader and the validator make of ``data``, and how many lines were taken fast."""
     if monkeypatch is not None:
         monkeypatch.setattr(jsonl, "scan", _leave_all)
@@ -65,7 +65,7 @@ def _read(data: bytes, monkeypatch: pytest.MonkeyPatch | None = None) -> tuple[V
     return out, taken
 
 
-def _rows(v: Validated) -> dict[str, list[dict]]:
+def sorted_rows(v: Validated) -> dict[str, list[dict]]:
     """The lake rows in a canonical order, strings decoded, so the two paths can be compared."""
 
     def plain(t: pa.Table) -> pa.Table:
@@ -88,11 +88,11 @@ def _problems(v: Validated) -> list[tuple[int, int, str, str | None]]:
 
 def assert_same_both_ways(data: bytes, monkeypatch: pytest.MonkeyPatch) -> tuple[int, int]:
     """Both paths give the same rows and problems; returns (lines taken fast, hands accepted)."""
-    fast, taken = _read(data)
-    slow, none_taken = _read(data, monkeypatch)
+    fast, taken = read_jsonl(data)
+    slow, none_taken = read_jsonl(data, monkeypatch)
     assert none_taken == 0
     assert _problems(fast) == _problems(slow)
-    assert _rows(fast) == _rows(slow)
+    assert sorted_rows(fast) == sorted_rows(slow)
     np.testing.assert_array_equal(np.bincount(fast.board_hand, minlength=fast.hands.num_rows) > 0, True)
     return taken, fast.hands.num_rows
 
@@ -285,7 +285,7 @@ def test_out_of_range_numbers_are_quarantined(change: Any, reason: str, monkeypa
     record = hand(rng, 0)
     record["players"] = record["players"][:2]
     change(record)
-    fast, _ = _read((json.dumps(record) + "\n").encode())
+    fast, _ = read_jsonl((json.dumps(record) + "\n").encode())
     assert [p.reason for p in fast.problems] == [reason]
     assert_same_both_ways((json.dumps(record) + "\n").encode(), monkeypatch)
 

@@ -8,6 +8,9 @@ record that would be quarantined) is *left* for the general path: Arrow's reader
 which names the precise reason. The scanner never rejects a record, it only takes or leaves it, so what
 becomes of a record and the lake rows it turns into are the same on either path; the tests compare the
 two on valid, invalid and mutated records.
+
+The keys it knows are the fields of the models in :mod:`schemas.hand`, read by name; the limits it checks are
+those of :mod:`pipeline.ingest.checks`, the validator's.
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ from pipeline.ingest.checks import (
 from pipeline.ingest.columns import TEXT_FIELDS, BoardColumns, HandColumns, PlacementColumns, Scanned
 from pipeline.ingest.times import iso_time, to_utc
 from pipeline.pointers import address, load8
+from schemas.hand import HandRecord, Placement, PlayerRecord
 
 
 def _words(words: list[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -63,42 +67,56 @@ def _words(words: list[str]) -> tuple[np.ndarray, np.ndarray]:
     return data, np.concatenate([offsets, index.ravel()])
 
 
-HAND_KEYS = (
-    "hand_id",
-    "source",
-    "variant",
-    "played_at",
-    "site",
-    "table",
-    "session",
-    "hand_number",
-    "button",
-    "house_rules",
-    "players",
+HAND_KEYS = tuple(HandRecord.model_fields)
+"""A record's keys, as :class:`schemas.hand.HandRecord` declares them: a key's code in the scanner is its place
+here."""
+PLAYER_KEYS = tuple(PlayerRecord.model_fields)
+PLACEMENT_KEYS = tuple(Placement.model_fields)
+
+SCANNED = {
+    "hand": (*TEXT_FIELDS, "variant", "played_at", "hand_number", "button", "players"),
+    "player": (
+        "name",
+        "seat",
+        *ROWS,
+        "fantasyland",
+        "fantasyland_cards",
+        "surrendered",
+        "natural",
+        "discards",
+        "placements",
+        "points",
+        "stack",
+    ),
+    "placement": ("street", "card", "row"),
+}
+"""The fields the scanner reads, of a hand, of a player and of a placement. Some it takes only in their common
+form (a surrender only when false, a natural only when null) and leaves the line otherwise."""
+LEFT: dict[str, dict[str, str]] = {"hand": {}, "player": {}, "placement": {}}
+"""Fields of the models the scanner does not read, each with the reason: a line that has one is left to the
+general path. So is a line with a field in neither list, and ``tests/test_record_layout.py`` fails on that field."""
+
+# Each key the scanner reads, by name; any other key leaves the line.
+K_HAND_ID, K_VARIANT, K_PLAYED_AT, K_HAND_NUMBER, K_BUTTON, K_PLAYERS = map(
+    HAND_KEYS.index, ("hand_id", "variant", "played_at", "hand_number", "button", "players")
 )
-PLAYER_KEYS = (
-    "name",
-    "seat",
-    "top",
-    "middle",
-    "bottom",
-    "fantasyland",
-    "fantasyland_cards",
-    "surrendered",
-    "natural",
-    "discards",
-    "placements",
-    "points",
-    "stack",
+K_NAME, K_SEAT, K_FANTASYLAND, K_FANTASYLAND_CARDS, K_SURRENDERED, K_NATURAL = map(
+    PLAYER_KEYS.index, ("name", "seat", "fantasyland", "fantasyland_cards", "surrendered", "natural")
 )
-PLACEMENT_KEYS = ("street", "card", "row")
+K_DISCARDS, K_PLACEMENTS, K_POINTS, K_STACK = map(PLAYER_KEYS.index, ("discards", "placements", "points", "stack"))
+K_STREET, K_CARD, K_ROW = map(PLACEMENT_KEYS.index, ("street", "card", "row"))
+_TEXT_SLOT = np.array([TEXT_FIELDS.index(k) if k in TEXT_FIELDS else -1 for k in HAND_KEYS], dtype=np.int64)
+"""Each hand key's place among TEXT_FIELDS, -1 for a key not text."""
+_HAND_ID_SLOT = TEXT_FIELDS.index("hand_id")
+_ROW_OF_KEY = np.array([ROWS.index(k) if k in ROWS else -1 for k in PLAYER_KEYS], dtype=np.int64)
+"""Each player key's place among ROWS (the rows are keys of their own), -1 for a key not a row."""
+assert max(len(HAND_KEYS), len(PLAYER_KEYS), len(PLACEMENT_KEYS)) < 63, "the keys seen are bits of one integer"
 
 _HK, _HKO = _words(list(HAND_KEYS))
 _PK, _PKO = _words(list(PLAYER_KEYS))
 _LK, _LKO = _words(list(PLACEMENT_KEYS))
 _VK, _VKO = _words(list(VARIANT_NAMES))
 _RK, _RKO = _words(list(PLACEMENT_ROWS))
-_TEXT_SLOT = np.array([TEXT_FIELDS.index(k) if k in TEXT_FIELDS else -1 for k in HAND_KEYS], dtype=np.int64)
 _TRUE = np.frombuffer(b"true", dtype=np.uint8).copy()
 _FALSE = np.frombuffer(b"false", dtype=np.uint8).copy()
 _NULL = np.frombuffer(b"null", dtype=np.uint8).copy()
@@ -337,15 +355,31 @@ def _mask8(size: int) -> np.uint64:
     return _word8(b"\xff" * size)
 
 
-# ``{"street": 2, "card": "Kc", "row": "middle"}`` exactly as json.dumps writes it, in words of 8 bytes:
-# the street digit is at 11, the card at 23, the row name at 36.
-_PL_A, _PL_B = _word8(b'{"street": '), _word8(b'{"street": ', 3)
-_PL_C, _PL_D = _word8(b', "card": "'), _word8(b', "card": "', 3)
-_PL_E, _PL_F = _word8(b'", "row": "'), _word8(b'", "row": "', 3)
-_PL_ROWS = np.array([_word8(b'top"}'), _word8(b'middle"}'), _word8(b'bottom"}'), _word8(b'discard"')], dtype=np.uint64)
-_PL_ROW_MASKS = np.array([_mask8(5), _mask8(8), _mask8(8), _mask8(8)], dtype=np.uint64)
-_PL_ROW_ENDS = np.array([41, 44, 44, 45], dtype=np.int64)
-"""Where the placement ends (after its ``}``), by row; the ``}`` after ``discard"`` is past the word."""
+def _stretch(text: str) -> tuple[np.uint64, np.uint64, int]:
+    """Fixed bytes, 9 to 16 of them, as two words that cover them (the first eight bytes, the last eight)."""
+    raw = text.encode()
+    assert 8 < len(raw) <= 16, text
+    return _word8(raw), _word8(raw, len(raw) - 8), len(raw)
+
+
+# ``{"street": 2, "card": "Kc", "row": "middle"}`` exactly as json.dumps writes a placement, keys in this order:
+# its fixed bytes compared in words of 8 bytes. The street digit is at 11, the card at 23, the row name at 36.
+_PL_A, _PL_B, _PL_STREET_AT = _stretch(f'{{"{PLACEMENT_KEYS[K_STREET]}": ')
+_PL_C, _PL_D, _PL_CARD_OPEN = _stretch(f', "{PLACEMENT_KEYS[K_CARD]}": "')
+_PL_E, _PL_F, _PL_ROW_OPEN = _stretch(f'", "{PLACEMENT_KEYS[K_ROW]}": "')
+_PL_CARD_AT = _PL_STREET_AT + 1 + _PL_CARD_OPEN
+_PL_ROW_AT = _PL_CARD_AT + 2 + _PL_ROW_OPEN
+_PL_ROW_TEXT = [f'{row}"}}'.encode() for row in PLACEMENT_ROWS]
+"""Each row name with the closing bytes after it (``middle"}``), up to 16 bytes."""
+assert max(map(len, _PL_ROW_TEXT)) <= 16
+_PL_ROWS = np.array([_word8(t) for t in _PL_ROW_TEXT], dtype=np.uint64)
+_PL_ROW_MASKS = np.array([_mask8(min(len(t), 8)) for t in _PL_ROW_TEXT], dtype=np.uint64)
+_PL_ROW_TAILS = np.array([_word8(t, len(t) - 8) if len(t) > 8 else 0 for t in _PL_ROW_TEXT], dtype=np.uint64)
+"""The last eight bytes of a row name's text longer than a word (``iscard"}``); 0 for the others."""
+_PL_ROW_ENDS = np.array([_PL_ROW_AT + len(t) for t in _PL_ROW_TEXT], dtype=np.int64)
+"""Where the placement ends (after its ``}``), by row."""
+_PL_LONGEST = _PL_ROW_AT + max(8, *map(len, _PL_ROW_TEXT))
+"""Bytes the longest placement of this form takes (every word it reads lies within them)."""
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -355,30 +389,33 @@ def _compact_placement(buf: np.ndarray, p: int, e: int, pl: np.ndarray, b: int, 
     Most placements look like this, and comparing its fixed bytes eight at a time is much cheaper than
     tokenizing them.
     """
-    if p + 45 > e:
+    if p + _PL_LONGEST > e:
         return -1
-    if load8(buf, p) != _PL_A or load8(buf, p + 3) != _PL_B:
+    if load8(buf, p) != _PL_A or load8(buf, p + _PL_STREET_AT - 8) != _PL_B:
         return -1
-    if load8(buf, p + 12) != _PL_C or load8(buf, p + 15) != _PL_D:
+    c = p + _PL_STREET_AT + 1
+    if load8(buf, c) != _PL_C or load8(buf, c + _PL_CARD_OPEN - 8) != _PL_D:
         return -1
-    if load8(buf, p + 25) != _PL_E or load8(buf, p + 28) != _PL_F:
+    c = p + _PL_CARD_AT + 2
+    if load8(buf, c) != _PL_E or load8(buf, c + _PL_ROW_OPEN - 8) != _PL_F:
         return -1
-    street = buf[p + 11]
-    if not (49 <= street <= 57):
+    street = buf[p + _PL_STREET_AT]
+    if not (49 <= street <= 57):  # one digit, 1 to 9
         return -1
-    r = RANK_BYTE[buf[p + 23]]
-    u = SUIT_BYTE[buf[p + 24]]
+    r = RANK_BYTE[buf[p + _PL_CARD_AT]]
+    u = SUIT_BYTE[buf[p + _PL_CARD_AT + 1]]
     if r == NO_CARD or u == NO_CARD:
         return -1
-    name = load8(buf, p + 36)
-    for row in range(4):
+    name = load8(buf, p + _PL_ROW_AT)
+    for row in range(_PL_ROWS.size):
         if name & _PL_ROW_MASKS[row] == _PL_ROWS[row]:
-            if row == 3 and buf[p + 44] != 125:
+            end = p + _PL_ROW_ENDS[row]
+            if _PL_ROW_TAILS[row] != 0 and load8(buf, end - 8) != _PL_ROW_TAILS[row]:
                 return -1
             pl[b, n, 0] = street - 48
             pl[b, n, 1] = r * 4 + u
             pl[b, n, 2] = row
-            return p + _PL_ROW_ENDS[row]
+            return end
     return -1
 
 
@@ -412,13 +449,13 @@ def _scan_placements(buf: np.ndarray, p: int, e: int, pl: np.ndarray, b: int) ->
             k, p = _key(buf, p, e, _LK, _LKO)
             if p < 0 or k < 0:
                 return 0, -1
-            if k == 0 and street < 0:
+            if k == K_STREET and street < 0:
                 street, p = _int(buf, p, e)
                 if p < 0 or street < FIRST_STREET or street > LAST_STREET:
                     return 0, -1
-            elif k == 1 and card < 0:
+            elif k == K_CARD and card < 0:
                 card, p = _card(buf, p, e)
-            elif k == 2 and row < 0:
+            elif k == K_ROW and row < 0:
                 s, t, p = _string(buf, p, e)
                 if p < 0:
                     return 0, -1
@@ -480,13 +517,13 @@ def _scan_player(
         if p < 0 or k < 0 or seen & (1 << k):
             return -1
         seen |= 1 << k
-        if k == 0:  # name
+        if k == K_NAME:
             s, t, p = _string(buf, p, e)
             if p < 0 or t == s:
                 return -1
             bspan[b, 0] = s
             bspan[b, 1] = t
-        elif k == 1 or k == 6 or k == 11 or k == 12:  # seat, fantasyland_cards, points, stack
+        elif k == K_SEAT or k == K_FANTASYLAND_CARDS or k == K_POINTS or k == K_STACK:  # noqa: SIM109 - compiled code: integer compares
             q = _literal(buf, p, e, _NULL)
             if q >= 0:
                 p = q
@@ -494,15 +531,15 @@ def _scan_player(
                 v, p = _int(buf, p, e)
                 if p < 0:
                     return -1
-                if k == 1:
+                if k == K_SEAT:
                     if v < 0 or v > MAX_SEAT:
                         return -1
                     bint[b, B_SEAT] = v
-                elif k == 6:
+                elif k == K_FANTASYLAND_CARDS:
                     if v < _FL_FEWEST or v > _FL_MOST:
                         return -1
                     bint[b, B_FL_CARDS] = v
-                elif k == 11:
+                elif k == K_POINTS:
                     if v < -POINTS_MAX or v > POINTS_MAX:
                         return -1
                     bint[b, B_POINTS] = v
@@ -512,30 +549,33 @@ def _scan_player(
                         return -1
                     bint[b, B_STACK] = v
                     bint[b, B_STACK_OK] = 1
-        elif k == 2 or k == 3 or k == 4:  # top, middle, bottom
-            width = _ROW_SIZES[k - 2]
-            n, p = _cards(buf, p, e, bcards, b, _ROW_STARTS[k - 2], width)
+        elif _ROW_OF_KEY[k] >= 0:  # top, middle, bottom
+            r = _ROW_OF_KEY[k]
+            width = _ROW_SIZES[r]
+            n, p = _cards(buf, p, e, bcards, b, _ROW_STARTS[r], width)
             if p < 0 or n != width:
                 return -1
-            rows |= 1 << (k - 2)
-        elif k == 5:  # fantasyland
+            rows |= 1 << r
+        elif k == K_FANTASYLAND:
             v, p = _bool(buf, p, e)
             bint[b, B_FL] = v
-        elif k == 7:  # surrendered: only a plain false is taken
+        elif k == K_SURRENDERED:  # only a plain false is taken
             v, p = _bool(buf, p, e)
             if v:
                 return -1
-        elif k == 8:  # natural: only null is taken
+        elif k == K_NATURAL:  # only null is taken
             p = _literal(buf, p, e, _NULL)
-        elif k == 9:  # discards
+        elif k == K_DISCARDS:
             n, p = _cards(buf, p, e, bcards, b, BOARD, MAX_DISCARDS)
             bint[b, B_DISCARDS] = max(n, 0)
-        else:  # placements
+        elif k == K_PLACEMENTS:
             n, p = _scan_placements(buf, p, e, pl, b)
             if p >= 0 and n == 0:
                 return -1
             bint[b, B_PLACEMENTS] = max(n, 0)
             bint[b, B_HAS_PLACEMENTS] = n > 0
+        else:  # a field the scanner does not read (LEFT)
+            return -1
         if p < 0:
             return -1
         p, closed = _after_item(buf, p, e, 125)
@@ -700,7 +740,7 @@ def _scan_line(
         if p < 0 or k < 0 or seen & (1 << k):
             return False
         seen |= 1 << k
-        if k == 10:  # players
+        if k == K_PLAYERS:
             if p >= e or buf[p] != 91:
                 return False
             p = _ws(buf, p + 1, e)
@@ -718,32 +758,32 @@ def _scan_line(
                 if closed:
                     break
             hint[i, H_PLAYERS] = n
-        elif k == 7 or k == 8:  # hand_number, button
+        elif k == K_HAND_NUMBER or k == K_BUTTON:  # noqa: SIM109 - compiled code: integer compares
             q = _literal(buf, p, e, _NULL)
             if q >= 0:
                 p = q
             else:
                 v, p = _int(buf, p, e)
-                if p < 0 or v < 0 or (k == 8 and v > MAX_SEAT):
+                if p < 0 or v < 0 or (k == K_BUTTON and v > MAX_SEAT):
                     return False
-                col = H_NUMBER if k == 7 else H_BUTTON
+                col = H_NUMBER if k == K_HAND_NUMBER else H_BUTTON
                 hint[i, col] = v
                 hint[i, col + 1] = 1
-        else:
+        elif k == K_VARIANT or k == K_PLAYED_AT or _TEXT_SLOT[k] >= 0:  # noqa: SIM109 - compiled code: integer compares
             q = _literal(buf, p, e, _NULL)
             if q >= 0:
-                if k == 0 or k == 2:  # hand_id and variant are required
+                if k == K_HAND_ID or k == K_VARIANT:  # noqa: SIM109 - required
                     return False
                 p = q
             else:
                 s, t, p = _string(buf, p, e)
                 if p < 0:
                     return False
-                if k == 2:
+                if k == K_VARIANT:
                     hint[i, H_VARIANT] = _word(buf, s, t, _VK, _VKO)
                     if hint[i, H_VARIANT] < 0:
                         return False
-                elif k == 3:
+                elif k == K_PLAYED_AT:
                     us, ok, naive = iso_time(buf, s, t)
                     if not ok:
                         return False
@@ -752,16 +792,18 @@ def _scan_line(
                     hint[i, H_PLAYED_NAIVE] = naive  # a wall-clock time, read in the naive zone after the scan
                 else:
                     f = _TEXT_SLOT[k]
-                    if k == 0 and t == s:
+                    if k == K_HAND_ID and t == s:
                         return False
                     hspan[i, f, 0] = s
                     hspan[i, f, 1] = t
+        else:  # a field the scanner does not read (LEFT)
+            return False
         p, closed = _after_item(buf, p, e, 125)
         if p < 0:
             return False
         if closed:
             break
-    if _ws(buf, p, e) != e or hspan[i, 0, 0] < 0 or hint[i, H_VARIANT] < 0 or hint[i, H_PLAYERS] == 0:
+    if _ws(buf, p, e) != e or hspan[i, _HAND_ID_SLOT, 0] < 0 or hint[i, H_VARIANT] < 0 or hint[i, H_PLAYERS] == 0:
         return False
     return _check_hand(buf, i, hint, bspan, bint, bcards, pl)
 
