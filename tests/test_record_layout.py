@@ -220,3 +220,16 @@ def test_the_checks_follow_the_game() -> None:
     assert checks.MAX_PLAYERS_OF[-1] == checks.MAX_PLAYERS
     assert checks.FANTASYLAND_MASK[-1] == 0
     assert checks.VARIANT_NAMES == tuple(HandRecord.model_fields["variant"].annotation)
+
+
+def test_the_scanner_is_compiled_with_the_constants_it_reads_today(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Numba's cache knows the scanner's own file, not the values it takes from others (the models, the checks, the
+    game): a digest of them, compiled in, tells when its cached kernels must be compiled again."""
+    import pipeline.ingest.jsonl_scan as jsonl_scan
+
+    assert _taken(json.dumps(scanned_record()).encode())
+    assert jsonl_scan._compiled_constants() == jsonl_scan._compiled_digest == jsonl_scan._constants_digest()
+    for name, value in (("MAX_SEAT", 14), ("FANTASYLAND_MASK", jsonl_scan.FANTASYLAND_MASK ^ 1), ("K_BUTTON", 3)):
+        with monkeypatch.context() as m:
+            m.setattr(jsonl_scan, name, value)
+            assert jsonl_scan._constants_digest() != jsonl_scan._compiled_digest, name

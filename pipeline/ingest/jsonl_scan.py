@@ -15,10 +15,14 @@ those of :mod:`pipeline.ingest.checks`, the validator's.
 
 from __future__ import annotations
 
+import hashlib
+import threading
+
 import numba
 import numpy as np
 import pyarrow as pa
 from numba import njit, prange
+from numba.extending import is_jitted
 
 from pipeline.cards import NO_CARD, RANK_BYTE, SUIT_BYTE
 from pipeline.game import BOARD, MAX_SEAT, PLACEMENT_ROWS, ROW_SIZES, ROWS
@@ -922,8 +926,57 @@ def _placement_rows(
             k += 1
 
 
+# ---------------------------------------------------------------- compiled with the constants of today
+
+
+def _constants_digest() -> int:
+    """A digest of every constant the kernels here may read: this module's globals, many of them from others
+    (but those of this check itself)."""
+    digest = hashlib.sha256()
+    for name, value in sorted(globals().items()):
+        if name.startswith(("__", "_compiled")):
+            continue
+        if isinstance(value, np.ndarray):
+            digest.update(f"{name}:{value.dtype.str}{value.shape}:".encode() + value.tobytes())
+        elif isinstance(value, int | np.integer | str | tuple):
+            digest.update(f"{name}={value!r};".encode())
+    return int.from_bytes(digest.digest()[:7], "little")
+
+
+_compiled_digest = _constants_digest()
+
+
+@njit(cache=True, nogil=True)
+def _compiled_constants() -> int:
+    return _compiled_digest
+
+
+_compiled_checked = False
+_compiled_lock = threading.Lock()
+
+
+def _compiled_current() -> None:
+    """Make sure the kernels here are compiled with today's constants.
+
+    Numba freezes a global's value when it compiles a kernel, and renews its cache when the kernel's own file
+    changes, not when a value the file takes from another module does: the record's layout
+    (:mod:`schemas.hand`), the checks (:mod:`pipeline.ingest.checks`), the game's facts (:mod:`pipeline.game`).
+    When the cached kernels were compiled with other values, all of them are compiled again.
+    """
+    global _compiled_checked
+    if _compiled_checked:
+        return
+    with _compiled_lock:
+        if not _compiled_checked and _compiled_constants() != _compiled_digest:
+            for f in list(globals().values()):
+                if is_jitted(f) and f.py_func.__module__ == __name__:
+                    f.recompile()
+        _compiled_checked = True
+
+
 def scan(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, lines: np.ndarray) -> Scanned:
     """Scan the lines ``buf[starts[i]:ends[i]]`` (source line numbers ``lines``): the taken ones as columns."""
+    _compiled_current()
     n = starts.size
     taken = np.zeros(n, dtype=np.bool_)
     hspan = np.empty((n, len(TEXT_FIELDS), 2), dtype=np.int64)
