@@ -98,7 +98,9 @@ def _byte_tables() -> tuple[np.ndarray, np.ndarray]:
     return rank, suit
 
 
-_RANK_BYTE, _SUIT_BYTE = _byte_tables()
+RANK_BYTE, SUIT_BYTE = _byte_tables()
+"""Rank and suit of a card's two-letter name by byte (``RANK_BYTE[ord("T")]`` is 8), NO_CARD for any other byte:
+the tables the compiled readers decode two-letter cards with."""
 
 
 @njit(cache=True, nogil=True)
@@ -139,7 +141,7 @@ def _parse_arrow(tokens: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     data = np.frombuffer(data_buf, dtype=np.uint8) if data_buf is not None else np.zeros(1, np.uint8)
     valid = np.asarray(pc.is_valid(arr), dtype=np.bool_)
     codes = np.empty(len(arr), dtype=np.uint8)
-    misses = _decode_two_letter(offsets, data, valid, _RANK_BYTE, _SUIT_BYTE, codes)
+    misses = _decode_two_letter(offsets, data, valid, RANK_BYTE, SUIT_BYTE, codes)
     ok = codes != NO_CARD
     if misses:  # 10d, A♠, padded or bad tokens: the general parser
         rest = np.flatnonzero(~ok)

@@ -17,6 +17,8 @@ import pytest
 
 import pipeline.ingest.jsonl as jsonl
 from pipeline.cards import CARD_NAMES
+from pipeline.game import BOARD, ROW_SIZES, ROWS, facts
+from pipeline.ingest.checks import VARIANT_NAMES
 from pipeline.ingest.jsonl_scan import scan
 from pipeline.ingest.validate import Validated, validate
 
@@ -46,7 +48,7 @@ def _leave_all(buf: np.ndarray, starts: np.ndarray, stops: np.ndarray, lines: np
     return s
 
 
-def _read(data: bytes, monkeypatch: pytest.MonkeyPatch | None = None) -> tuple[Validated, int]:
+def read_jsonl(data: bytes, monkeypatch: pytest.MonkeyPatch | None = None) -> tuple[Validated, int]:
     """Everything the JSONL reader and the validator make of ``data``, and how many lines were taken fast."""
     if monkeypatch is not None:
         monkeypatch.setattr(jsonl, "scan", _leave_all)
@@ -65,7 +67,7 @@ def _read(data: bytes, monkeypatch: pytest.MonkeyPatch | None = None) -> tuple[V
     return out, taken
 
 
-def _rows(v: Validated) -> dict[str, list[dict]]:
+def sorted_rows(v: Validated) -> dict[str, list[dict]]:
     """The lake rows in a canonical order, strings decoded, so the two paths can be compared."""
 
     def plain(t: pa.Table) -> pa.Table:
@@ -88,11 +90,11 @@ def _problems(v: Validated) -> list[tuple[int, int, str, str | None]]:
 
 def assert_same_both_ways(data: bytes, monkeypatch: pytest.MonkeyPatch) -> tuple[int, int]:
     """Both paths give the same rows and problems; returns (lines taken fast, hands accepted)."""
-    fast, taken = _read(data)
-    slow, none_taken = _read(data, monkeypatch)
+    fast, taken = read_jsonl(data)
+    slow, none_taken = read_jsonl(data, monkeypatch)
     assert none_taken == 0
     assert _problems(fast) == _problems(slow)
-    assert _rows(fast) == _rows(slow)
+    assert sorted_rows(fast) == sorted_rows(slow)
     np.testing.assert_array_equal(np.bincount(fast.board_hand, minlength=fast.hands.num_rows) > 0, True)
     return taken, fast.hands.num_rows
 
@@ -285,9 +287,154 @@ def test_out_of_range_numbers_are_quarantined(change: Any, reason: str, monkeypa
     record = hand(rng, 0)
     record["players"] = record["players"][:2]
     change(record)
-    fast, _ = _read((json.dumps(record) + "\n").encode())
+    fast, _ = read_jsonl((json.dumps(record) + "\n").encode())
     assert [p.reason for p in fast.problems] == [reason]
     assert_same_both_ways((json.dumps(record) + "\n").encode(), monkeypatch)
+
+
+def table(variant: str, players: int, fantasyland: int | None = None, seed: int = 0) -> dict[str, Any]:
+    """A valid hand of ``variant`` with every player's placements, dealt as the game says; with ``fantasyland``, the
+    first player is in Fantasyland and says so many cards were dealt. Past 52 cards the deck starts again (a hand
+    with too many players is refused before its cards are looked at)."""
+    deck = [str(c) for c in CARD_NAMES[np.random.default_rng(seed).permutation(52)]]
+    deal = facts(variant).deal
+    rows = [r for r, size in zip(ROWS, ROW_SIZES, strict=True) for _ in range(size)]
+    used = 0
+    out = []
+    for p in range(players):
+        fl = p == 0 and fantasyland is not None
+        dealt, dropped_on = (
+            ((max(fantasyland, BOARD),), (max(fantasyland - BOARD, 0),)) if fl else (deal.dealt, deal.discarded)
+        )
+        kept, dropped, placements = [], [], []
+        for street, (d, x) in enumerate(zip(dealt, dropped_on, strict=True), start=1):
+            cards = [deck[(used + k) % 52] for k in range(d)]
+            used += d
+            for c in cards[: d - x]:
+                placements.append({"street": street, "card": c, "row": rows[len(kept)]})
+                kept.append(c)
+            for c in cards[d - x :]:
+                placements.append({"street": street, "card": c, "row": "discard"})
+                dropped.append(c)
+        player: dict[str, Any] = {
+            "name": f"p{p}",
+            "seat": p,
+            "top": kept[:3],
+            "middle": kept[3:8],
+            "bottom": kept[8:],
+            "discards": dropped,
+            "placements": placements,
+        }
+        if fl:
+            player.update(fantasyland=True, fantasyland_cards=fantasyland)
+        out.append(player)
+    return {"hand_id": f"{variant}-{players}", "variant": variant, "players": out}
+
+
+def _set(path: str, value: Any) -> Any:
+    """A change to a record: ``button``, ``players.0.seat`` or ``players.0.placements.-1.street`` set to ``value``."""
+
+    def change(record: dict[str, Any]) -> None:
+        *where, last = [int(k) if k.lstrip("-").isdigit() else k for k in path.split(".")]
+        target = record
+        for k in where:
+            target = target[k]
+        target[last] = value
+
+    return change
+
+
+def _limits() -> list[Any]:
+    """(record, reason or None when accepted) at each side of each limit both paths check."""
+    top = 2**31 - 1
+    cases: list[tuple[str, dict[str, Any], str | None]] = []
+
+    def case(name: str, record: dict[str, Any], reason: str | None, *changes: Any) -> None:
+        for change in changes:
+            change(record)
+        cases.append((name, record, reason))
+
+    case("seat 15", table("ofc", 2), None, _set("players.0.seat", 15))
+    case("seat 16", table("ofc", 2), "players[0].seat: 16 is not 0..15", _set("players.0.seat", 16))
+    case("seat -1", table("ofc", 2), "players[1].seat: -1 is not 0..15", _set("players.1.seat", -1))
+    case("button 15", table("ofc", 2), None, _set("button", 15))
+    case("button 16", table("ofc", 2), "button: 16 is not a seat 0..15", _set("button", 16))
+    case("button -1", table("ofc", 2), "button: -1 is not a seat 0..15", _set("button", -1))
+    case("hand number 0", table("ofc", 2), None, _set("hand_number", 0))
+    case("hand number -1", table("ofc", 2), "hand_number: -1 is negative", _set("hand_number", -1))
+    case("1 player", table("ofc", 1), "players: a hand has 2 to 4 players, got 1")
+    for variant in VARIANT_NAMES:
+        most = facts(variant).max_players
+        case(f"{variant}, {most} players", table(variant, most), None)
+        over = most + 1
+        reason = (
+            f"players: a hand has 2 to 4 players, got {over}"
+            if over > 4
+            else "players: Pineapple is played by at most 3 players"
+        )
+        case(f"{variant}, {over} players", table(variant, over), reason)
+    for variant in VARIANT_NAMES:
+        allowed = facts(variant).fantasyland_cards
+        for count in range(12, 19):
+            reason = (
+                None
+                if count in allowed
+                else "players[0].fantasyland: classic has no Fantasyland"
+                if not allowed
+                else f"players[0].fantasyland_cards: {count} cards are not dealt in Fantasyland in this variant"
+            )
+            case(f"{variant}, Fantasyland of {count}", table(variant, 2, fantasyland=count), reason)
+    for value, reason in (
+        (top, None),
+        (-top, None),
+        (top + 1, f"{top + 1} is too large"),
+        (-top - 1, f"{-top - 1} is too large"),
+    ):
+        case(
+            f"points {value}",
+            table("ofc", 2),
+            reason and f"players[1].points: {reason}",
+            _set("players.1.points", value),
+        )
+    stack = f"is not 1 to {top}"
+    for value, reason in ((1, None), (top, None), (0, f"0 {stack}"), (top + 1, f"{top + 1} {stack}")):
+        case(
+            f"stack {value}", table("ofc", 2), reason and f"players[0].stack: {reason}", _set("players.0.stack", value)
+        )
+    wrong = "players[0].discards: {} cards, but this hand discards a different number"
+    case("pineapple, 4 discards", table("pineapple", 2), None, _set("players.0.placements", None))
+    case(
+        "pineapple, 3 discards",
+        table("pineapple", 2),
+        wrong.format(3),
+        _set("players.0.placements", None),
+        lambda r: r["players"][0]["discards"].pop(),
+    )
+    case("ofc, 1 discard", table("ofc", 2), wrong.format(1), _set("players.0.discards", ["2c"]))
+    case("ofc, last street 9", table("ofc", 2), None, _set("players.0.placements.-1.street", 9))
+    streets = "players[0].placements: streets do not follow the deal of this variant"
+    case("ofc, street 10", table("ofc", 2), streets, _set("players.0.placements.-1.street", 10))
+    case("pineapple, street 6", table("pineapple", 2), streets, _set("players.0.placements.-1.street", 6))
+    case(
+        "street 0",
+        table("ofc", 2),
+        "players[0].placements[0]: street 0 is not 1 or more",
+        _set("players.0.placements.0.street", 0),
+    )
+    return [pytest.param(record, reason, id=name) for name, record, reason in cases]
+
+
+@pytest.mark.parametrize(("record", "reason"), _limits())
+def test_each_limit_is_the_same_on_both_paths(
+    record: dict[str, Any], reason: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At each side of each limit both paths check: what the validator accepts there the scanner takes, and what it
+    refuses it gives the reason for."""
+    data = (json.dumps(record) + "\n").encode()
+    fast, taken = read_jsonl(data)
+    assert [p.reason for p in fast.problems] == ([] if reason is None else [reason])
+    assert taken == (reason is None)
+    assert_same_both_ways(data, monkeypatch)
 
 
 def test_an_enormous_line_is_quarantined_without_being_held(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -18,7 +18,7 @@ import pytest
 import schemas.hand
 from pipeline.ingest.times import parse_times
 from schemas.hand import HandRecord
-from tests.test_ingest_scan import _read, _rows, assert_same_both_ways
+from tests.test_ingest_scan import assert_same_both_ways, read_jsonl, sorted_rows
 
 ZONES = [
     ZoneInfo("Europe/Berlin"),
@@ -89,7 +89,7 @@ def test_scanner_and_general_path_read_naive_times_in_the_naive_zone(
     data = "".join(json.dumps(r) + "\n" for r in records).encode()
     taken, accepted = assert_same_both_ways(data, pytest.MonkeyPatch())  # undoes only its own patches
     assert (taken, accepted) == (len(TEXTS) - NOT_SCANNED, len(TEXTS))
-    played = [row["played_at"] for row in _rows(_read(data)[0])["hands"]]
+    played = [row["played_at"] for row in sorted_rows(read_jsonl(data)[0])["hands"]]
     assert played == [HandRecord.model_validate(r).played_at.astimezone(UTC) for r in records]
     micros = [(t.replace(tzinfo=None) - _EPOCH) // _MICROSECOND for t in played]
     assert micros == [_python_micros(t, zone) for t in TEXTS]

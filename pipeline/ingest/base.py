@@ -11,15 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, BinaryIO, Protocol
+from typing import BinaryIO, Protocol
 
 import numpy as np
 import pyarrow as pa
 
+from pipeline.ingest.columns import Scanned
 from schemas.lake import RECORD
-
-if TYPE_CHECKING:
-    from pipeline.ingest.validate import Scanned
 
 RAW_LIMIT = 1000
 """Characters of a bad record kept in quarantine."""

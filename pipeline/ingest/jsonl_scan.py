@@ -8,28 +8,50 @@ record that would be quarantined) is *left* for the general path: Arrow's reader
 which names the precise reason. The scanner never rejects a record, it only takes or leaves it, so what
 becomes of a record and the lake rows it turns into are the same on either path; the tests compare the
 two on valid, invalid and mutated records.
+
+The keys it knows are the fields of the models in :mod:`schemas.hand`, read by name; the limits it checks are
+those of :mod:`pipeline.ingest.checks`, the validator's.
 """
 
 from __future__ import annotations
+
+import hashlib
+import threading
 
 import numba
 import numpy as np
 import pyarrow as pa
 from numba import njit, prange
+from numba.extending import is_jitted
 
-from pipeline.cards import _RANK_BYTE, _SUIT_BYTE, NO_CARD
-from pipeline.ingest.times import iso_time, to_utc
-from pipeline.ingest.validate import (
-    FANTASYLAND_CARDS,
-    PLACEMENT_ROWS,
-    TEXT_FIELDS,
-    VARIANTS,
-    BoardColumns,
-    HandColumns,
-    PlacementColumns,
-    Scanned,
+from pipeline.cards import NO_CARD, RANK_BYTE, SUIT_BYTE
+from pipeline.game import BOARD, MAX_SEAT, PLACEMENT_ROWS, ROW_SIZES, ROWS
+from pipeline.ingest.checks import (
+    CLASSIC,
+    DISCARD_ROW,
+    FANTASYLAND_DEALT,
+    FANTASYLAND_MASK,
+    FIRST_STREET,
+    LAST_STREET,
+    MAX_DEALT,
+    MAX_DISCARDS,
+    MAX_PLAYERS,
+    MAX_PLAYERS_OF,
+    MIN_PLAYERS,
+    NORMAL_DISCARDS,
+    POINTS_MAX,
+    ROW_ENDS,
+    ROW_STARTS,
+    STACK_MAX,
+    STACK_MIN,
+    STREET_DISCARDED,
+    STREET_PLACED,
+    VARIANT_NAMES,
 )
+from pipeline.ingest.columns import TEXT_FIELDS, BoardColumns, HandColumns, PlacementColumns, Scanned
+from pipeline.ingest.times import iso_time, to_utc
 from pipeline.pointers import address, load8
+from schemas.hand import HandRecord, Placement, PlayerRecord
 
 
 def _words(words: list[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -49,61 +71,83 @@ def _words(words: list[str]) -> tuple[np.ndarray, np.ndarray]:
     return data, np.concatenate([offsets, index.ravel()])
 
 
-HAND_KEYS = (
-    "hand_id",
-    "source",
-    "variant",
-    "played_at",
-    "site",
-    "table",
-    "session",
-    "hand_number",
-    "button",
-    "house_rules",
-    "players",
+HAND_KEYS = tuple(HandRecord.model_fields)
+"""A record's keys, as :class:`schemas.hand.HandRecord` declares them: a key's code in the scanner is its place
+here."""
+PLAYER_KEYS = tuple(PlayerRecord.model_fields)
+PLACEMENT_KEYS = tuple(Placement.model_fields)
+
+SCANNED = {
+    "hand": (*TEXT_FIELDS, "variant", "played_at", "hand_number", "button", "players"),
+    "player": (
+        "name",
+        "seat",
+        *ROWS,
+        "fantasyland",
+        "fantasyland_cards",
+        "surrendered",
+        "natural",
+        "discards",
+        "placements",
+        "points",
+        "stack",
+    ),
+    "placement": ("street", "card", "row"),
+}
+"""The fields the scanner reads, of a hand, of a player and of a placement. Some it takes only in their common
+form (a surrender only when false, a natural only when null) and leaves the line otherwise."""
+LEFT: dict[str, dict[str, str]] = {"hand": {}, "player": {}, "placement": {}}
+"""Fields of the models the scanner does not read, each with the reason: a line that has one is left to the
+general path. So is a line with a field in neither list, and ``tests/test_record_layout.py`` fails on that field."""
+
+# Each key the scanner reads, by name; any other key leaves the line.
+K_HAND_ID, K_VARIANT, K_PLAYED_AT, K_HAND_NUMBER, K_BUTTON, K_PLAYERS = map(
+    HAND_KEYS.index, ("hand_id", "variant", "played_at", "hand_number", "button", "players")
 )
-PLAYER_KEYS = (
-    "name",
-    "seat",
-    "top",
-    "middle",
-    "bottom",
-    "fantasyland",
-    "fantasyland_cards",
-    "surrendered",
-    "natural",
-    "discards",
-    "placements",
-    "points",
-    "stack",
+K_NAME, K_SEAT, K_FANTASYLAND, K_FANTASYLAND_CARDS, K_SURRENDERED, K_NATURAL = map(
+    PLAYER_KEYS.index, ("name", "seat", "fantasyland", "fantasyland_cards", "surrendered", "natural")
 )
-PLACEMENT_KEYS = ("street", "card", "row")
+K_DISCARDS, K_PLACEMENTS, K_POINTS, K_STACK = map(PLAYER_KEYS.index, ("discards", "placements", "points", "stack"))
+K_STREET, K_CARD, K_ROW = map(PLACEMENT_KEYS.index, ("street", "card", "row"))
+_TEXT_SLOT = np.array([TEXT_FIELDS.index(k) if k in TEXT_FIELDS else -1 for k in HAND_KEYS], dtype=np.int64)
+"""Each hand key's place among TEXT_FIELDS, -1 for a key not text."""
+_HAND_ID_SLOT = TEXT_FIELDS.index("hand_id")
+_ROW_OF_KEY = np.array([ROWS.index(k) if k in ROWS else -1 for k in PLAYER_KEYS], dtype=np.int64)
+"""Each player key's place among ROWS (the rows are keys of their own), -1 for a key not a row."""
+assert max(len(HAND_KEYS), len(PLAYER_KEYS), len(PLACEMENT_KEYS)) < 63, "the keys seen are bits of one integer"
 
 _HK, _HKO = _words(list(HAND_KEYS))
 _PK, _PKO = _words(list(PLAYER_KEYS))
 _LK, _LKO = _words(list(PLACEMENT_KEYS))
-_VK, _VKO = _words(list(VARIANTS))
+_VK, _VKO = _words(list(VARIANT_NAMES))
 _RK, _RKO = _words(list(PLACEMENT_ROWS))
-_TEXT_SLOT = np.array([TEXT_FIELDS.index(k) if k in TEXT_FIELDS else -1 for k in HAND_KEYS], dtype=np.int64)
 _TRUE = np.frombuffer(b"true", dtype=np.uint8).copy()
 _FALSE = np.frombuffer(b"false", dtype=np.uint8).copy()
 _NULL = np.frombuffer(b"null", dtype=np.uint8).copy()
 
-_CLASSIC = VARIANTS.index("classic")
-_PINEAPPLES = np.array([VARIANTS.index(v) for v in ("pineapple", "progressive-pineapple", "pineapple-27")])
-_FL_ALLOWED = np.array([sum(1 << c for c in FANTASYLAND_CARDS.get(v, ())) for v in VARIANTS], dtype=np.int64)
-"""Fantasyland card counts each variant deals, as bit masks."""
+# The limits of :mod:`pipeline.ingest.checks`, as the compiled code reads them (numba freezes a global when it
+# compiles). A line outside any of them is left to the general path, which names the reason.
+_FL_FEWEST, _FL_MOST = FANTASYLAND_DEALT[0], FANTASYLAND_DEALT[-1]
+_TOP_END, _MIDDLE_END = ROW_ENDS[0], ROW_ENDS[1]
+_ROW_SIZES = np.array(ROW_SIZES, dtype=np.int64)
+_ROW_STARTS = np.array(ROW_STARTS, dtype=np.int64)
+_ALL_ROWS = (1 << len(ROWS)) - 1
+_STREET_BITS = 5
+"""A board's cards placed (and discarded) on each street are counted in 5 bits a street of one integer."""
+_STREET_COUNT = (1 << _STREET_BITS) - 1
+assert MAX_DEALT <= _STREET_COUNT
+assert _STREET_BITS * (LAST_STREET + 1) < 63
 
-MAX_PLAYERS = 4
-MAX_DISCARDS = 4
-MAX_PLACEMENTS = 17
-MAX_STREET = 19
-INT32_MAX = 2**31 - 1
-LAST_STREET = 9
-"""No variant deals more streets; a later street is left to the general path, which names it."""
-OFC_PLACED = sum(1 << 5 * s for s in range(2, 10)) + (5 << 5)
-PINEAPPLE_PLACED = sum(2 << 5 * s for s in range(2, 6)) + (5 << 5)
-PINEAPPLE_DROPPED = sum(1 << 5 * s for s in range(2, 6))
+
+def _by_street(counts: np.ndarray) -> np.ndarray:
+    """Per variant, its cards placed (or discarded) on each street as counters of _STREET_BITS bits."""
+    return np.array([sum(int(c) << _STREET_BITS * s for s, c in enumerate(row)) for row in counts], dtype=np.int64)
+
+
+_PLACED = _by_street(STREET_PLACED)
+_DROPPED = _by_street(STREET_DISCARDED)
+_FANTASYLAND_PLACED = BOARD << _STREET_BITS * FIRST_STREET
+"""A Fantasyland board places a whole board on the first street (and discards the rest there)."""
 
 # Column indices of the per-hand and per-board integer outputs.
 H_VARIANT, H_PLAYERS, H_PLAYED, H_PLAYED_OK, H_NUMBER, H_NUMBER_OK, H_BUTTON, H_BUTTON_OK, H_PLAYED_NAIVE = range(9)
@@ -256,8 +300,8 @@ def _card(buf: np.ndarray, p: int, e: int) -> tuple[int, int]:
     s, t, q = _string(buf, p, e)
     if q < 0 or t - s != 2:
         return 0, -1
-    r = _RANK_BYTE[buf[s]]
-    u = _SUIT_BYTE[buf[s + 1]]
+    r = RANK_BYTE[buf[s]]
+    u = SUIT_BYTE[buf[s + 1]]
     if r == NO_CARD or u == NO_CARD:
         return 0, -1
     return r * 4 + u, q
@@ -315,15 +359,31 @@ def _mask8(size: int) -> np.uint64:
     return _word8(b"\xff" * size)
 
 
-# ``{"street": 2, "card": "Kc", "row": "middle"}`` exactly as json.dumps writes it, in words of 8 bytes:
-# the street digit is at 11, the card at 23, the row name at 36.
-_PL_A, _PL_B = _word8(b'{"street": '), _word8(b'{"street": ', 3)
-_PL_C, _PL_D = _word8(b', "card": "'), _word8(b', "card": "', 3)
-_PL_E, _PL_F = _word8(b'", "row": "'), _word8(b'", "row": "', 3)
-_PL_ROWS = np.array([_word8(b'top"}'), _word8(b'middle"}'), _word8(b'bottom"}'), _word8(b'discard"')], dtype=np.uint64)
-_PL_ROW_MASKS = np.array([_mask8(5), _mask8(8), _mask8(8), _mask8(8)], dtype=np.uint64)
-_PL_ROW_ENDS = np.array([41, 44, 44, 45], dtype=np.int64)
-"""Where the placement ends (after its ``}``), by row; the ``}`` after ``discard"`` is past the word."""
+def _stretch(text: str) -> tuple[np.uint64, np.uint64, int]:
+    """Fixed bytes, 9 to 16 of them, as two words that cover them (the first eight bytes, the last eight)."""
+    raw = text.encode()
+    assert 8 < len(raw) <= 16, text
+    return _word8(raw), _word8(raw, len(raw) - 8), len(raw)
+
+
+# ``{"street": 2, "card": "Kc", "row": "middle"}`` exactly as json.dumps writes a placement, keys in this order:
+# its fixed bytes compared in words of 8 bytes. The street digit is at 11, the card at 23, the row name at 36.
+_PL_A, _PL_B, _PL_STREET_AT = _stretch(f'{{"{PLACEMENT_KEYS[K_STREET]}": ')
+_PL_C, _PL_D, _PL_CARD_OPEN = _stretch(f', "{PLACEMENT_KEYS[K_CARD]}": "')
+_PL_E, _PL_F, _PL_ROW_OPEN = _stretch(f'", "{PLACEMENT_KEYS[K_ROW]}": "')
+_PL_CARD_AT = _PL_STREET_AT + 1 + _PL_CARD_OPEN
+_PL_ROW_AT = _PL_CARD_AT + 2 + _PL_ROW_OPEN
+_PL_ROW_TEXT = [f'{row}"}}'.encode() for row in PLACEMENT_ROWS]
+"""Each row name with the closing bytes after it (``middle"}``), up to 16 bytes."""
+assert max(map(len, _PL_ROW_TEXT)) <= 16
+_PL_ROWS = np.array([_word8(t) for t in _PL_ROW_TEXT], dtype=np.uint64)
+_PL_ROW_MASKS = np.array([_mask8(min(len(t), 8)) for t in _PL_ROW_TEXT], dtype=np.uint64)
+_PL_ROW_TAILS = np.array([_word8(t, len(t) - 8) if len(t) > 8 else 0 for t in _PL_ROW_TEXT], dtype=np.uint64)
+"""The last eight bytes of a row name's text longer than a word (``iscard"}``); 0 for the others."""
+_PL_ROW_ENDS = np.array([_PL_ROW_AT + len(t) for t in _PL_ROW_TEXT], dtype=np.int64)
+"""Where the placement ends (after its ``}``), by row."""
+_PL_LONGEST = _PL_ROW_AT + max(8, *map(len, _PL_ROW_TEXT))
+"""Bytes the longest placement of this form takes (every word it reads lies within them)."""
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -333,30 +393,33 @@ def _compact_placement(buf: np.ndarray, p: int, e: int, pl: np.ndarray, b: int, 
     Most placements look like this, and comparing its fixed bytes eight at a time is much cheaper than
     tokenizing them.
     """
-    if p + 45 > e:
+    if p + _PL_LONGEST > e:
         return -1
-    if load8(buf, p) != _PL_A or load8(buf, p + 3) != _PL_B:
+    if load8(buf, p) != _PL_A or load8(buf, p + _PL_STREET_AT - 8) != _PL_B:
         return -1
-    if load8(buf, p + 12) != _PL_C or load8(buf, p + 15) != _PL_D:
+    c = p + _PL_STREET_AT + 1
+    if load8(buf, c) != _PL_C or load8(buf, c + _PL_CARD_OPEN - 8) != _PL_D:
         return -1
-    if load8(buf, p + 25) != _PL_E or load8(buf, p + 28) != _PL_F:
+    c = p + _PL_CARD_AT + 2
+    if load8(buf, c) != _PL_E or load8(buf, c + _PL_ROW_OPEN - 8) != _PL_F:
         return -1
-    street = buf[p + 11]
-    if not (49 <= street <= 57):
+    street = buf[p + _PL_STREET_AT]
+    if not (49 <= street <= 57):  # one digit, 1 to 9
         return -1
-    r = _RANK_BYTE[buf[p + 23]]
-    u = _SUIT_BYTE[buf[p + 24]]
+    r = RANK_BYTE[buf[p + _PL_CARD_AT]]
+    u = SUIT_BYTE[buf[p + _PL_CARD_AT + 1]]
     if r == NO_CARD or u == NO_CARD:
         return -1
-    name = load8(buf, p + 36)
-    for row in range(4):
+    name = load8(buf, p + _PL_ROW_AT)
+    for row in range(_PL_ROWS.size):
         if name & _PL_ROW_MASKS[row] == _PL_ROWS[row]:
-            if row == 3 and buf[p + 44] != 125:
+            end = p + _PL_ROW_ENDS[row]
+            if _PL_ROW_TAILS[row] != 0 and load8(buf, end - 8) != _PL_ROW_TAILS[row]:
                 return -1
             pl[b, n, 0] = street - 48
             pl[b, n, 1] = r * 4 + u
             pl[b, n, 2] = row
-            return p + _PL_ROW_ENDS[row]
+            return end
     return -1
 
 
@@ -373,7 +436,7 @@ def _scan_placements(buf: np.ndarray, p: int, e: int, pl: np.ndarray, b: int) ->
         return 0, p + 1
     n = 0
     while True:
-        if n >= MAX_PLACEMENTS or p >= e or buf[p] != 123:
+        if n >= MAX_DEALT or p >= e or buf[p] != 123:
             return 0, -1
         q = _compact_placement(buf, p, e, pl, b, n)
         if q >= 0:  # the layout json.dumps writes, matched byte for byte
@@ -390,13 +453,13 @@ def _scan_placements(buf: np.ndarray, p: int, e: int, pl: np.ndarray, b: int) ->
             k, p = _key(buf, p, e, _LK, _LKO)
             if p < 0 or k < 0:
                 return 0, -1
-            if k == 0 and street < 0:
+            if k == K_STREET and street < 0:
                 street, p = _int(buf, p, e)
-                if p < 0 or street < 1 or street > MAX_STREET:
+                if p < 0 or street < FIRST_STREET or street > LAST_STREET:
                     return 0, -1
-            elif k == 1 and card < 0:
+            elif k == K_CARD and card < 0:
                 card, p = _card(buf, p, e)
-            elif k == 2 and row < 0:
+            elif k == K_ROW and row < 0:
                 s, t, p = _string(buf, p, e)
                 if p < 0:
                     return 0, -1
@@ -458,13 +521,13 @@ def _scan_player(
         if p < 0 or k < 0 or seen & (1 << k):
             return -1
         seen |= 1 << k
-        if k == 0:  # name
+        if k == K_NAME:
             s, t, p = _string(buf, p, e)
             if p < 0 or t == s:
                 return -1
             bspan[b, 0] = s
             bspan[b, 1] = t
-        elif k == 1 or k == 6 or k == 11 or k == 12:  # seat, fantasyland_cards, points, stack
+        elif k == K_SEAT or k == K_FANTASYLAND_CARDS or k == K_POINTS or k == K_STACK:  # noqa: SIM109 - compiled code: integer compares
             q = _literal(buf, p, e, _NULL)
             if q >= 0:
                 p = q
@@ -472,49 +535,51 @@ def _scan_player(
                 v, p = _int(buf, p, e)
                 if p < 0:
                     return -1
-                if k == 1:
-                    if v < 0 or v > 15:
+                if k == K_SEAT:
+                    if v < 0 or v > MAX_SEAT:
                         return -1
                     bint[b, B_SEAT] = v
-                elif k == 6:
-                    if v < 13 or v > 17:
+                elif k == K_FANTASYLAND_CARDS:
+                    if v < _FL_FEWEST or v > _FL_MOST:
                         return -1
                     bint[b, B_FL_CARDS] = v
-                elif k == 11:
-                    if v < -INT32_MAX or v > INT32_MAX:
+                elif k == K_POINTS:
+                    if v < -POINTS_MAX or v > POINTS_MAX:
                         return -1
                     bint[b, B_POINTS] = v
                     bint[b, B_POINTS_OK] = 1
                 else:
-                    if v < 1 or v > INT32_MAX:
+                    if v < STACK_MIN or v > STACK_MAX:
                         return -1
                     bint[b, B_STACK] = v
                     bint[b, B_STACK_OK] = 1
-        elif k == 2 or k == 3 or k == 4:  # top, middle, bottom
-            width = 3 if k == 2 else 5
-            at = 0 if k == 2 else (3 if k == 3 else 8)
-            n, p = _cards(buf, p, e, bcards, b, at, width)
+        elif _ROW_OF_KEY[k] >= 0:  # top, middle, bottom
+            r = _ROW_OF_KEY[k]
+            width = _ROW_SIZES[r]
+            n, p = _cards(buf, p, e, bcards, b, _ROW_STARTS[r], width)
             if p < 0 or n != width:
                 return -1
-            rows |= 1 << (k - 2)
-        elif k == 5:  # fantasyland
+            rows |= 1 << r
+        elif k == K_FANTASYLAND:
             v, p = _bool(buf, p, e)
             bint[b, B_FL] = v
-        elif k == 7:  # surrendered: only a plain false is taken
+        elif k == K_SURRENDERED:  # only a plain false is taken
             v, p = _bool(buf, p, e)
             if v:
                 return -1
-        elif k == 8:  # natural: only null is taken
+        elif k == K_NATURAL:  # only null is taken
             p = _literal(buf, p, e, _NULL)
-        elif k == 9:  # discards
-            n, p = _cards(buf, p, e, bcards, b, 13, MAX_DISCARDS)
+        elif k == K_DISCARDS:
+            n, p = _cards(buf, p, e, bcards, b, BOARD, MAX_DISCARDS)
             bint[b, B_DISCARDS] = max(n, 0)
-        else:  # placements
+        elif k == K_PLACEMENTS:
             n, p = _scan_placements(buf, p, e, pl, b)
             if p >= 0 and n == 0:
                 return -1
             bint[b, B_PLACEMENTS] = max(n, 0)
             bint[b, B_HAS_PLACEMENTS] = n > 0
+        else:  # a field the scanner does not read (LEFT)
+            return -1
         if p < 0:
             return -1
         p, closed = _after_item(buf, p, e, 125)
@@ -522,7 +587,7 @@ def _scan_player(
             return -1
         if closed:
             break
-    if bspan[b, 0] < 0 or rows != 7:
+    if bspan[b, 0] < 0 or rows != _ALL_ROWS:
         return -1
     return p
 
@@ -550,9 +615,8 @@ def _check_hand(
     """Every check of the validator, on one scanned hand: whether it passes them all."""
     variant = hint[i, H_VARIANT]
     n = hint[i, H_PLAYERS]
-    classic = variant == _CLASSIC
-    pine = variant == _PINEAPPLES[0] or variant == _PINEAPPLES[1] or variant == _PINEAPPLES[2]
-    if n < 2 or n > MAX_PLAYERS or (pine and n > 3):
+    classic = variant == CLASSIC
+    if n < MIN_PLAYERS or n > MAX_PLAYERS_OF[variant]:
         return False
     hand_mask = np.uint64(0)
     hand_count = 0
@@ -576,26 +640,26 @@ def _check_hand(
             return False
         if flc > 0 and not fl:
             return False
-        if flc > 0 and not (_FL_ALLOWED[variant] >> flc) & 1:
+        if flc > 0 and not (FANTASYLAND_MASK[variant] >> flc) & 1:
             return False
         nd = bint[b, B_DISCARDS]
-        expected = (flc - 13 if flc > 0 else -1) if fl else (4 if pine else 0)
+        expected = (flc - BOARD if flc > 0 else -1) if fl else NORMAL_DISCARDS[variant]
         if nd > 0 and expected >= 0 and nd != expected:
             return False
         # The board's cards, row by row (top, middle, bottom, discards), as 52-bit masks.
         f0 = f1 = f2 = f3 = np.uint64(0)
-        for c in range(13 + nd):
+        for c in range(BOARD + nd):
             bit = np.uint64(1) << np.uint64(bcards[b, c])
-            if c < 3:
+            if c < _TOP_END:
                 f0 |= bit
-            elif c < 8:
+            elif c < _MIDDLE_END:
                 f1 |= bit
-            elif c < 13:
+            elif c < BOARD:
                 f2 |= bit
             else:
                 f3 |= bit
         hand_mask |= f0 | f1 | f2 | f3
-        hand_count += 13 + nd
+        hand_count += BOARD + nd
         if bint[b, B_HAS_PLACEMENTS]:
             # Placed cards per row must be the final rows exactly; cards placed and discarded per street
             # (5-bit counters packed per street) must follow the variant's deal.
@@ -624,21 +688,19 @@ def _check_hand(
                     if p3 & bit:
                         return False
                     p3 |= bit
-                if row == 3:
-                    dropped += np.int64(1) << (5 * street)
+                if row == DISCARD_ROW:
+                    dropped += np.int64(1) << (_STREET_BITS * street)
                 else:
-                    placed += np.int64(1) << (5 * street)
+                    placed += np.int64(1) << (_STREET_BITS * street)
             if p0 != f0 or p1 != f1 or p2 != f2 or p3 != f3:
                 return False
-            if fl or classic:
-                want_p = np.int64(13) << 5
-                want_d = np.int64(0)
-                if fl:
-                    want_d = (np.int64(flc - 13) << 5) if flc > 0 else dropped & (np.int64(31) << 5)
-            elif pine:
-                want_p, want_d = PINEAPPLE_PLACED, PINEAPPLE_DROPPED
+            if fl:
+                first = _STREET_BITS * FIRST_STREET
+                want_p = np.int64(_FANTASYLAND_PLACED)
+                # The cards dealt, when recorded; otherwise the first street's discards as placed.
+                want_d = (np.int64(flc - BOARD) << first) if flc > 0 else dropped & (np.int64(_STREET_COUNT) << first)
             else:
-                want_p, want_d = OFC_PLACED, np.int64(0)
+                want_p, want_d = _PLACED[variant], _DROPPED[variant]
             if placed != want_p or dropped != want_d:
                 return False
     # No card twice in the hand, across rows and discards.
@@ -682,7 +744,7 @@ def _scan_line(
         if p < 0 or k < 0 or seen & (1 << k):
             return False
         seen |= 1 << k
-        if k == 10:  # players
+        if k == K_PLAYERS:
             if p >= e or buf[p] != 91:
                 return False
             p = _ws(buf, p + 1, e)
@@ -700,32 +762,32 @@ def _scan_line(
                 if closed:
                     break
             hint[i, H_PLAYERS] = n
-        elif k == 7 or k == 8:  # hand_number, button
+        elif k == K_HAND_NUMBER or k == K_BUTTON:  # noqa: SIM109 - compiled code: integer compares
             q = _literal(buf, p, e, _NULL)
             if q >= 0:
                 p = q
             else:
                 v, p = _int(buf, p, e)
-                if p < 0 or v < 0 or (k == 8 and v > 15):
+                if p < 0 or v < 0 or (k == K_BUTTON and v > MAX_SEAT):
                     return False
-                col = H_NUMBER if k == 7 else H_BUTTON
+                col = H_NUMBER if k == K_HAND_NUMBER else H_BUTTON
                 hint[i, col] = v
                 hint[i, col + 1] = 1
-        else:
+        elif k == K_VARIANT or k == K_PLAYED_AT or _TEXT_SLOT[k] >= 0:  # noqa: SIM109 - compiled code: integer compares
             q = _literal(buf, p, e, _NULL)
             if q >= 0:
-                if k == 0 or k == 2:  # hand_id and variant are required
+                if k == K_HAND_ID or k == K_VARIANT:  # noqa: SIM109 - required
                     return False
                 p = q
             else:
                 s, t, p = _string(buf, p, e)
                 if p < 0:
                     return False
-                if k == 2:
+                if k == K_VARIANT:
                     hint[i, H_VARIANT] = _word(buf, s, t, _VK, _VKO)
                     if hint[i, H_VARIANT] < 0:
                         return False
-                elif k == 3:
+                elif k == K_PLAYED_AT:
                     us, ok, naive = iso_time(buf, s, t)
                     if not ok:
                         return False
@@ -734,16 +796,18 @@ def _scan_line(
                     hint[i, H_PLAYED_NAIVE] = naive  # a wall-clock time, read in the naive zone after the scan
                 else:
                     f = _TEXT_SLOT[k]
-                    if k == 0 and t == s:
+                    if k == K_HAND_ID and t == s:
                         return False
                     hspan[i, f, 0] = s
                     hspan[i, f, 1] = t
+        else:  # a field the scanner does not read (LEFT)
+            return False
         p, closed = _after_item(buf, p, e, 125)
         if p < 0:
             return False
         if closed:
             break
-    if _ws(buf, p, e) != e or hspan[i, 0, 0] < 0 or hint[i, H_VARIANT] < 0 or hint[i, H_PLAYERS] == 0:
+    if _ws(buf, p, e) != e or hspan[i, _HAND_ID_SLOT, 0] < 0 or hint[i, H_VARIANT] < 0 or hint[i, H_PLAYERS] == 0:
         return False
     return _check_hand(buf, i, hint, bspan, bint, bcards, pl)
 
@@ -862,8 +926,57 @@ def _placement_rows(
             k += 1
 
 
+# ---------------------------------------------------------------- compiled with the constants of today
+
+
+def _constants_digest() -> int:
+    """A digest of every constant the kernels here may read: this module's globals, many of them from others
+    (but those of this check itself)."""
+    digest = hashlib.sha256()
+    for name, value in sorted(globals().items()):
+        if name.startswith(("__", "_compiled")):
+            continue
+        if isinstance(value, np.ndarray):
+            digest.update(f"{name}:{value.dtype.str}{value.shape}:".encode() + value.tobytes())
+        elif isinstance(value, int | np.integer | str | tuple):
+            digest.update(f"{name}={value!r};".encode())
+    return int.from_bytes(digest.digest()[:7], "little")
+
+
+_compiled_digest = _constants_digest()
+
+
+@njit(cache=True, nogil=True)
+def _compiled_constants() -> int:
+    return _compiled_digest
+
+
+_compiled_checked = False
+_compiled_lock = threading.Lock()
+
+
+def _compiled_current() -> None:
+    """Make sure the kernels here are compiled with today's constants.
+
+    Numba freezes a global's value when it compiles a kernel, and renews its cache when the kernel's own file
+    changes, not when a value the file takes from another module does: the record's layout
+    (:mod:`schemas.hand`), the checks (:mod:`pipeline.ingest.checks`), the game's facts (:mod:`pipeline.game`).
+    When the cached kernels were compiled with other values, all of them are compiled again.
+    """
+    global _compiled_checked
+    if _compiled_checked:
+        return
+    with _compiled_lock:
+        if not _compiled_checked and _compiled_constants() != _compiled_digest:
+            for f in list(globals().values()):
+                if is_jitted(f) and f.py_func.__module__ == __name__:
+                    f.recompile()
+        _compiled_checked = True
+
+
 def scan(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, lines: np.ndarray) -> Scanned:
     """Scan the lines ``buf[starts[i]:ends[i]]`` (source line numbers ``lines``): the taken ones as columns."""
+    _compiled_current()
     n = starts.size
     taken = np.zeros(n, dtype=np.bool_)
     hspan = np.empty((n, len(TEXT_FIELDS), 2), dtype=np.int64)
@@ -871,8 +984,8 @@ def scan(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, lines: np.ndarra
     slots = n * MAX_PLAYERS
     bspan = np.empty((slots, 2), dtype=np.int64)
     bint = np.zeros((slots, 10), dtype=np.int64)
-    bcards = np.zeros((slots, 13 + MAX_DISCARDS), dtype=np.uint8)
-    pl = np.zeros((slots, MAX_PLACEMENTS, 3), dtype=np.uint8)
+    bcards = np.zeros((slots, BOARD + MAX_DISCARDS), dtype=np.uint8)
+    pl = np.zeros((slots, MAX_DEALT, 3), dtype=np.uint8)
     parts = max(1, min(numba.get_num_threads(), n // PARALLEL_LINES))
     bounds = np.linspace(0, n, parts + 1).astype(np.int64)
     _scan_lines(bounds, buf, starts, ends, (taken, hspan, hint, bspan, bint, bcards, pl))
@@ -917,13 +1030,13 @@ def scan(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, lines: np.ndarra
             in_hand=np.nonzero(slot_used)[1],
             seat=b[:, B_SEAT],
             name=_strings(buf, bspan[board_slots]),
-            cards=bcards[board_slots, :13],
+            cards=bcards[board_slots, :BOARD],
             misset=np.zeros(m, dtype=bool),
             fantasyland=b[:, B_FL].astype(bool),
             fantasyland_cards=b[:, B_FL_CARDS],
             surrendered=np.zeros(m, dtype=bool),
             natural=no_text,
-            discards=pa.ListArray.from_arrays(pa.array(d_offsets), pa.array(bcards[board_slots, 13:][d_valid])),
+            discards=pa.ListArray.from_arrays(pa.array(d_offsets), pa.array(bcards[board_slots, BOARD:][d_valid])),
             points=pa.array(b[:, B_POINTS], pa.int64(), mask=b[:, B_POINTS_OK] == 0),
             stack=pa.array(b[:, B_STACK], pa.int64(), mask=b[:, B_STACK_OK] == 0),
         ),

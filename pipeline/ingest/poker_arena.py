@@ -37,17 +37,17 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
+from pipeline.game import ROWS
 from pipeline.ingest.base import RAW_LIMIT, Chunk, Problem
+from pipeline.ingest.checks import FANTASYLAND_DEALT
 
 SOURCE = "poker-arena"
 CHUNK_HANDS = 2_000
 """Records plus problems per chunk."""
 MAX_LINE = 1 << 20
 """Longest line read whole (the engine's lines are at most 64 KiB); longer lines are skipped, not buffered."""
-ROWS = ("top", "middle", "bottom")
 HOUSE_RULES = {"ofc": "ofc", "pineapple": "pineapple", "progressive-pineapple": "progressive-pineapple"}
 """The rule preset each inferred variant is scored with."""
-FANTASYLAND_CARDS = range(13, 18)
 _INT64 = 1 << 63
 _EXTENSIONS = frozenset({"jsonl", "ndjson", "json", "log", "txt", "gz", "gzip", "bz2", "xz", "zst", "zstd"})
 _DECODE = json.JSONDecoder().decode
@@ -214,7 +214,7 @@ class _Hand:
         handler(self, self.seats[index], index, ev, line, raw)
 
     def _fantasyland(self, seat: _Seat, index: int, ev: dict, line: int, raw: str) -> None:
-        cards = _int(ev, "cards", "fantasyland", FANTASYLAND_CARDS.start, FANTASYLAND_CARDS.stop - 1)
+        cards = _int(ev, "cards", "fantasyland", FANTASYLAND_DEALT[0], FANTASYLAND_DEALT[-1])
         if seat.fantasyland is not None:
             raise _FaultError(f"fantasyland: seat {index} is announced twice")
         if seat.street:

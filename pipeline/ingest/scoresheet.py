@@ -73,7 +73,9 @@ from datetime import datetime
 from typing import Any, BinaryIO
 
 import schemas.hand
+from pipeline.game import MAX_SEAT
 from pipeline.ingest.base import RAW_LIMIT, Chunk, Problem
+from pipeline.ingest.checks import MAX_PLAYERS, MIN_PLAYERS, VARIANT_NAMES
 from schemas.rules import Variant
 
 CHUNK_HANDS = 5_000
@@ -86,10 +88,8 @@ REQUIRED = ("hand", "player", "top", "middle", "bottom")
 PLAYER_COLUMNS = ("seat", "fantasyland", "points")
 HAND_COLUMNS = ("date", "variant", "rules", "session", "table", "site", "button")
 KNOWN = frozenset(REQUIRED + PLAYER_COLUMNS + HAND_COLUMNS)
-MIN_PLAYERS, MAX_PLAYERS = 2, 4
-MAX_SEAT = 15
 INT64_MAX = (1 << 63) - 1
-VARIANTS = {v.value for v in Variant}
+VARIANTS = frozenset(VARIANT_NAMES)
 TRUE = frozenset({"true", "yes", "y", "1"})
 FALSE = frozenset({"false", "no", "n", "0", ""})
 _INTEGER = re.compile(r"[+-]?[0-9]+")

@@ -22,29 +22,41 @@ import pyarrow.compute as pc
 from numba import njit
 
 from pipeline.cards import CARD_NAMES, parse_card_column
+from pipeline.game import BOARD, MAX_SEAT, PLACEMENT_ROWS, ROW_SIZES, ROWS, facts
 from pipeline.ingest.base import RAW_LIMIT, Chunk, Problem
+from pipeline.ingest.checks import (
+    CLASSIC,
+    DISCARD_ROW,
+    FANTASYLAND_MASK,
+    FIRST_STREET,
+    LAST_STREET,
+    MAX_PLAYERS,
+    MAX_PLAYERS_OF,
+    MIN_PLAYERS,
+    NATURAL_NAMES,
+    NORMAL_DISCARDS,
+    POINTS_MAX,
+    SEATS,
+    STACK_MAX,
+    STACK_MIN,
+    STREET_DISCARDED,
+    STREET_PLACED,
+    VARIANT_NAMES,
+)
+from pipeline.ingest.columns import TEXT_FIELDS, BoardColumns, HandColumns, PlacementColumns
 from pipeline.ingest.times import parse_times
 from pipeline.lake.hashing import column_hash, fold, hash_joined, hash_rows, hash_strings, mix
-from schemas.rules import Natural, Variant
+from schemas.rules import Dealing
 
-VARIANTS = [v.value for v in Variant]
-CLASSIC = VARIANTS.index("classic")
-PINEAPPLE_CODES = [VARIANTS.index(v) for v in ("pineapple", "progressive-pineapple", "pineapple-27")]
-FANTASYLAND_CARDS = {
-    "ofc": {13},
-    "pineapple": {14},
-    "progressive-pineapple": {14, 15, 16, 17},
-    "pineapple-27": {14, 15},
-}
-"""Cards a Fantasyland hand may be dealt, by variant (classic has no Fantasyland)."""
-ROWS = ("top", "middle", "bottom")
-ROW_SIZES = (3, 5, 5)
-PLACEMENT_ROWS = ("top", "middle", "bottom", "discard")
-NATURAL_NAMES = [n.value for n in Natural]
-_VARIANT_NAMES = pa.array(VARIANTS)
+_VARIANT_NAMES = pa.array(VARIANT_NAMES)
 _ROW_NAMES = pa.array(PLACEMENT_ROWS)
+_TOO_MANY_PLAYERS = [
+    f"players: {'Pineapple' if f.dealing is Dealing.PINEAPPLE else f.variant.value} is played by at most "
+    f"{f.max_players} players"
+    for f in map(facts, VARIANT_NAMES)
+]
+"""Why a hand of each variant has too many players (where the variant seats fewer than MAX_PLAYERS)."""
 UNKNOWN_MONTH = "unknown"
-INT32_MAX = 2**31 - 1
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 
 
@@ -163,12 +175,12 @@ def _validate_records(chunk: Chunk, source_file: str, batch: str) -> Validated:
     hand_id = rec.column("hand_id").combine_chunks()
     reasons.add(np.flatnonzero(_np(pc.utf8_length(pc.fill_null(hand_id, "")), 0) == 0), "hand_id: missing")
     variant_text = rec.column("variant").combine_chunks()
-    variant = _codes(variant_text, VARIANTS)
+    variant = _codes(variant_text, VARIANT_NAMES)
     bad_variant = np.flatnonzero(variant < 0)
     reasons.add(
         bad_variant,
         [
-            "variant: missing" if v is None else f"variant: unknown {v!r} (known: {', '.join(VARIANTS)})"
+            "variant: missing" if v is None else f"variant: unknown {v!r} (known: {', '.join(VARIANT_NAMES)})"
             for v in _values_at(variant_text, bad_variant)
         ],
     )
@@ -177,12 +189,13 @@ def _validate_records(chunk: Chunk, source_file: str, batch: str) -> Validated:
     n_players, boards, board_hand = _lists(players)
     board_start = np.cumsum(n_players) - n_players
     board_in_hand = np.arange(len(boards)) - board_start[board_hand]
-    wrong_count = (n_players < 2) | (n_players > 4)
+    wrong_count = (n_players < MIN_PLAYERS) | (n_players > MAX_PLAYERS)
     reasons.add(
-        np.flatnonzero(wrong_count), [f"players: a hand has 2 to 4 players, got {k}" for k in n_players[wrong_count]]
+        np.flatnonzero(wrong_count),
+        [f"players: a hand has {MIN_PLAYERS} to {MAX_PLAYERS} players, got {k}" for k in n_players[wrong_count]],
     )
-    too_many = np.isin(variant, PINEAPPLE_CODES) & (n_players > 3)
-    reasons.add(np.flatnonzero(too_many), "players: Pineapple is played by at most 3 players")
+    too_many = n_players > MAX_PLAYERS_OF[variant]
+    reasons.add(np.flatnonzero(too_many), [_TOO_MANY_PLAYERS[v] for v in variant[too_many].tolist()])
 
     m = len(boards)
     b_variant = variant[board_hand]
@@ -204,9 +217,15 @@ def _validate_records(chunk: Chunk, source_file: str, batch: str) -> Validated:
 
     seat_given = _np(pc.is_valid(boards.field("seat")), False)
     seat = np.where(seat_given, _np(boards.field("seat"), 0), board_in_hand)
-    reasons.failing((seat < 0) | (seat > 15), board_hand, board_in_hand, "players[{i}].seat: {v} is not 0..15", seat)
     reasons.failing(
-        _group_sizes(board_hand * 16 + np.clip(seat, 0, 15)) > 1,
+        (seat < 0) | (seat > MAX_SEAT),
+        board_hand,
+        board_in_hand,
+        f"players[{{i}}].seat: {{v}} is not 0..{MAX_SEAT}",
+        seat,
+    )
+    reasons.failing(
+        _group_sizes(board_hand * SEATS + np.clip(seat, 0, MAX_SEAT)) > 1,
         board_hand,
         board_in_hand,
         "players[{i}].seat: seat {v} is taken twice",
@@ -218,7 +237,7 @@ def _validate_records(chunk: Chunk, source_file: str, batch: str) -> Validated:
     missing = np.stack([_np(pc.is_null(boards.field(r)), True) for r in ROWS], axis=1)
     for j, r in enumerate(ROWS):
         reasons.failing(missing[:, j], board_hand, board_in_hand, f"players[{{i}}].{r}: missing")
-    misset = (sizes != ROW_SIZES).any(axis=1) & classic & (sizes.sum(axis=1) == 13)
+    misset = (sizes != ROW_SIZES).any(axis=1) & classic & (sizes.sum(axis=1) == BOARD)
     for j, (r, size) in enumerate(zip(ROWS, ROW_SIZES, strict=True)):
         wrong = (sizes[:, j] != size) & ~misset
         reasons.failing(
@@ -269,9 +288,7 @@ def _validate_records(chunk: Chunk, source_file: str, batch: str) -> Validated:
     fl = _np(boards.field("fantasyland"), False).astype(bool)
     fl_cards = _np(boards.field("fantasyland_cards"), 0).astype(np.int64)
     reasons.failing(fl & classic, board_hand, board_in_hand, "players[{i}].fantasyland: classic has no Fantasyland")
-    allowed = np.zeros(m, dtype=bool)
-    for v, counts_ok in FANTASYLAND_CARDS.items():
-        allowed |= (b_variant == VARIANTS.index(v)) & np.isin(fl_cards, list(counts_ok))
+    allowed = ((FANTASYLAND_MASK[b_variant] >> np.clip(fl_cards, 0, 63)) & 1).astype(bool)
     reasons.failing(
         (fl_cards > 0) & ~fl,
         board_hand,
@@ -301,8 +318,7 @@ def _validate_records(chunk: Chunk, source_file: str, batch: str) -> Validated:
         natural,
     )
     # Discards: none in OFC or classic; 4 in a normal Pineapple hand; dealt - 13 in Fantasyland.
-    pine = np.isin(b_variant, PINEAPPLE_CODES)
-    expected_discards = np.where(fl, np.where(fl_cards > 0, fl_cards - 13, -1), np.where(pine, 4, 0))
+    expected_discards = np.where(fl, np.where(fl_cards > 0, fl_cards - BOARD, -1), NORMAL_DISCARDS[b_variant])
     wrong_discards = (discard_len > 0) & (expected_discards >= 0) & (discard_len != expected_discards)
     reasons.failing(
         wrong_discards,
@@ -320,7 +336,7 @@ def _validate_records(chunk: Chunk, source_file: str, batch: str) -> Validated:
         pl_street = _np(pl_flat.field("street"), 0).astype(np.int64)
         pl_row = _codes(pl_flat.field("row"), PLACEMENT_ROWS)
         pl_codes, pl_ok = parse_card_column(pl_flat.field("card"))
-        bad_pl = np.flatnonzero(~pl_ok | (pl_row < 0) | (pl_street < 1))
+        bad_pl = np.flatnonzero(~pl_ok | (pl_row < 0) | (pl_street < FIRST_STREET))
         if bad_pl.size:
             text = dict(zip(bad_pl.tolist(), _values_at(pl_flat, bad_pl), strict=True))
             msgs = [
@@ -348,20 +364,17 @@ def _validate_records(chunk: Chunk, source_file: str, batch: str) -> Validated:
             board_in_hand,
             "players[{i}].placements: the placed cards differ from the final rows and discards",
         )
-        # Streets: cards placed and discarded per street, against the variant's deal.
-        streets = 20
-        cell = (pl_board * streets + np.clip(pl_street, 0, streets - 1)) * 2 + (pl_row == 3)
+        # Streets: cards placed and discarded per street, against the variant's deal; a Fantasyland hand is
+        # dealt at once (its discards as placed when the count dealt is not recorded). Any street after the
+        # last counts in one column more, where no card is expected.
+        streets = LAST_STREET + 2
+        cell = (pl_board * streets + np.clip(pl_street, 0, streets - 1)) * 2 + (pl_row == DISCARD_ROW)
         per = np.bincount(cell, minlength=m * streets * 2).reshape(m, streets, 2)
         want = np.zeros((m, streets, 2), dtype=np.int64)
-        ofc_like = ~pine & ~classic
-        normal = ~fl
-        want[ofc_like & normal, 1, 0] = 5
-        want[ofc_like & normal, 2:10, 0] = 1
-        want[pine & normal, 1, 0] = 5
-        want[pine & normal, 2:6, 0] = 2
-        want[pine & normal, 2:6, 1] = 1
-        want[fl | classic, 1, 0] = 13
-        want[fl, 1, 1] = np.where(fl_cards[fl] > 0, fl_cards[fl] - 13, per[fl, 1, 1])  # unknown count: as placed
+        want[~fl, : LAST_STREET + 1, 0] = STREET_PLACED[b_variant[~fl]]
+        want[~fl, : LAST_STREET + 1, 1] = STREET_DISCARDED[b_variant[~fl]]
+        want[fl, FIRST_STREET, 0] = BOARD
+        want[fl, FIRST_STREET, 1] = np.where(fl_cards[fl] > 0, fl_cards[fl] - BOARD, per[fl, FIRST_STREET, 1])
         off = (per != want).any(axis=(1, 2)) & has_placements & (pl_len > 0)
         reasons.failing(
             off, board_hand, board_in_hand, "players[{i}].placements: streets do not follow the deal of this variant"
@@ -375,18 +388,18 @@ def _validate_records(chunk: Chunk, source_file: str, batch: str) -> Validated:
     number = _np(rec.column("hand_number"), 0)
     reasons.add(np.flatnonzero(number < 0), [f"hand_number: {v} is negative" for v in number[number < 0]])
     button = _np(rec.column("button"), 0)
-    off_table = (button < 0) | (button > 15)
-    reasons.add(np.flatnonzero(off_table), [f"button: {v} is not a seat 0..15" for v in button[off_table]])
+    off_table = (button < 0) | (button > MAX_SEAT)
+    reasons.add(np.flatnonzero(off_table), [f"button: {v} is not a seat 0..{MAX_SEAT}" for v in button[off_table]])
     points = _np(boards.field("points"), 0)
     reasons.failing(
-        np.abs(points) > INT32_MAX, board_hand, board_in_hand, "players[{i}].points: {v} is too large", points
+        np.abs(points) > POINTS_MAX, board_hand, board_in_hand, "players[{i}].points: {v} is too large", points
     )
-    stack = _np(boards.field("stack"), 1)
+    stack = _np(boards.field("stack"), STACK_MIN)
     reasons.failing(
-        (stack < 1) | (stack > INT32_MAX),
+        (stack < STACK_MIN) | (stack > STACK_MAX),
         board_hand,
         board_in_hand,
-        "players[{i}].stack: {v} is not 1 to 2147483647",
+        f"players[{{i}}].stack: {{v}} is not {STACK_MIN} to {STACK_MAX}",
         stack,
     )
 
@@ -402,7 +415,7 @@ def _validate_records(chunk: Chunk, source_file: str, batch: str) -> Validated:
     # The accepted hands, their boards and placements, renumbered among themselves.
     k = np.flatnonzero(~bad)
     b = np.flatnonzero(~bad[board_hand])
-    in_rows = token_row < 3
+    in_rows = token_row < len(ROWS)
     order = np.lexsort((token_row[in_rows], token_board[in_rows]))  # by board, then top, middle, bottom
     cards = _cards_by_board(codes[in_rows][order], token_board[in_rows][order], m)
     keep_pl = np.flatnonzero(~bad[board_hand[pl_board]]) if len(pl_board) else np.zeros(0, np.int64)
@@ -437,68 +450,6 @@ def _validate_records(chunk: Chunk, source_file: str, batch: str) -> Validated:
         row=pl_row[keep_pl],
     )
     return lake_rows(hands, board_columns, placement_columns, problems, source_file, batch)
-
-
-TEXT_FIELDS = ("hand_id", "source", "site", "table", "session", "house_rules")
-
-
-@dataclass
-class HandColumns:
-    """Accepted hands, one value per hand: what both the validator and the JSONL scanner hand over."""
-
-    text: dict[str, pa.Array]
-    """The strings of TEXT_FIELDS."""
-    variant: np.ndarray
-    played_at: pa.Array
-    hand_number: pa.Array
-    button: pa.Array
-    lines: np.ndarray
-
-
-@dataclass
-class BoardColumns:
-    """Accepted boards; ``hand`` is the row of :class:`HandColumns` each belongs to."""
-
-    hand: np.ndarray
-    in_hand: np.ndarray
-    seat: np.ndarray
-    name: pa.Array
-    cards: np.ndarray
-    """(boards, 13) codes: top 3, middle 5, bottom 5 (a misset board in the order given)."""
-    misset: np.ndarray
-    fantasyland: np.ndarray
-    fantasyland_cards: np.ndarray
-    surrendered: np.ndarray
-    natural: pa.Array
-    discards: pa.ListArray
-    points: pa.Array
-    stack: pa.Array
-
-
-@dataclass
-class PlacementColumns:
-    """Accepted placements; ``board`` is the row of :class:`BoardColumns` each belongs to."""
-
-    board: np.ndarray
-    street: np.ndarray
-    order: np.ndarray
-    card: np.ndarray
-    row: np.ndarray
-    """Index into PLACEMENT_ROWS."""
-
-
-@dataclass
-class Scanned:
-    """Records a reader or the simulator already checked in compiled code, as the validator's columns.
-
-    ``taken`` are their positions among the chunk's records; ``left`` those left to the general checks.
-    """
-
-    taken: np.ndarray
-    left: np.ndarray
-    hands: HandColumns
-    boards: BoardColumns
-    placements: PlacementColumns
 
 
 def lake_rows(

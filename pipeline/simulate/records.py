@@ -20,7 +20,8 @@ import pyarrow.compute as pc
 
 from pipeline.cards import CARD_NAMES
 from pipeline.ingest.base import Chunk
-from pipeline.ingest.validate import TEXT_FIELDS, VARIANTS, BoardColumns, HandColumns, PlacementColumns, Scanned
+from pipeline.ingest.checks import VARIANT_NAMES
+from pipeline.ingest.columns import TEXT_FIELDS, BoardColumns, HandColumns, PlacementColumns, Scanned
 from pipeline.score.compile import NATURALS
 from pipeline.simulate.batch import HandBatch
 from schemas.hand import PLACEMENT_ROWS
@@ -180,7 +181,7 @@ def to_chunk(b: HandBatch, meta: RecordMeta, first_line: int) -> Chunk:
     columns, played = _hand_columns(b, meta)
     hands = HandColumns(
         text={f: columns[f] for f in TEXT_FIELDS},
-        variant=np.full(n, VARIANTS.index(meta.variant), dtype=np.int64),
+        variant=np.full(n, VARIANT_NAMES.index(meta.variant), dtype=np.int64),
         played_at=pa.array(played.astype(np.int64), pa.timestamp("us", tz="UTC")),
         hand_number=columns["hand_number"],
         button=columns["button"],
