@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cache
 
-from schemas.rules import Dealing, Game, RuleSet, Variant, load_rules, read_document, resolve_path
+from pipeline.rule_files import load_rules, read_document, resolve_path
+from schemas.rules import Dealing, Game, RuleSet, Variant
 
 __all__ = [
     "FOLDER_SAFE_KEY",
@@ -125,7 +126,7 @@ class Natives:
     given: list[RuleSet] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        from schemas.rules import preset_names
+        from pipeline.rule_files import preset_names
 
         presets = [load_rules(name) for name in preset_names()]
         self._by_key: dict[str, RuleSet] = {}

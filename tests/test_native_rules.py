@@ -24,8 +24,9 @@ from pipeline.evaluate.dead import NEVER, ROW_CODES, dead_streets
 from pipeline.lake.store import Lake
 from pipeline.query import named
 from pipeline.query.db import connect
+from pipeline.rule_files import load_rules, preset_names
 from pipeline.score.compile import compile_rules
-from schemas.rules import RuleSet, load_rules, preset_names
+from schemas.rules import RuleSet
 from tests.reference.slow_scorer import score_hand
 from tests.test_report_lake import SAMPLES, make_records
 

@@ -24,7 +24,7 @@ MISMATCHES = 'ofc sql "SELECT * FROM recorded_mismatches"'
 
 def _load(name: str) -> RuleSet:
     """A rule set, or one line naming the file and every problem in it (exit 2)."""
-    from schemas.rules import RuleSetError, load_rules
+    from pipeline.rule_files import RuleSetError, load_rules
 
     try:
         return load_rules(name)

@@ -34,6 +34,7 @@ from pipeline.ingest.base import Chunk
 from pipeline.ingest.run import Report, ingest_chunks
 from pipeline.lake.store import Lake
 from pipeline.native import VARIANT_PRESETS
+from pipeline.rule_files import load_rules
 from pipeline.score.compile import compile_rules
 from pipeline.simulate.batch import HandBatch
 from pipeline.simulate.bots import BOTS, DEFAULT_ROLLOUTS, MC_POLICY, Context
@@ -43,7 +44,7 @@ from pipeline.simulate.pace import Pace
 from pipeline.simulate.records import SOURCE, RecordMeta, to_chunk, to_records, write_jsonl
 from pipeline.simulate.streets import streets_of
 from pipeline.simulate.summary import Summary
-from schemas.rules import Dealing, RuleSet, Variant, load_rules
+from schemas.rules import Dealing, RuleSet, Variant
 
 DEFAULT_SESSION = 100
 """Hands per session: the span over which the button rotates and Fantasyland carries."""
