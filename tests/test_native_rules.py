@@ -302,10 +302,11 @@ def test_named_query_counts_equal_a_polars_computation(
 
 def test_variant_facts_are_the_presets() -> None:
     """What the lake's readers know of each variant without loading rule files is what its preset says."""
-    from pipeline.native import VARIANT_PRESETS, lowball, open_face, variant_rules
+    from pipeline.game import facts
+    from pipeline.native import VARIANT_PRESETS, variant_rules
 
     for variant in VARIANT_PRESETS:
         rules = variant_rules(variant)
         assert rules.game.variant == variant
-        assert lowball(variant) == rules.game.lowball_middle
-        assert open_face(variant) == (rules.game.dealing != "classic") == rules.fantasyland.enabled
+        assert facts(variant).lowball_middle == rules.game.lowball_middle
+        assert facts(variant).open_face == (rules.game.dealing != "classic") == rules.fantasyland.enabled
