@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from pipeline.errors import RulesError
 from pipeline.paths import RULES
 from pipeline.score.thresholds import HandPatternError, threshold
 from schemas.rules import Row, RuleSet
@@ -29,7 +30,7 @@ __all__ = [
 ]
 
 
-class RuleSetError(ValueError):
+class RuleSetError(RulesError):
     """A rule file that cannot be used, with every problem named by its TOML path."""
 
     def __init__(self, source: str, problems: list[tuple[str, str]]) -> None:

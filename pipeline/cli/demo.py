@@ -71,7 +71,7 @@ def _steps() -> Progress:
 
 
 def _simulate(lake: Any, seed: int, progress: Progress) -> list[dict[str, Any]]:
-    from pipeline.cli.simulate import _result
+    from pipeline.cli.simulate import simulation_result
     from pipeline.rule_files import load_rules
     from pipeline.simulate.run import PRESETS, plan, to_lake
     from schemas.rules import Variant
@@ -91,7 +91,7 @@ def _simulate(lake: Any, seed: int, progress: Progress) -> list[dict[str, Any]]:
         t0 = time.perf_counter()
         outcome = to_lake(spec, lake, on_progress, on_stage)
         progress.update(task, completed=hands)
-        results.append(_result(outcome, time.perf_counter() - t0))
+        results.append(simulation_result(outcome, time.perf_counter() - t0))
     return results
 
 
@@ -186,7 +186,7 @@ def _print(
 ) -> None:
     from pipeline.cli.ingest import print_summary as print_ingest
     from pipeline.cli.rescore import print_summary as print_rescore
-    from pipeline.cli.simulate import _print as print_simulation
+    from pipeline.cli.simulate import print_simulation
 
     out.rule(f"[bold]Simulated sessions into {lake.root}")
     for result in simulated:

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from pipeline.ahead import ahead
+from pipeline.errors import InputError
 from pipeline.files import written
 from pipeline.ingest.base import Chunk
 from pipeline.ingest.run import Report, ingest_chunks
@@ -58,7 +59,7 @@ PRESETS = VARIANT_PRESETS
 """The rule set a variant is simulated under when none is given: its preset."""
 
 
-class SimulationError(ValueError):
+class SimulationError(InputError):
     """Arguments that cannot be simulated."""
 
 
