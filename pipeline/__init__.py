@@ -13,3 +13,5 @@ import os
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 __version__ = "0.1.0"
+
+__all__ = ["__version__"]

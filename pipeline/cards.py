@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING, Final
 import numpy as np
 from numba import njit
 
+from pipeline.errors import InputError
+
 if TYPE_CHECKING:
     import polars as pl
     import pyarrow as pa
@@ -63,7 +65,7 @@ class BadToken:
         return f"{self.token!r} (#{self.row + 1}, card {self.position + 1})"
 
 
-class CardParseError(ValueError):
+class CardParseError(InputError):
     """Raised when input holds tokens that are not cards; lists each with its position."""
 
     def __init__(

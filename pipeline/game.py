@@ -68,6 +68,24 @@ class Deal:
         """Cards placed on the board on each street."""
         return tuple(d - x for d, x in zip(self.dealt, self.discarded, strict=True))
 
+    @property
+    def street_of_card(self) -> np.ndarray:
+        """1-based street of each card, in dealing order."""
+        return np.repeat(np.arange(1, self.streets + 1), self.dealt).astype(np.int64)
+
+    @property
+    def first_card(self) -> np.ndarray:
+        """Index of each street's first card in the player's dealt cards."""
+        return np.concatenate([[0], np.cumsum(self.dealt)[:-1]]).astype(np.int64)
+
+    def future_cards(self, street: int) -> int:
+        """Cards a player is still to be dealt after ``street`` (1-based)."""
+        return sum(self.dealt[street:])
+
+    def open_slots(self, street: int) -> int:
+        """Board slots still empty once ``street`` (1-based) is placed."""
+        return BOARD - sum(self.placed[:street])
+
 
 DEALS: dict[Dealing, Deal] = {
     Dealing.CLASSIC: Deal(dealt=(13,), discarded=(0,)),
@@ -124,6 +142,9 @@ def default_buttons(hand: np.ndarray, seat: np.ndarray) -> np.ndarray:
     seat = np.asarray(seat, dtype=np.int64)
     if hand.size == 0:
         return seat.copy()
+    if bool((hand[1:] >= hand[:-1]).all()):  # the usual layout, hand by hand: one pass
+        starts = np.flatnonzero(np.r_[True, hand[1:] != hand[:-1]])
+        return np.repeat(np.maximum.reduceat(seat, starts), np.diff(np.r_[starts, hand.size]))
     _, inverse = np.unique(hand, return_inverse=True)
     top = np.full(int(inverse.max()) + 1, -1, dtype=np.int64)
     np.maximum.at(top, inverse, seat)

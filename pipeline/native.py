@@ -20,7 +20,9 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cache
 
-from schemas.rules import Dealing, Game, RuleSet, Variant, load_rules, read_document, resolve_path
+from pipeline.game import facts
+from pipeline.rule_files import load_rules
+from schemas.rules import Dealing, RuleSet, Variant
 
 __all__ = [
     "FOLDER_SAFE_KEY",
@@ -29,8 +31,6 @@ __all__ = [
     "Native",
     "Natives",
     "cannot_apply",
-    "lowball",
-    "open_face",
     "variant_rules",
 ]
 
@@ -51,22 +51,9 @@ def variant_rules(variant: str) -> RuleSet:
     return load_rules(VARIANT_PRESETS[Variant(variant)])
 
 
-def open_face(variant: str) -> bool:
-    """Whether the variant is played open face (and so has Fantasyland): every variant but classic."""
-    return Variant(variant) is not Variant.CLASSIC
-
-
-@cache
-def lowball(variant: str) -> bool:
-    """Whether the variant plays its middle as 2-7 lowball: as its preset's file says (read, not validated, so
-    that a reader of the lake needs no evaluator)."""
-    doc = read_document(resolve_path(VARIANT_PRESETS[Variant(variant)]))
-    return bool(doc.get("game", {}).get("lowball_middle", Game.model_fields["lowball_middle"].default))
-
-
 def cannot_apply(rules: RuleSet, variant: str) -> str | None:
     """Why ``rules`` cannot score hands of ``variant``; None when they can."""
-    if rules.game.lowball_middle == lowball(variant):
+    if rules.game.lowball_middle == facts(variant).lowball_middle:
         return None
     if rules.game.lowball_middle:
         return f"{rules.name} plays a 2-7 lowball middle and {variant} hands were set for a high middle"
@@ -85,7 +72,7 @@ def _does_not_fit(rules: RuleSet, variant: str) -> str | None:
     reason = cannot_apply(rules, variant)
     if reason is not None:
         return reason
-    if (rules.game.dealing is Dealing.CLASSIC) != (not open_face(variant)):
+    if (rules.game.dealing is Dealing.CLASSIC) == facts(variant).open_face:
         kind = "classic" if rules.game.dealing is Dealing.CLASSIC else "open-face"
         return f"{rules.name} is a {kind} rule set and {variant} is not"
     return None
@@ -125,7 +112,7 @@ class Natives:
     given: list[RuleSet] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        from schemas.rules import preset_names
+        from pipeline.rule_files import preset_names
 
         presets = [load_rules(name) for name in preset_names()]
         self._by_key: dict[str, RuleSet] = {}

@@ -1,4 +1,5 @@
-"""Where the project's data lives: presets, samples, the default lake and outputs."""
+"""Where the project's files are found: rule presets, SQL, samples, the default lake and outputs. Every module
+locates them through here."""
 
 from __future__ import annotations
 
@@ -9,7 +10,11 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "data"
 SAMPLES = DATA / "samples"
 RULES = DATA / "rules"
+SQL = ROOT / "sql"
+"""The views and the named queries (``sql/queries``)."""
 OUT = DATA / "out"
+
+__all__ = ["DATA", "OUT", "ROOT", "RULES", "SAMPLES", "SQL", "default_lake", "default_out"]
 
 
 def default_lake() -> Path:

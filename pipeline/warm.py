@@ -21,9 +21,9 @@ def warm() -> None:
     from pipeline.lake.store import Lake
     from pipeline.paths import SAMPLES
     from pipeline.rescore.run import rescore
+    from pipeline.rule_files import load_rules, preset_names
     from pipeline.score.engine import Boards, score
     from pipeline.simulate.run import warm as simulate_warm
-    from schemas.rules import load_rules, preset_names
 
     # Enough lines for both the one-thread and the parallel JSONL scanner.
     lines = (SAMPLES / "worked-examples.jsonl").read_bytes() * 200

@@ -1,4 +1,11 @@
-"""Plotly figure builders and the HTML report assembly.
+"""The report: named queries from ``sql/`` turned into Plotly figures and one offline HTML file."""
 
-A report section is a named query from ``sql/`` plus a figure built here.
-"""
+from reports.html import render
+from reports.report import Options, Report, build
+
+__all__ = [
+    "Options",
+    "Report",
+    "build",
+    "render",
+]

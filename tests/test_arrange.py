@@ -16,6 +16,7 @@ import pytest
 
 from pipeline.cards import NO_CARD, deal, parse_row
 from pipeline.evaluate import evaluate_boards, fouled, lowball27, tables
+from pipeline.rule_files import load_rules
 from pipeline.score.compile import compile_rules
 from pipeline.score.engine import BoardFacts, Boards, board_facts, score
 from pipeline.score.naturals import natural_kinds
@@ -29,7 +30,7 @@ from pipeline.simulate.arrange import (
     fantasyland_tables,
     greedy_boards,
 )
-from schemas.rules import Natural, Naturals, RuleSet, Surrender, load_rules
+from schemas.rules import Natural, Naturals, RuleSet, Surrender
 
 CATEGORY = tables.CATEGORY
 

@@ -18,7 +18,8 @@ from pipeline.game import (
     turns,
 )
 from pipeline.native import VARIANT_PRESETS
-from schemas.rules import Variant, load_rules
+from pipeline.rule_files import load_rules
+from schemas.rules import Variant
 
 
 @pytest.mark.parametrize("variant", list(Variant))

@@ -26,11 +26,12 @@ import pytest
 from pipeline.cli.console import EXIT_INTERRUPTED, NOTHING_COMMITTED
 from pipeline.ingest.run import ingest
 from pipeline.lake.store import Lake
+from pipeline.rule_files import load_rules
 from pipeline.simulate import arrange
 from pipeline.simulate.batch import HandBatch
 from pipeline.simulate.pace import Portions
 from pipeline.simulate.run import CHUNK_HANDS, PRESETS, plan, play, to_jsonl
-from schemas.rules import Variant, load_rules
+from schemas.rules import Variant
 
 ROOT = Path(__file__).resolve().parents[1]
 PROMISED = 2.0

@@ -24,8 +24,9 @@ from pipeline.evaluate.dead import NEVER, ROW_CODES, dead_streets
 from pipeline.lake.store import Lake
 from pipeline.query import named
 from pipeline.query.db import connect
+from pipeline.rule_files import load_rules, preset_names
 from pipeline.score.compile import compile_rules
-from schemas.rules import RuleSet, load_rules, preset_names
+from schemas.rules import RuleSet
 from tests.reference.slow_scorer import score_hand
 from tests.test_report_lake import SAMPLES, make_records
 
@@ -301,10 +302,11 @@ def test_named_query_counts_equal_a_polars_computation(
 
 def test_variant_facts_are_the_presets() -> None:
     """What the lake's readers know of each variant without loading rule files is what its preset says."""
-    from pipeline.native import VARIANT_PRESETS, lowball, open_face, variant_rules
+    from pipeline.game import facts
+    from pipeline.native import VARIANT_PRESETS, variant_rules
 
     for variant in VARIANT_PRESETS:
         rules = variant_rules(variant)
         assert rules.game.variant == variant
-        assert lowball(variant) == rules.game.lowball_middle
-        assert open_face(variant) == (rules.game.dealing != "classic") == rules.fantasyland.enabled
+        assert facts(variant).lowball_middle == rules.game.lowball_middle
+        assert facts(variant).open_face == (rules.game.dealing != "classic") == rules.fantasyland.enabled

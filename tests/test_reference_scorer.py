@@ -20,8 +20,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from phevaluator import evaluate_cards
 
+from pipeline.rule_files import load_rules, parse_rules, preset_names
 from pipeline.score.records import score_records as engine_score_records
-from schemas.rules import NATURAL_VALUE_MAX, RuleSet, load_rules, parse_rules, preset_names
+from schemas.rules import NATURAL_VALUE_MAX, RuleSet
 from tests.reference.deals import random_records
 from tests.reference.hands import CRISS_CROSS, MISSET, player
 from tests.reference.slow_scorer import (

@@ -19,10 +19,11 @@ from pipeline.query.db import connect, run_query
 from pipeline.rescore import batch, scoring
 from pipeline.rescore.plan import RuleSetNameError
 from pipeline.rescore.run import rescore
+from pipeline.rule_files import load_rules
 from pipeline.score.compile import NATURALS
 from pipeline.score.engine import score
 from pipeline.score.records import to_boards
-from schemas.rules import RuleSet, load_rules
+from schemas.rules import RuleSet
 from tests.reference.hands import CRISS_CROSS, MISSET
 
 EXAMPLES = SAMPLES / "worked-examples.jsonl"

@@ -11,10 +11,11 @@ import pytest
 from pipeline.cards import deal
 from pipeline.rescore.batch import SETTLED, rescore_batch, rescore_many
 from pipeline.rescore.plan import Job
+from pipeline.rule_files import load_rules
 from pipeline.score.compile import NATURALS
 from pipeline.score.engine import Boards, score
 from schemas.lake import BOARD_RESULTS, PAIR_RESULTS, RESCORE_INPUT
-from schemas.rules import RuleSet, load_rules
+from schemas.rules import RuleSet
 
 RULES = Path(__file__).parent / "data" / "rules"
 RULE_SETS = ["ofc", "classic-1-6", "taiwanese", str(RULES / "stakes.toml"), str(RULES / "suits.toml")]

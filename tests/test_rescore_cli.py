@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from pipeline.cli import app
 from pipeline.paths import SAMPLES
-from schemas.rules import load_rules
+from pipeline.rule_files import load_rules
 
 runner = CliRunner()
 

@@ -5,8 +5,9 @@ from pathlib import Path
 
 import pytest
 
+from pipeline.rule_files import RuleSetError, load_rules, preset_names
 from schemas.export import render_all
-from schemas.rules import RuleSet, RuleSetError, load_rules, preset_names
+from schemas.rules import RuleSet
 
 PRESETS = [
     "classic-1-6",

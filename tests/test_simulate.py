@@ -9,12 +9,13 @@ import numpy as np
 import pytest
 
 from pipeline.evaluate import lowball27
+from pipeline.rule_files import load_rules
 from pipeline.score.compile import compile_rules
 from pipeline.score.engine import Boards, score
 from pipeline.simulate.batch import HandBatch
 from pipeline.simulate.run import Spec, plan, play
 from pipeline.simulate.streets import streets_of
-from schemas.rules import Dealing, RuleSet, load_rules
+from schemas.rules import Dealing, RuleSet
 
 VARIANTS = [
     ("classic-1-6", 2, "mc,heuristic,random"),

@@ -12,8 +12,8 @@ from typer.testing import CliRunner
 from pipeline.cli import app
 from pipeline.ingest.run import ingest
 from pipeline.lake.store import Lake
+from pipeline.rule_files import load_rules
 from pipeline.simulate.bots import DEFAULT_ROLLOUTS
-from schemas.rules import load_rules
 
 runner = CliRunner()
 BASE = ["simulate", "--variant", "pineapple", "--players", "3", "--bots", "mc,heuristic,random", "--rollouts", "4"]

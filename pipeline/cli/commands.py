@@ -6,7 +6,9 @@ import typer
 
 from pipeline import __version__
 from pipeline.cli import demo, evaluate, ingest, lake, report, rescore, rules, score, simulate, sql
-from pipeline.cli.console import EXIT_FAILED, EXIT_USAGE, debugging, err, interruptible, is_interrupt
+from pipeline.cli.console import debugging, err, interruptible, is_interrupt
+from pipeline.cli.exits import EXIT_FAILED, exit_code
+from pipeline.errors import OfcError
 
 app = typer.Typer(
     name="ofc",
@@ -50,18 +52,17 @@ interruptible(app)
 
 
 def main() -> None:
-    """Console entry point: typer handles usage errors; anything unexpected is one line, not a traceback."""
-    from pipeline.lake.store import LakeError
-
+    """Console entry point: typer handles usage errors; an error ofc raises on purpose is one line with its exit
+    code; anything unexpected is one line too, not a traceback."""
     try:
         app()
-    except LakeError as exc:  # a lake this version cannot use: one line, whatever command met it
-        if debugging():
+    except OfcError as exc:
+        if debugging() or is_interrupt(exc):  # an error a library made of Ctrl-C: said as an interrupt
             raise
         err.print(f"[bold red]error:[/] {exc}", markup=True)
-        raise SystemExit(EXIT_USAGE) from None
+        raise SystemExit(exit_code(exc)) from None
     except Exception as exc:
-        if debugging() or is_interrupt(exc):  # an error a library made of Ctrl-C: said as an interrupt
+        if debugging() or is_interrupt(exc):
             raise
         err.print(f"[bold red]internal error:[/] {type(exc).__name__}: {exc}", markup=True)
         err.print("Set OFC_DEBUG=1 to see the traceback.")

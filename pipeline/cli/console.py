@@ -17,7 +17,8 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeElapsedColumn, TransferSpeedColumn
 
-from pipeline.cli.exits import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, NOTHING_COMMITTED
+from pipeline.cli.exits import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, NOTHING_COMMITTED, exit_code
+from pipeline.errors import OfcError
 
 # Piped output is read by people in logs and files: do not squeeze it to 80 columns.
 out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 160)
@@ -155,7 +156,8 @@ def interrupts(what: str | None = None) -> Iterator[None]:
 
 def interruptible(app: typer.Typer) -> None:
     """Put every command of ``app`` and of its groups inside :func:`interrupts`: Ctrl-C in any of them ends
-    in the one line and exit 130, never a traceback."""
+    in the one line and exit 130, never a traceback; an error ofc raises on purpose ends in ``error: ...`` and
+    its kind's exit code (:func:`~pipeline.cli.exits.exit_code`)."""
     for info in app.registered_commands:
         command = info.callback
         if command is not None and not getattr(command, "interruptible", False):
@@ -169,7 +171,10 @@ def _in_interrupts(command: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(command)  # typer reads the command's parameters and help through the wrapper
     def run(*args: Any, **kwargs: Any) -> Any:
         with interrupts():
-            return command(*args, **kwargs)
+            try:
+                return command(*args, **kwargs)
+            except OfcError as exc:  # what ofc refuses on purpose: one line, the kind's exit code
+                fail(str(exc), exit_code(exc))
 
     run.interruptible = True  # type: ignore[attr-defined]
     return run

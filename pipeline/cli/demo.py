@@ -34,9 +34,9 @@ def _examples() -> tuple[list[dict[str, Any]], np.ndarray]:
 
 def _example_points(records: list[dict[str, Any]], codes: np.ndarray) -> dict[str, dict[str, int]]:
     """``{"E1/A": {"ofc": 24, ...}}``: each player's result under each demo rule set."""
+    from pipeline.rule_files import load_rules
     from pipeline.score.engine import score
     from pipeline.score.records import to_boards, to_output
-    from schemas.rules import load_rules
 
     boards = to_boards(records, codes)
     table: dict[str, dict[str, int]] = {}
@@ -71,9 +71,10 @@ def _steps() -> Progress:
 
 
 def _simulate(lake: Any, seed: int, progress: Progress) -> list[dict[str, Any]]:
-    from pipeline.cli.simulate import _result
+    from pipeline.cli.simulate import simulation_result
+    from pipeline.rule_files import load_rules
     from pipeline.simulate.run import PRESETS, plan, to_lake
-    from schemas.rules import Variant, load_rules
+    from schemas.rules import Variant
 
     results = []
     for variant, players, hands, bots in SESSIONS:
@@ -90,7 +91,7 @@ def _simulate(lake: Any, seed: int, progress: Progress) -> list[dict[str, Any]]:
         t0 = time.perf_counter()
         outcome = to_lake(spec, lake, on_progress, on_stage)
         progress.update(task, completed=hands)
-        results.append(_result(outcome, time.perf_counter() - t0))
+        results.append(simulation_result(outcome, time.perf_counter() - t0))
     return results
 
 
@@ -118,7 +119,7 @@ def demo(
     from pipeline.ingest.run import ingest
     from pipeline.lake.store import Lake
     from pipeline.rescore.run import rescore
-    from schemas.rules import load_rules
+    from pipeline.rule_files import load_rules
 
     lake = Lake(default_lake())
     with interrupts(), user_errors(), _steps() as progress:
@@ -185,7 +186,7 @@ def _print(
 ) -> None:
     from pipeline.cli.ingest import print_summary as print_ingest
     from pipeline.cli.rescore import print_summary as print_rescore
-    from pipeline.cli.simulate import _print as print_simulation
+    from pipeline.cli.simulate import print_simulation
 
     out.rule(f"[bold]Simulated sessions into {lake.root}")
     for result in simulated:

@@ -8,7 +8,7 @@ from typing import Any
 import typer
 from rich.table import Table
 
-from pipeline.cli.console import EXIT_FAILED, EXIT_USAGE, byte_progress, err, fail, out, print_json
+from pipeline.cli.console import EXIT_FAILED, byte_progress, err, out, print_json
 from pipeline.paths import default_lake
 
 LAKE_HELP = "Lake directory (default: $OFC_LAKE or data/lake)."
@@ -20,8 +20,8 @@ def lake_option() -> Any:
 
 
 def _run(paths: list[Path], lake_dir: Path | None, fmt: str | None, write: bool, replace: bool = False) -> Any:
-    from pipeline.ingest.run import IngestError, ingest
-    from pipeline.lake.store import Lake, LakeError
+    from pipeline.ingest.run import ingest
+    from pipeline.lake.store import Lake
 
     lake = Lake(lake_dir or default_lake()) if write else None
     with byte_progress() as progress:
@@ -32,10 +32,7 @@ def _run(paths: list[Path], lake_dir: Path | None, fmt: str | None, write: bool,
                 tasks[source] = progress.add_task(Path(source).name[:40], total=None, hands=0)
             progress.update(tasks[source], completed=done, hands=hands)
 
-        try:
-            return ingest(paths, lake, fmt, on_progress, replace=replace)
-        except (IngestError, LakeError) as exc:
-            fail(str(exc), EXIT_USAGE)
+        return ingest(paths, lake, fmt, on_progress, replace=replace)
 
 
 def summary_of(report: Any) -> dict[str, Any]:

@@ -110,16 +110,12 @@ def remove(
     The removal is recorded in the lake (ofc lake lists it). The files stay on disk, hidden, until
     ofc lake vacuum; the next ofc rescore scores what the batches affected still hold.
     """
-    from pipeline.lake.edit import EditError
     from pipeline.lake.edit import remove as remove_from
 
     if (batch is None) == (source is None):
         fail("name a batch, or give --source FILE (one of the two)", EXIT_USAGE)
     store = _lake(lake or ctx.obj)
-    try:
-        done = remove_from(store, batch=batch, source=source)
-    except EditError as exc:
-        fail(str(exc), EXIT_USAGE)
+    done = remove_from(store, batch=batch, source=source)
     if as_json:
         print_json(done)
         return

@@ -63,8 +63,6 @@ def _report(
     as_json: bool,
 ) -> None:
     from pipeline.lake.store import Lake
-    from pipeline.query.db import QueryError
-    from pipeline.query.named import NamedQueryError
     from reports.html import render
     from reports.report import Options, build
 
@@ -74,10 +72,7 @@ def _report(
     if not store.exists():
         fail(f"{store.root}: not a lake (ofc ingest creates one)", EXIT_USAGE)
     options = Options(player=player, variant=variant, rules=rules, since=_day(since))
-    try:
-        result = build(store, options)
-    except (QueryError, NamedQueryError) as exc:
-        fail(str(exc), EXIT_USAGE)
+    result = build(store, options)
     if as_json:
         import json
 

@@ -24,7 +24,7 @@ MISMATCHES = 'ofc sql "SELECT * FROM recorded_mismatches"'
 
 def _load(name: str) -> RuleSet:
     """A rule set, or one line naming the file and every problem in it (exit 2)."""
-    from schemas.rules import RuleSetError, load_rules
+    from pipeline.rule_files import RuleSetError, load_rules
 
     try:
         return load_rules(name)
@@ -174,8 +174,7 @@ def rescore(
     its native rules; ofc sql lists the differences:
     "SELECT * FROM recorded_mismatches".
     """
-    from pipeline.lake.store import Lake, LakeError
-    from pipeline.rescore.plan import RuleSetNameError
+    from pipeline.lake.store import Lake
     from pipeline.rescore.run import rescore as run
 
     store = Lake(lake or default_lake())
@@ -188,9 +187,6 @@ def rescore(
         def on_progress(done: int, total: int) -> None:
             progress.update(task, completed=done, total=total)
 
-        try:
-            report = run(store, rule_sets, force=force, on_progress=on_progress)
-        except (LakeError, RuleSetNameError) as exc:
-            fail(str(exc), EXIT_USAGE)
+        report = run(store, rule_sets, force=force, on_progress=on_progress)
     summary = summary_of(report)
     print_json(summary) if as_json else print_summary(summary)

@@ -18,7 +18,7 @@ app = typer.Typer(help="Rule sets: the presets, and checking house rule files.",
 
 def load(name_or_path: str) -> RuleSet:
     """A rule set for the command line: an unusable one is a usage error, never a traceback."""
-    from schemas.rules import RuleSetError, load_rules
+    from pipeline.rule_files import RuleSetError, load_rules
 
     try:
         return load_rules(name_or_path)
@@ -29,7 +29,7 @@ def load(name_or_path: str) -> RuleSet:
 @app.command("list")
 def list_rules(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """List the preset rule sets."""
-    from schemas.rules import preset_names
+    from pipeline.rule_files import preset_names
 
     presets = [load(name) for name in preset_names()]
     rows = [
@@ -50,7 +50,7 @@ def show(
     resolved: bool = typer.Option(False, "--resolved", help="Print every field after 'extends', as JSON."),
 ) -> None:
     """Print a rule set's TOML (or, with --resolved, the complete rule set it means)."""
-    from schemas.rules import resolve_path
+    from pipeline.rule_files import resolve_path
 
     rules = load(name)
     if resolved:
@@ -65,7 +65,7 @@ def validate(
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Check rule files: every problem is named by its TOML path. Exit 1 if any file is invalid."""
-    from schemas.rules import RuleSetError, load_rules
+    from pipeline.rule_files import RuleSetError, load_rules
 
     results = []
     for path in files:

@@ -81,10 +81,9 @@ def simulate(
     bot's hands, points per hand with a 95% interval, foul rate and Fantasyland entry rate
     (over normal hands), Fantasyland hands and stays.
     """
-    from pipeline.ingest.run import IngestError
-    from pipeline.lake.store import Lake, LakeError
+    from pipeline.lake.store import Lake
     from pipeline.simulate.bots import DEFAULT_ROLLOUTS
-    from pipeline.simulate.run import PRESETS, SimulationError, plan, to_jsonl, to_lake
+    from pipeline.simulate.run import PRESETS, plan, to_jsonl, to_lake
     from schemas.rules import Variant
 
     if lake is not None and out_file is not None:
@@ -95,20 +94,17 @@ def simulate(
     if variant not in known:
         fail(f"unknown variant {variant!r} (known: {', '.join(known)})", EXIT_USAGE)
     rule_set = load(rules or PRESETS[known[variant]])
-    try:
-        spec = plan(
-            variant,
-            players,
-            hands,
-            bots,
-            rule_set,
-            seed=seed,
-            rollouts=DEFAULT_ROLLOUTS if rollouts is None else rollouts,
-            session_hands=session_hands,
-            start=_start(start),
-        )
-    except SimulationError as exc:
-        fail(str(exc), EXIT_USAGE)
+    spec = plan(
+        variant,
+        players,
+        hands,
+        bots,
+        rule_set,
+        seed=seed,
+        rollouts=DEFAULT_ROLLOUTS if rollouts is None else rollouts,
+        session_hands=session_hands,
+        start=_start(start),
+    )
 
     target = out_file or Lake(lake or default_lake())
     said = f"nothing was written; {target} is as it was" if isinstance(target, Path) else None
@@ -128,18 +124,18 @@ def simulate(
                 outcome = to_jsonl(spec, target, on_progress, on_stage)
             else:
                 outcome = to_lake(spec, target, on_progress, on_stage)
-        except (IngestError, LakeError, OSError) as exc:
+        except OSError as exc:
             fail(str(exc), EXIT_USAGE)
         seconds = (datetime.now() - t0).total_seconds()
 
-    result = _result(outcome, seconds)
-    print_json(result) if as_json else _print(result)
+    result = simulation_result(outcome, seconds)
+    print_json(result) if as_json else print_simulation(result)
     if result["output"].get("quarantined"):
         err.print(f"{result['output']['quarantined']} simulated hand(s) were quarantined", markup=False)
         raise typer.Exit(EXIT_FAILED)
 
 
-def _result(outcome: Any, seconds: float) -> dict[str, Any]:
+def simulation_result(outcome: Any, seconds: float) -> dict[str, Any]:
     spec = outcome.spec
     output = dict(outcome.written)
     if outcome.report is not None:
@@ -161,7 +157,7 @@ def _result(outcome: Any, seconds: float) -> dict[str, Any]:
     }
 
 
-def _print(result: dict[str, Any]) -> None:
+def print_simulation(result: dict[str, Any]) -> None:
     table = Table(
         "bot",
         "seats",

@@ -95,8 +95,8 @@ def sql(
     text.
     """
     from pipeline.lake.store import Lake
-    from pipeline.query.db import QueryError, connect, run_query
-    from pipeline.query.named import NamedQueryError, parse_assignments, queries, run
+    from pipeline.query.db import connect, run_query
+    from pipeline.query.named import parse_assignments, queries, run
 
     if list_:
         _list(as_json)
@@ -108,13 +108,10 @@ def sql(
     named = _NAMED.match(query.strip()) is not None
     if param and not named:
         fail("--param goes with a named query (ofc sql --list shows them)", EXIT_USAGE)
-    try:
-        if named:
-            if query.strip() not in queries():
-                fail(f"no named query {query.strip()!r} (ofc sql --list shows them)", EXIT_USAGE)
-            result = run(connect(snapshot), snapshot, query.strip(), parse_assignments(param or []))
-        else:
-            result = run_query(connect(snapshot), query)
-    except (QueryError, NamedQueryError) as exc:
-        fail(str(exc), EXIT_USAGE)
+    if named:
+        if query.strip() not in queries():
+            fail(f"no named query {query.strip()!r} (ofc sql --list shows them)", EXIT_USAGE)
+        result = run(connect(snapshot), snapshot, query.strip(), parse_assignments(param or []))
+    else:
+        result = run_query(connect(snapshot), query)
     _show(result, csv, as_json)

@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from pipeline.evaluate import kernels, tables
-from pipeline.evaluate.rows import _checked, _is_polars, as_rows
+from pipeline.evaluate.rows import as_rows, checked, is_polars
 
 TOP = slice(0, 3)
 MIDDLE = slice(3, 8)
@@ -33,7 +33,7 @@ def evaluate_boards(boards: Any) -> BoardStrengths:
     rows = as_rows(boards, 13)
     out = np.empty((rows.shape[0], 3), dtype=np.uint16)
     bad = kernels.lookup_boards(rows, tables.table5_direct(), tables.DIGITS5, tables.TABLE3_DIRECT, tables.DIGITS3, out)
-    _checked(out, bad, rows)
+    checked(out, bad, rows)
     return BoardStrengths(out[:, 0], out[:, 1], out[:, 2])
 
 
@@ -43,6 +43,6 @@ def fouled(top: Any, middle: Any, bottom: Any, *, bottom_may_equal_middle: bool 
     ``bottom_may_equal_middle=False`` is the reading in which each row must
     beat the one above it, so an exact bottom/middle tie fouls.
     """
-    t, m, b = (x.to_numpy() if _is_polars(x) else np.asarray(x) for x in (top, middle, bottom))
+    t, m, b = (x.to_numpy() if is_polars(x) else np.asarray(x) for x in (top, middle, bottom))
     bottom_breaks = b < m if bottom_may_equal_middle else b <= m
     return (t > m) | bottom_breaks

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 import numpy as np
 
+from pipeline.errors import InputError
 from pipeline.evaluate import kernels, tables
 from pipeline.evaluate.tables import CATEGORY_NAMES, INVALID
 
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 ROYAL: Final = "royal flush"
 
 
-class InvalidRowError(ValueError):
+class InvalidRowError(InputError):
     """Rows that hold a code outside 0..51 or a rank pattern no deck can deal."""
 
     def __init__(self, rows: np.ndarray, cards: np.ndarray) -> None:
@@ -32,7 +33,7 @@ class InvalidRowError(ValueError):
         super().__init__(f"invalid card codes (each must be 0..51, no card twice): {shown}{more}")
 
 
-def _is_polars(obj: object) -> bool:
+def is_polars(obj: object) -> bool:
     return type(obj).__module__.startswith("polars")
 
 
@@ -46,7 +47,7 @@ def as_rows(cards: Any, width: int) -> np.ndarray:
         import polars as pl
 
         cards = pl.Series(pl.from_arrow(cards))
-    if _is_polars(cards):
+    if is_polars(cards):
         import polars as pl
 
         if cards.null_count():
@@ -73,7 +74,7 @@ def as_rows(cards: Any, width: int) -> np.ndarray:
 
 def _wrap(values: np.ndarray, like: Any, name: str) -> Any:
     """Answer in the caller's kind of column: polars for polars, Arrow for Arrow, else numpy."""
-    if _is_polars(like):
+    if is_polars(like):
         import polars as pl
 
         return pl.Series(name, values)
@@ -84,7 +85,7 @@ def _wrap(values: np.ndarray, like: Any, name: str) -> Any:
     return values
 
 
-def _checked(out: np.ndarray, bad: int, rows: np.ndarray) -> np.ndarray:
+def checked(out: np.ndarray, bad: int, rows: np.ndarray) -> np.ndarray:
     if bad:
         flat = out.reshape(out.shape[0], -1)
         raise InvalidRowError(np.flatnonzero((flat == INVALID).any(axis=1)), rows)
@@ -96,7 +97,7 @@ def strength5(cards: Any) -> Any:
     rows = as_rows(cards, 5)
     out = np.empty(rows.shape[0], dtype=np.uint16)
     bad = kernels.lookup5(rows, tables.table5_direct(), tables.DIGITS5, out)
-    return _wrap(_checked(out, bad, rows), cards, "strength")
+    return _wrap(checked(out, bad, rows), cards, "strength")
 
 
 def strength3(cards: Any) -> Any:
@@ -104,11 +105,11 @@ def strength3(cards: Any) -> Any:
     rows = as_rows(cards, 3)
     out = np.empty(rows.shape[0], dtype=np.uint16)
     bad = kernels.lookup3(rows, tables.TABLE3_DIRECT, tables.DIGITS3, out)
-    return _wrap(_checked(out, bad, rows), cards, "strength")
+    return _wrap(checked(out, bad, rows), cards, "strength")
 
 
 def _width(cards: Any) -> int:
-    if _is_polars(cards):
+    if is_polars(cards):
         import polars as pl
 
         if isinstance(cards.dtype, pl.Array):
@@ -144,7 +145,7 @@ def lowball27(cards: Any) -> Any:
     rows = as_rows(cards, 5)
     out = np.empty(rows.shape[0], dtype=np.uint16)
     bad = kernels.lookup5(rows, tables.low5_direct(), tables.DIGITS5, out)
-    return _wrap(_checked(out, bad, rows), cards, "lowball27")
+    return _wrap(checked(out, bad, rows), cards, "lowball27")
 
 
 class RowFacts(NamedTuple):
@@ -163,7 +164,7 @@ class RowFacts(NamedTuple):
 
 
 def _gather(table: np.ndarray, values: Any, name: str) -> Any:
-    v = values.to_numpy() if _is_polars(values) else np.asarray(values)
+    v = values.to_numpy() if is_polars(values) else np.asarray(values)
     if v.size and int(v.max()) >= table.size:
         raise ValueError(f"not a value of this scale: {int(v.max())} (at most {table.size - 1})")
     return _wrap(table[v], values, name)
@@ -180,7 +181,7 @@ def is_royal(strengths: Any) -> Any:
 
 def row_facts(strengths: Any) -> RowFacts:
     """Category, royal flag and defining ranks of each strength, as numpy columns."""
-    s = strengths.to_numpy() if _is_polars(strengths) else np.asarray(strengths)
+    s = strengths.to_numpy() if is_polars(strengths) else np.asarray(strengths)
     return RowFacts(tables.CATEGORY[s], _royal_table()[s], tables.RANK1[s], tables.RANK2[s], tables.N_CARDS[s])
 
 

@@ -1,1 +1,11 @@
-"""Hand histories in: one module per source format, then validation, deduplication and the lake."""
+"""Reading hand histories (canonical JSONL, poker-arena logs, scoresheets) into the lake as one batch."""
+
+from pipeline.ingest.run import FORMATS, IngestError, Report, ingest, ingest_chunks
+
+__all__ = [
+    "FORMATS",
+    "IngestError",
+    "Report",
+    "ingest",
+    "ingest_chunks",
+]

@@ -30,6 +30,7 @@ import pyarrow.compute as pc
 
 from pipeline import __version__
 from pipeline.ahead import ahead, result_of
+from pipeline.errors import InputError
 from pipeline.ingest.base import Chunk, Ingester, Problem
 from pipeline.ingest.known import DUPLICATE, NEW, REPLACES, Known, conflict_reason
 from pipeline.ingest.validate import validate
@@ -52,7 +53,7 @@ HISTORY_SUFFIXES = {".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".txt", ".log"
 """Files a directory walk considers; a file named on the command line is always tried."""
 
 
-class IngestError(ValueError):
+class IngestError(InputError):
     """An input that cannot be read at all (missing, unknown format, unreadable archive)."""
 
 

@@ -18,6 +18,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from pipeline import __version__
+from pipeline.errors import InputError
 from pipeline.lake.snapshot import Snapshot
 from pipeline.lake.store import BatchWriter, Lake
 
@@ -62,7 +63,7 @@ def remove_batch(snapshot: Snapshot, writer: BatchWriter, batch: str) -> int:
     return hands
 
 
-class EditError(ValueError):
+class EditError(InputError):
     """A removal that names nothing the lake holds (the message lists the closest names)."""
 
 

@@ -38,6 +38,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from pipeline.errors import LakeError
 from pipeline.lake.snapshot import Snapshot
 from schemas.lake import PARTITIONS, TABLE_PARTITIONS, TABLES
 from schemas.lake import RESULT_TABLES as RESULT_SCHEMAS
@@ -52,10 +53,6 @@ LAKE_FORMAT = 2
 """The lake's format, recorded in every manifest (``lake_format``; manifests without it are format 1). Format 2 adds
 ``carries`` (files rewritten for an earlier batch when hands are removed or replaced) and never deletes a file
 but in a vacuum. A lake holding a newer format is refused: this version would misread it."""
-
-
-class LakeError(RuntimeError):
-    """The lake cannot be used: not a lake, locked, unwritable."""
 
 
 def _folders(path: Path, root: Path) -> list[Path]:

@@ -1,1 +1,14 @@
-"""DuckDB over the lake: views of the committed tables, the views in ``sql/``, and read-only queries."""
+"""Reading the lake with DuckDB: plain SQL over views of the committed files, and named queries."""
+
+from pipeline.query.db import QueryError, connect, run_query
+from pipeline.query.named import NamedQueryError, parse_assignments, queries, run
+
+__all__ = [
+    "NamedQueryError",
+    "QueryError",
+    "connect",
+    "parse_assignments",
+    "queries",
+    "run",
+    "run_query",
+]

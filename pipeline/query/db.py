@@ -17,21 +17,24 @@ import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from pipeline.errors import InputError
+from pipeline.game import facts
 from pipeline.lake.snapshot import Snapshot
 from pipeline.lake.store import RESULT_TABLES, Lake
-from pipeline.native import VARIANT_PRESETS, lowball, open_face
+from pipeline.native import VARIANT_PRESETS
+from pipeline.paths import SQL
 from pipeline.rescore.royalties import recorded_royalty_hands
 from schemas.lake import CARDS13, TABLE_PARTITIONS, TABLES
 
 __all__ = ["SQL_DIR", "QueryError", "connect", "run_query"]
 
-SQL_DIR = Path(__file__).resolve().parent.parent.parent / "sql"
+SQL_DIR = SQL
 QUERY_STATEMENTS = {duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN}
 _CARD_CODES = "list_transform(range(13), lambda i: ('0x' || hex(cards)[2 * i + 1:2 * i + 2])::UTINYINT)"
 """The 13 bytes of a result row's ``cards`` as the list of codes the boards table holds."""
 
 
-class QueryError(ValueError):
+class QueryError(InputError):
     """SQL that cannot be run: not a query, or DuckDB rejected it."""
 
 
@@ -46,8 +49,8 @@ def _variants() -> pa.Table:
         {
             "variant": names,
             "preset": [VARIANT_PRESETS[v] for v in VARIANT_PRESETS],
-            "open_face": [open_face(v) for v in names],
-            "lowball_middle": [lowball(v) for v in names],
+            "open_face": [facts(v).open_face for v in names],
+            "lowball_middle": [facts(v).lowball_middle for v in names],
         }
     )
 

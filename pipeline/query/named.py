@@ -27,6 +27,7 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
+from pipeline.errors import InputError
 from pipeline.lake.snapshot import Snapshot
 from pipeline.native import cannot_apply
 from pipeline.query.db import SQL_DIR, QueryError, run_query
@@ -51,7 +52,7 @@ _PARAM = re.compile(r"^--\s*@param\s+(\w+)\s+(text|date|int|rules\[\]|rules)(\?)
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
-class NamedQueryError(ValueError):
+class NamedQueryError(InputError):
     """A named query that does not exist, parameters it cannot take, or a lake it cannot answer from."""
 
 

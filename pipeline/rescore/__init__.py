@@ -3,3 +3,11 @@
 ``batch`` is the pure step (Arrow boards in, Arrow results out), ``source`` streams a batch's boards as
 whole hands, ``plan`` decides what is left to do, ``run`` ties them together and commits result batches.
 """
+
+from pipeline.rescore.plan import RuleSetNameError
+from pipeline.rescore.run import rescore
+
+__all__ = [
+    "RuleSetNameError",
+    "rescore",
+]

@@ -19,7 +19,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipeline.evaluate.dead import NEVER, board_dead_streets
-from pipeline.native import Natives, cannot_apply, open_face
+from pipeline.game import default_buttons, facts, turns
+from pipeline.native import Natives, cannot_apply
 from pipeline.rescore import kernels
 from pipeline.rescore.hands import grouped, hand_keys, run_starts
 from pipeline.rescore.plan import Job
@@ -155,13 +156,10 @@ def _owners(hand: np.ndarray, sizes: np.ndarray, player: pa.DictionaryArray) -> 
 
 
 def _positions(hand: np.ndarray, starts: np.ndarray, seat: np.ndarray, button: np.ndarray) -> np.ndarray:
-    """Each board's place after the button among its hand's seats, whatever the seat numbers (1, 3, 5 ...)."""
-    order = np.lexsort((seat, hand))
-    rank = np.empty(hand.size, np.int64)
-    rank[order] = np.arange(hand.size) - starts[hand[order]]
+    """Each board's place after the button among its hand's seats, whatever the seat numbers (1, 3, 5 ...): the
+    button (the last to act) is 0, the first to act 1."""
     sizes = np.diff(np.r_[starts, hand.size])
-    before_button = np.add.reduceat((seat < button).astype(np.int64), starts) if hand.size else rank
-    return ((rank - before_button[hand]) % sizes[hand]).astype(np.int8)
+    return ((turns(hand, starts, seat, button) + 1) % sizes[hand]).astype(np.int8)
 
 
 def _natives(variant: pa.DictionaryArray, house_rules: pa.Array, natives: Natives) -> tuple[np.ndarray, list[RuleSet]]:
@@ -217,9 +215,8 @@ def read_boards(batch: pa.RecordBatch, natives: Natives | None = None) -> Table:
     cards = batch.column("cards").flatten().to_numpy(zero_copy_only=False).reshape(n, 13)
     cards = np.ascontiguousarray(cards, dtype=np.uint8)
     button = _numbers(batch, "button", -1)
-    if (button < 0).any():  # no button recorded: the hand's highest seat (the first player listed acts first)
-        top = np.maximum.reduceat(seat, starts) if n else seat
-        button = np.where(button < 0, top[hand], button)
+    if (button < 0).any():  # no button recorded
+        button = np.where(button < 0, default_buttons(hand, seat), button)
     natural_names = _column(batch, "natural")
     if pa.types.is_dictionary(natural_names.type):
         natural_names = natural_names.cast(pa.string())
@@ -227,7 +224,7 @@ def read_boards(batch: pa.RecordBatch, natives: Natives | None = None) -> Table:
     player = _label(batch.column("player"))
     variant = _label(batch.column("variant"))
     variant_names = variant.dictionary.to_pylist()
-    faces = np.array([open_face(v) for v in variant_names], dtype=bool)
+    faces = np.array([facts(v).open_face for v in variant_names], dtype=bool)
     in_fantasyland = _flag(batch, "fantasyland") & faces[variant.indices.to_numpy(zero_copy_only=False)]
     boards = Boards(
         hand=hand,

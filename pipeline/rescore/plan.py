@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from pipeline.errors import RulesError
 from pipeline.lake.snapshot import RESULT_KIND, Snapshot
 from pipeline.lake.store import RESULT_TABLES, RETIRED_TABLES
 from pipeline.native import FOLDER_SAFE_KEY, Natives
@@ -34,7 +35,7 @@ KIND = RESULT_KIND
 _RESULT_FOLDERS = (*RESULT_TABLES, *RETIRED_TABLES)
 
 
-class RuleSetNameError(ValueError):
+class RuleSetNameError(RulesError):
     """A rule set whose name cannot name a folder of the lake."""
 
 

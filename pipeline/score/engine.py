@@ -17,13 +17,13 @@ from itertools import combinations
 import numpy as np
 
 from pipeline.evaluate import evaluate_boards, lowball27
+from pipeline.game import default_buttons, table_order
 from pipeline.score import kernels
 from pipeline.score.compile import NATURALS, CompiledRules, compile_rules
 from pipeline.score.naturals import natural_kinds, natural_strength
 from schemas.rules import Natural, RuleSet
 
 NO_NATURAL = -1
-_SEAT_MODULUS = 256
 _DRAGON = NATURALS.index(Natural.DRAGON)
 _SETTLEMENT = {"both": kernels.BOTH, "winner": kernels.WINNER, "replace": kernels.REPLACE}
 
@@ -73,10 +73,7 @@ class Boards:
         hand = np.asarray(hand, dtype=np.int64)
         seat = np.asarray(seat, dtype=np.int64)
         if button is None:
-            _, inverse = np.unique(hand, return_inverse=True)
-            top_seat = np.full(inverse.max() + 1 if n else 0, -1, dtype=np.int64)
-            np.maximum.at(top_seat, inverse, seat)
-            button = top_seat[inverse]
+            button = default_buttons(hand, seat)
         return cls(
             hand=hand,
             seat=seat,
@@ -296,11 +293,11 @@ def _counted_naturals(boards: Boards, c: CompiledRules, strength: np.ndarray) ->
 
 def _order(boards: Boards) -> np.ndarray | None:
     """Board order by hand, then table order (left of the button first); None when already so."""
-    position = (boards.seat - boards.button - 1) % _SEAT_MODULUS
-    key = boards.hand * _SEAT_MODULUS + position
-    if key.size < 2 or bool((key[1:] > key[:-1]).all()):
+    turn = table_order(boards.seat, boards.button)
+    ordered = (boards.hand[1:] > boards.hand[:-1]) | ((boards.hand[1:] == boards.hand[:-1]) & (turn[1:] > turn[:-1]))
+    if bool(ordered.all()):
         return None
-    return np.lexsort((position, boards.hand))
+    return np.lexsort((turn, boards.hand))
 
 
 def _pairs(hand_sorted: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -438,9 +435,8 @@ def _natural_points(a: np.ndarray, b: np.ndarray, boards: Boards, f: BoardFacts,
         # value, then kind order (dragon first), then within the kind.
         keys = (np.where(has, c.natural_value[safe], 0), len(NATURALS) - safe, within)
     else:
-        position = (boards.seat - boards.button - 1) % _SEAT_MODULUS
         # A dragon beats every other natural; otherwise, and between two dragons, the earlier declaration wins.
-        keys = ((kind == _DRAGON).astype(np.int64), _SEAT_MODULUS - position)
+        keys = ((kind == _DRAGON).astype(np.int64), -table_order(boards.seat, boards.button))
 
     nat_a, nat_b = f.natural[a], f.natural[b]
     both = (nat_a >= 0) & (nat_b >= 0)

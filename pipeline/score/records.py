@@ -17,13 +17,15 @@ from typing import Any
 
 import numpy as np
 
+from pipeline import game
 from pipeline.cards import parse_card_column
-from pipeline.native import open_face
+from pipeline.game import default_buttons, facts
 from pipeline.score.compile import NATURALS
 from pipeline.score.engine import NO_NATURAL, Boards, Scored, score
 from schemas.rules import RuleSet
 
-ROWS = (("top", 3), ("middle", 5), ("bottom", 5))
+ROWS = tuple(zip(game.ROWS, game.ROW_SIZES, strict=True))
+"""Each row and its size, in board order."""
 _NATURAL_CODES = {n.value: i for i, n in enumerate(NATURALS)}
 
 
@@ -97,7 +99,7 @@ def _check_structure(rec: Any) -> list[str]:
             if not isinstance(cards, list) or not all(isinstance(c, str) for c in cards):
                 raise _BadRecordError(f"players[{i}].{row}: expected a list of {width} cards")
         sizes = [len(cards) for cards in row_cards]
-        if sizes != [3, 5, 5] and not (rec.get("variant") == "classic" and sum(sizes) == 13):
+        if sizes != list(game.ROW_SIZES) and not (rec.get("variant") == "classic" and sum(sizes) == 13):
             row, width = next((r, w) for (r, w), n in zip(ROWS, sizes, strict=True) if n != w)
             got = sizes[[r for r, _ in ROWS].index(row)]
             raise _BadRecordError(f"players[{i}].{row}: expected {width} cards, got {got}")
@@ -210,8 +212,8 @@ def to_boards(records: list[dict[str, Any]], codes: np.ndarray | None = None) ->
         dtype=np.int64,
     )
     buttons = np.array([rec.get("button") if rec.get("button") is not None else -1 for rec in records], dtype=np.int64)
-    top_seat = np.maximum.reduceat(seat, np.r_[0, np.cumsum(sizes)[:-1]]) if len(records) else seat
-    button = np.repeat(np.where(buttons >= 0, buttons, top_seat), sizes)
+    button = np.repeat(buttons, sizes)
+    button = np.where(button >= 0, button, default_buttons(hand, seat))
     return Boards(
         hand=hand,
         seat=seat,
@@ -222,8 +224,8 @@ def to_boards(records: list[dict[str, Any]], codes: np.ndarray | None = None) ->
         natural=np.array([_NATURAL_CODES.get(p.get("natural"), NO_NATURAL) for p in players], dtype=np.int8),
         stack=np.array([p.get("stack") or 0 for p in players], dtype=np.int64),
         owner=np.array(owner, dtype=np.int64),
-        misset=np.array([[len(p[row]) for row, _ in ROWS] != [3, 5, 5] for p in players], dtype=bool),
-        open_face=np.repeat([open_face(rec.get("variant") or "ofc") for rec in records], sizes).astype(bool),
+        misset=np.array([[len(p[row]) for row, _ in ROWS] != list(game.ROW_SIZES) for p in players], dtype=bool),
+        open_face=np.repeat([facts(rec.get("variant") or "ofc").open_face for rec in records], sizes).astype(bool),
     )
 
 

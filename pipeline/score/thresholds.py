@@ -13,8 +13,10 @@ from typing import Final
 
 import numpy as np
 
+from pipeline.errors import RulesError
 from pipeline.evaluate import tables
 from pipeline.evaluate.rows import lowball27, strength3, strength5
+from pipeline.game import ROW_SIZES, ROWS
 from schemas.rules import RANKS, Row, normalise_rank
 
 _CATEGORY_WORDS: Final = {
@@ -34,12 +36,12 @@ _CATEGORY_WORDS: Final = {
 _ROYAL_WORDS: Final = ("royal", "royal flush")
 
 
-class HandPatternError(ValueError):
+class HandPatternError(RulesError):
     """A hand in a rule file that cannot be read."""
 
 
 def width_of(row: Row) -> int:
-    return 3 if row is Row.TOP else 5
+    return ROW_SIZES[ROWS.index(row.value)]
 
 
 def _ranks(text: str) -> list[int]:

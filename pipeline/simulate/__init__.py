@@ -1,1 +1,14 @@
-"""The hand simulator: a seeded dealer that plays whole sessions with one bot strategy per seat."""
+"""Simulated sessions: bots play whole sessions under a rule set, into JSONL or the lake."""
+
+from pipeline.simulate.run import PRESETS, Outcome, SimulationError, Spec, plan, play, to_jsonl, to_lake
+
+__all__ = [
+    "PRESETS",
+    "Outcome",
+    "SimulationError",
+    "Spec",
+    "plan",
+    "play",
+    "to_jsonl",
+    "to_lake",
+]

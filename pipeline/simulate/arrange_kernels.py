@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from pipeline.evaluate.kernels import _row3, _row5
+from pipeline.evaluate.kernels import row3, row5
 
 
 @njit(inline="always", cache=True)
@@ -40,14 +40,14 @@ def _goodness(
     top = np.empty(n3, np.int64)
     for j in range(n3):
         c = comb3[j]
-        top[j] = _row3(hand[c[0]], hand[c[1]], hand[c[2]], table3, digits3)
+        top[j] = row3(hand[c[0]], hand[c[1]], hand[c[2]], table3, digits3)
     bottom = np.empty(n5, np.int64)
     middle = np.empty(n5, np.int64)
     for j in range(n5):
         c = comb5[j]
         a, b, d, e, f = hand[c[0]], hand[c[1]], hand[c[2]], hand[c[3]], hand[c[4]]
-        bottom[j] = _row5(a, b, d, e, f, table5, digits5)
-        middle[j] = n_low - 1 - _row5(a, b, d, e, f, low5, digits5) if lowball else bottom[j]
+        bottom[j] = row5(a, b, d, e, f, table5, digits5)
+        middle[j] = n_low - 1 - row5(a, b, d, e, f, low5, digits5) if lowball else bottom[j]
     return top, middle, bottom
 
 

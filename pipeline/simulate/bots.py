@@ -57,13 +57,15 @@ from typing import ClassVar
 
 import numpy as np
 
+from pipeline.cards import NO_CARD
+from pipeline.game import Deal
 from pipeline.score.compile import NATURALS, CompiledRules
 from pipeline.score.engine import Boards, score
 from pipeline.score.naturals import natural_kinds
 from pipeline.simulate import heuristic_kernels, kernels
 from pipeline.simulate.model import Model, Weights
 from pipeline.simulate.pace import Portions, Tick, idle, in_portions, span
-from pipeline.simulate.streets import NO_CARD, Actions, Streets, actions
+from pipeline.simulate.streets import Actions, actions
 from pipeline.simulate.threads import threads_for
 from schemas.rules import Dealing, RuleSet
 
@@ -121,7 +123,7 @@ class Context:
     rules: RuleSet
     compiled: CompiledRules
     model: Model
-    streets: Streets
+    streets: Deal
     players: int
     rollouts: int = DEFAULT_ROLLOUTS
     candidates: int = DEFAULT_CANDIDATES
@@ -323,7 +325,7 @@ _PLANNER_PER_TABLE = (0, 1, 2, 5, 6)
 """The planner kernels' arguments with a row per table (the others are the street's and the model's)."""
 
 
-def _planner_inputs(view: StreetView, streets: Streets, model: Model) -> tuple:
+def _planner_inputs(view: StreetView, streets: Deal, model: Model) -> tuple:
     """The planner kernels' arguments for this street, up to the output array."""
     board, counts = view.own()
     act = actions(streets.dealt[view.street], streets.discarded[view.street])
@@ -472,7 +474,7 @@ class MonteCarloBot(PlannerBot):
 
     def _rollout_us(self, street: int, candidates: int) -> float:
         """Estimated microseconds of one table's rollouts from ``street`` (0-based) with ``candidates``."""
-        return candidates * self.ctx.rollouts * (self.ctx.streets.count - street) * _street_us(3)
+        return candidates * self.ctx.rollouts * (self.ctx.streets.streets - street) * _street_us(3)
 
     def _worth(self, view: StreetView, part: np.ndarray, candidates: np.ndarray, seeds: np.ndarray) -> np.ndarray:
         """(g, K) mean worth of each candidate over the rollouts (-inf for none)."""
@@ -490,7 +492,7 @@ class MonteCarloBot(PlannerBot):
         later = actions(s.dealt[-1], s.discarded[-1])
         dealt = np.array(s.dealt, dtype=np.int64)
         placed_after = np.cumsum(dealt - np.array(s.discarded, dtype=np.int64))
-        work = g * n_cand * ctx.rollouts * (s.count - view.street) * _street_us(3)
+        work = g * n_cand * ctx.rollouts * (s.streets - view.street) * _street_us(3)
         args = (
             boards,
             counts,

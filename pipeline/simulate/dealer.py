@@ -32,11 +32,13 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from pipeline.cards import NO_CARD
+from pipeline.game import BOARD, seat_at
 from pipeline.score.engine import Boards, score
 from pipeline.simulate.batch import HandBatch
 from pipeline.simulate.bots import BOTS, SCORE_US, Bot, ClassicChoice, Context, StreetView
 from pipeline.simulate.pace import Pace, Tick, span
-from pipeline.simulate.streets import BOARD, DISCARD, NO_CARD, ROW_STARTS, actions
+from pipeline.simulate.streets import DISCARD, ROW_STARTS, actions
 from pipeline.simulate.threads import threads_for
 from schemas.rules import Dealing
 
@@ -168,11 +170,11 @@ class Dealer:
             surrendered=np.zeros((tables, players), dtype=bool),
             natural=np.full((tables, players), -1, dtype=np.int8),
         )
-        steps = 1 + s.count * players  # the Fantasyland hands, then each street and position
+        steps = 1 + s.streets * players  # the Fantasyland hands, then each street and position
         self._fantasyland(hand, rng, span(tick, 0.0, 1.0 / steps))
-        for st in range(s.count):
+        for st in range(s.streets):
             for pos in range(players):
-                seat = (button + 1 + pos) % players
+                seat = seat_at(button, pos, players)
                 step = span(tick, (1 + st * players + pos) / steps, (2 + st * players + pos) / steps)
                 for b, bot in enumerate(self.bots):
                     part = _part(step, b, len(self.bots))

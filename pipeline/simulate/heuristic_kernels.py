@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from pipeline.evaluate.kernels import _row3, _row5
+from pipeline.evaluate.kernels import row3, row5
 from pipeline.simulate.kernels import (
     FLUSH,
     FULL_HOUSE,
@@ -47,9 +47,9 @@ from pipeline.simulate.kernels import (
     TWO_PAIR,
     UNSEEN_SUITS,
     WINDOWS,
-    _at_least,
-    _fantasyland_cards,
-    _popcount,
+    at_least,
+    fantasyland_cards,
+    popcount,
 )
 from pipeline.simulate.model import (
     I_LOWBALL,
@@ -201,7 +201,7 @@ def _describe(
         for r in range(TEN + 1):
             if not (seen1 >> r) & 1:
                 outs += odds[r]
-        h[at, H_QUALIFY] = _at_least(o, int(future), min(1.0, outs) * 0.9)
+        h[at, H_QUALIFY] = at_least(o, int(future), min(1.0, outs) * 0.9)
         h[at, H_ROY] = 0.5 * f[O_LOW_HIGH + max(hi, 5 + (o + 1) // 2)]
         return
 
@@ -429,7 +429,7 @@ def _value(h: np.ndarray, t: int, m: int, b: int, f: np.ndarray, ints: np.ndarra
     if h[t, H_OPEN] == 0 and h[m, H_OPEN] == 0 and h[b, H_OPEN] == 0:
         if h[t, H_FL] == 0.0 and not lowball:
             return earned + h[t, H_ROY]
-        cards = _fantasyland_cards(h[t, H_STRENGTH], h[m, H_STRENGTH], h[b, H_STRENGTH], ints)
+        cards = fantasyland_cards(h[t, H_STRENGTH], h[m, H_STRENGTH], h[b, H_STRENGTH], ints)
         return earned + h[t, H_ROY] - h[t, H_FL] + f[O_FL_VALUE + cards]
     # What the top earns counts only as far as the row below has already made more (Fantasyland when safe).
     scale = h[above, H_SURE]
@@ -525,7 +525,7 @@ def _summaries(
         same = row == 2 and have == 0 and counts[1] == 0 and not lowball
         for mask in range(1 << k):
             at = (row << k) | mask
-            add = _popcount(mask)
+            add = popcount(mask)
             if add > max_placed or have + add > cap:
                 h[at, H_USED] = 0.0
                 continue
@@ -546,10 +546,10 @@ def _summaries(
             strength = -1
             if n == cap:
                 if cap == 3:
-                    strength = np.int64(_row3(buf[0], buf[1], buf[2], table3, digits3))
+                    strength = np.int64(row3(buf[0], buf[1], buf[2], table3, digits3))
                 else:
                     table = low5 if (row == 1 and lowball) else table5
-                    strength = np.int64(_row5(buf[0], buf[1], buf[2], buf[3], buf[4], table, digits5))
+                    strength = np.int64(row5(buf[0], buf[1], buf[2], buf[3], buf[4], table, digits5))
             _summarise(s1, s2, s3, s4, suits, n, row, strength, odds, future, per_open, f, ints, params, h, at)
 
 

@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from pipeline.evaluate.kernels import _row3, _row5
+from pipeline.evaluate.kernels import row3, row5
 from pipeline.simulate.model import (
     I_COMBINED,
     I_LOWBALL,
@@ -127,7 +127,7 @@ def _hit(outs: float, unseen: float, draws: float) -> float:
 
 
 @njit(inline="always", cache=True)
-def _at_least(k: int, n: int, p: float) -> float:
+def at_least(k: int, n: int, p: float) -> float:
     """P(Binomial(n, p) >= k)."""
     if k <= 0:
         return 1.0
@@ -152,7 +152,7 @@ def _win(level: float, row: int, f: np.ndarray) -> float:
 
 
 @njit(inline="always", cache=True)
-def _popcount(x: int) -> int:
+def popcount(x: int) -> int:
     n = 0
     while x:
         x &= x - 1
@@ -267,14 +267,14 @@ def _summarise(
             r = np.int64(cards[i]) >> 2
             hi = max(hi, r)
             bits |= 1 << r
-        if _popcount(bits) != n or hi > TEN:
+        if popcount(bits) != n or hi > TEN:
             _settle(feats, row, mask, 0.0, 0.0, -1.0, o, 0.0, 0.0, f, lowball)
             return
         outs = 0.0
         for r in range(TEN + 1):
             if not (bits >> r) & 1:
                 outs += live[r]
-        q = _at_least(o, int(future), min(1.0, outs / max(unseen, 1.0)) * 0.9)
+        q = at_least(o, int(future), min(1.0, outs / max(unseen, 1.0)) * 0.9)
         roy = 0.5 * f[O_LOW_HIGH + max(hi, 5 + (o + 1) // 2)]
         _settle(feats, row, mask, 0.0, roy, -1.0, o, q, 0.0, f, lowball)
         return
@@ -416,7 +416,7 @@ def _summarise(
     # Draws that need several cards get this row's share of the cards to come, with some room to choose.
     share = min(future, 1.5 * draws)
     if suited and n >= 2 and future > 0:
-        p = _at_least(o, int(share + 0.5), live[UNSEEN_SUITS + s0] / max(unseen, 1.0))
+        p = at_least(o, int(share + 0.5), live[UNSEEN_SUITS + s0] / max(unseen, 1.0))
         _outcome(feats, row, mask, FLUSH + (hi + 1.5) / 14.0, p, f[cats + FLUSH])
     if distinct and n >= 2 and share >= o:
         # Each missing rank of a straight must come: about share / o picks at it each (linearised).
@@ -475,7 +475,7 @@ def _above(feats: np.ndarray, row: int, mask: int, level: float, strict: bool) -
 
 
 @njit(cache=True)
-def _fantasyland_cards(top: float, middle: float, bottom: float, ints: np.ndarray) -> int:
+def fantasyland_cards(top: float, middle: float, bottom: float, ints: np.ndarray) -> int:
     """Cards of the Fantasyland a complete valid board earns (0: none), as the scorer reads the tiers."""
     lowball = ints[I_LOWBALL] == 1
     cards = 0
@@ -541,7 +541,7 @@ def _value(feats: np.ndarray, m0: int, m1: int, m2: int, f: np.ndarray, ints: np
     if feats[0, m0, F_OPEN] == 0 and feats[1, m1, F_OPEN] == 0 and feats[2, m2, F_OPEN] == 0:
         if p_valid <= 0.0:
             return -f[O_PARAMS + P_FOUL]
-        cards = _fantasyland_cards(feats[0, m0, F_STRENGTH], feats[1, m1, F_STRENGTH], feats[2, m2, F_STRENGTH], ints)
+        cards = fantasyland_cards(feats[0, m0, F_STRENGTH], feats[1, m1, F_STRENGTH], feats[2, m2, F_STRENGTH], ints)
         return earned - feats[0, m0, F_FL] + f[O_FL_VALUE + cards] + win
     return earned + p_valid * win - (1.0 - p_valid) * f[O_PARAMS + P_FOUL]
 
@@ -592,10 +592,10 @@ def _action_values(
             strength = -1
             if n == cap:
                 if cap == 3:
-                    strength = np.int64(_row3(buf[0], buf[1], buf[2], table3, digits3))
+                    strength = np.int64(row3(buf[0], buf[1], buf[2], table3, digits3))
                 else:
                     table = low5 if (row == 1 and lowball) else table5
-                    strength = np.int64(_row5(buf[0], buf[1], buf[2], buf[3], buf[4], table, digits5))
+                    strength = np.int64(row5(buf[0], buf[1], buf[2], buf[3], buf[4], table, digits5))
             _summarise(buf, n, row, strength, live, unseen, future, slots, f, ints, feats, mask)
     for a in range(act_masks.shape[0]):
         m0, m1, m2 = act_masks[a, 0], act_masks[a, 1], act_masks[a, 2]
@@ -887,7 +887,7 @@ def greedy_classic(hands: np.ndarray, comb13: np.ndarray, comb8: np.ndarray, mod
         pick = 0
         for j in range(comb13.shape[0]):
             c = comb13[j]
-            s = np.int64(_row5(h[c[0]], h[c[1]], h[c[2]], h[c[3]], h[c[4]], table5, digits5))
+            s = np.int64(row5(h[c[0]], h[c[1]], h[c[2]], h[c[3]], h[c[4]], table5, digits5))
             if s > best:
                 best = s
                 pick = j
@@ -905,7 +905,7 @@ def greedy_classic(hands: np.ndarray, comb13: np.ndarray, comb8: np.ndarray, mod
         pick = 0
         for j in range(comb8.shape[0]):
             c = comb8[j]
-            s = np.int64(_row5(rest[c[0]], rest[c[1]], rest[c[2]], rest[c[3]], rest[c[4]], middle_table, digits5))
+            s = np.int64(row5(rest[c[0]], rest[c[1]], rest[c[2]], rest[c[3]], rest[c[4]], middle_table, digits5))
             score = -s if lowball else s
             if score > best:
                 best = score

@@ -29,11 +29,13 @@ from typing import Any
 import numpy as np
 
 from pipeline.ahead import ahead
+from pipeline.errors import InputError
 from pipeline.files import written
 from pipeline.ingest.base import Chunk
 from pipeline.ingest.run import Report, ingest_chunks
 from pipeline.lake.store import Lake
 from pipeline.native import VARIANT_PRESETS
+from pipeline.rule_files import load_rules
 from pipeline.score.compile import compile_rules
 from pipeline.simulate.batch import HandBatch
 from pipeline.simulate.bots import BOTS, DEFAULT_ROLLOUTS, MC_POLICY, Context
@@ -43,7 +45,7 @@ from pipeline.simulate.pace import Pace
 from pipeline.simulate.records import SOURCE, RecordMeta, to_chunk, to_records, write_jsonl
 from pipeline.simulate.streets import streets_of
 from pipeline.simulate.summary import Summary
-from schemas.rules import Dealing, RuleSet, Variant, load_rules
+from schemas.rules import Dealing, RuleSet, Variant
 
 DEFAULT_SESSION = 100
 """Hands per session: the span over which the button rotates and Fantasyland carries."""
@@ -57,7 +59,7 @@ PRESETS = VARIANT_PRESETS
 """The rule set a variant is simulated under when none is given: its preset."""
 
 
-class SimulationError(ValueError):
+class SimulationError(InputError):
     """Arguments that cannot be simulated."""
 
 

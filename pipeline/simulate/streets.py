@@ -1,8 +1,8 @@
 """How each dealing hands out cards street by street, and every way a street's cards can be placed.
 
-The dealer, the bots and the record builder all read the same :class:`Streets`:
-cards dealt, placed and discarded per street, and for each card a player is
-dealt (in dealing order) the street it belongs to. A street's *actions* are
+The dealer, the bots and the record builder all read the same
+:class:`~pipeline.game.Deal`: cards dealt, placed and discarded per street, and
+for each card a player is dealt (in dealing order) the street it belongs to. A street's *actions* are
 every assignment of its dealt cards to rows (0 top, 1 middle, 2 bottom, 3
 discard) with the street's number of discards: 243 for a 5-card first street,
 27 for a Pineapple street of 3, 3 for a single OFC card. Which of them fit
@@ -17,60 +17,17 @@ from itertools import product
 
 import numpy as np
 
+from pipeline.game import DEALS, ROW_SIZES, Deal
 from schemas.rules import Dealing
 
 TOP, MIDDLE, BOTTOM, DISCARD = range(4)
-ROW_CAPS = np.array([3, 5, 5], dtype=np.int64)
-ROW_STARTS = np.array([0, 3, 8], dtype=np.int64)
-BOARD = 13
-NO_CARD = 255
+ROW_CAPS = np.array(ROW_SIZES, dtype=np.int64)
+ROW_STARTS = np.cumsum((0, *ROW_SIZES[:-1])).astype(np.int64)
 
 
-@dataclass(frozen=True)
-class Streets:
-    """The deal of one normal (not Fantasyland) hand for one player."""
-
-    dealt: tuple[int, ...]
-    """Cards dealt on each street."""
-    discarded: tuple[int, ...]
-    """Cards discarded on each street (Pineapple: one of every later street's three)."""
-
-    @property
-    def count(self) -> int:
-        return len(self.dealt)
-
-    @property
-    def cards(self) -> int:
-        """Cards a player is dealt in a normal hand (13 in OFC and classic, 17 in Pineapple)."""
-        return sum(self.dealt)
-
-    @property
-    def street_of_card(self) -> np.ndarray:
-        """1-based street of each card, in dealing order."""
-        return np.repeat(np.arange(1, self.count + 1), self.dealt).astype(np.int64)
-
-    @property
-    def first_card(self) -> np.ndarray:
-        """Index of each street's first card in the player's dealt cards."""
-        return np.concatenate([[0], np.cumsum(self.dealt)[:-1]]).astype(np.int64)
-
-    def future_cards(self, street: int) -> int:
-        """Cards a player is still to be dealt after ``street`` (1-based)."""
-        return sum(self.dealt[street:])
-
-    def open_slots(self, street: int) -> int:
-        """Board slots still empty once ``street`` (1-based) is placed."""
-        placed = sum(d - x for d, x in zip(self.dealt[:street], self.discarded[:street], strict=True))
-        return BOARD - placed
-
-
-def streets_of(dealing: Dealing) -> Streets:
-    """The street structure of a dealing (classic is one street of 13)."""
-    if dealing is Dealing.PINEAPPLE:
-        return Streets(dealt=(5, 3, 3, 3, 3), discarded=(0, 1, 1, 1, 1))
-    if dealing is Dealing.OFC:
-        return Streets(dealt=(5, 1, 1, 1, 1, 1, 1, 1, 1), discarded=(0,) * 9)
-    return Streets(dealt=(13,), discarded=(0,))
+def streets_of(dealing: Dealing) -> Deal:
+    """The street structure of a dealing (classic is one street of 13): the game's :data:`~pipeline.game.DEALS`."""
+    return DEALS[dealing]
 
 
 @dataclass(frozen=True)

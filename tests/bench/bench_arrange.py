@@ -13,8 +13,8 @@ import time
 import numpy as np
 
 from pipeline.cards import deal
+from pipeline.rule_files import load_rules
 from pipeline.simulate.arrange import arrange_classic, arrange_fantasyland, classic_model
-from schemas.rules import load_rules
 from tests.bench.common import Figure, best_of, report
 
 CLASSIC_HANDS = 10_000

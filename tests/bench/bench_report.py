@@ -204,7 +204,7 @@ def _report(lake: Path, out: Path) -> float:
 
 def _rescore(lake: Path) -> None:
     from pipeline.rescore.run import rescore
-    from schemas.rules import load_rules
+    from pipeline.rule_files import load_rules
 
     rescore(Lake(lake), [load_rules(name) for name in RULES])
 

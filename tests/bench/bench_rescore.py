@@ -31,7 +31,8 @@ from numba import njit
 
 from pipeline.cards import CARD_NAMES
 from pipeline.lake.store import Lake
-from schemas.rules import RuleSet, load_rules
+from pipeline.rule_files import load_rules
+from schemas.rules import RuleSet
 from tests.bench.common import Figure, report
 from tests.reference.slow_scorer import score_hand
 
@@ -56,7 +57,7 @@ def peak_mb():
 import pipeline.score.thresholds  # noqa: F401 - imported by load_rules: an import, not the run's work
 from pipeline.lake.store import Lake
 from pipeline.rescore.run import rescore
-from schemas.rules import load_rules
+from pipeline.rule_files import load_rules
 
 t0, cpu0 = time.perf_counter(), time.process_time()
 rules = [load_rules(name) for name in sys.argv[2:]]

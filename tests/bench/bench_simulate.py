@@ -16,8 +16,8 @@ import tempfile
 import time
 
 from pipeline.lake.store import Lake
+from pipeline.rule_files import load_rules
 from pipeline.simulate.run import Outcome, plan, to_lake
-from schemas.rules import load_rules
 from tests.bench.common import Figure, report
 
 HANDS = int(os.environ.get("OFC_BENCH_SIM_HANDS", "200000"))

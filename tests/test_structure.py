@@ -1,0 +1,200 @@
+"""The code's shape, as the README's module map states it: no import cycles, ``schemas`` holds definitions and
+imports nothing of the pipeline, no module reaches into another's private names, every package says what it
+offers, and every error ofc raises on purpose is of one of three kinds."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+import pkgutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import pipeline
+from pipeline.errors import InputError, LakeError, OfcError, RulesError
+
+ROOT = Path(__file__).resolve().parents[1]
+TOP = ("pipeline", "schemas", "reports")
+MAY_IMPORT = {
+    "schemas": {"schemas"},
+    "pipeline": {"pipeline", "schemas"},
+    "reports": {"reports", "pipeline", "schemas"},
+    "pipeline.cli": {"pipeline", "schemas", "reports"},
+}
+"""What each package may import from this project (the longest prefix of a module's name that is listed): the
+data flows one way, and only the command line, the outermost layer, reaches the reports."""
+
+
+def may_import(name: str) -> set[str]:
+    parts = name.split(".")
+    return next(MAY_IMPORT[p] for k in range(len(parts), 0, -1) if (p := ".".join(parts[:k])) in MAY_IMPORT)
+
+
+def modules() -> dict[str, Path]:
+    out = {}
+    for top in TOP:
+        for path in (ROOT / top).rglob("*.py"):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+            out[name] = path
+    return out
+
+
+def imports(name: str, path: Path) -> Iterator[tuple[str, str, int]]:
+    """(module imported, name imported or "", line) for every import of this project's code in a module,
+    wherever it is (functions import lazily too)."""
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                module = ".".join([*base, module] if module else base)
+            if module.split(".")[0] in TOP:
+                for alias in node.names:
+                    yield module, alias.name, node.lineno
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] in TOP:
+                    yield alias.name, "", node.lineno
+
+
+def graph() -> dict[str, set[str]]:
+    known = modules()
+    edges: dict[str, set[str]] = {m: set() for m in known}
+    for name, path in known.items():
+        for module, imported, _ in imports(name, path):
+            target = f"{module}.{imported}" if f"{module}.{imported}" in known else module
+            if target in known and target != name:
+                edges[name].add(target)
+    return edges
+
+
+def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(edges[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_no_module_imports_itself_round_a_cycle() -> None:
+    assert cycles(graph()) == []
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_each_package_imports_only_what_comes_before_it() -> None:
+    wrong = [
+        f"{modules()[name].relative_to(ROOT)}:{line} imports {module}"
+        for name, path in modules().items()
+        for module, _, line in imports(name, path)
+        if module.split(".")[0] not in may_import(name)
+    ]
+    assert wrong == []
+
+
+def test_no_module_uses_another_modules_private_names() -> None:
+    known = modules()
+    wrong = []
+    for name, path in known.items():
+        for module, imported, line in imports(name, path):
+            if module != name and imported.startswith("_") and not imported.startswith("__"):
+                wrong.append(f"{path.relative_to(ROOT)}:{line} imports {imported} from {module}")
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        aliases = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom | ast.Import):
+                for alias in node.names:
+                    full = f"{node.module}.{alias.name}" if isinstance(node, ast.ImportFrom) else alias.name
+                    if full.split(".")[0] in TOP:
+                        aliases[alias.asname or alias.name.split(".")[0]] = full
+        wrong += [
+            f"{path.relative_to(ROOT)}:{node.lineno} reads {node.value.id}.{node.attr}"
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in aliases
+            and node.attr.startswith("_")
+            and not node.attr.startswith("__")
+        ]
+    assert wrong == []
+
+
+def packages() -> list[str]:
+    found = []
+    for top in TOP:
+        module = importlib.import_module(top)
+        found.append(top)
+        found += [m.name for m in pkgutil.walk_packages(module.__path__, f"{top}.") if m.ispkg]
+    return found
+
+
+@pytest.mark.parametrize("package", packages())
+def test_each_package_says_what_it_offers(package: str) -> None:
+    module = importlib.import_module(package)
+    offered = getattr(module, "__all__", None)
+    assert offered, f"{package} has no __all__"
+    assert sorted(set(offered)) == sorted(offered), "each name once"
+    missing = [n for n in offered if not hasattr(module, n)]
+    assert missing == []
+
+
+def test_every_error_raised_on_purpose_is_of_one_kind() -> None:
+    """Each module's error class is an InputError, a RulesError or a LakeError, so that the command line maps
+    it to an exit code in one place; only the control-flow exceptions that never reach a user are not."""
+    internal = {"StoppedError", "OfcError"}
+    loose = []
+    for name in modules():
+        if name.endswith("__main__"):
+            continue
+        module = importlib.import_module(name)
+        for attr, value in vars(module).items():
+            if (
+                inspect.isclass(value)
+                and issubclass(value, Exception)
+                and value.__module__ == name
+                and not attr.startswith("_")
+                and attr not in internal
+                and not issubclass(value, InputError | RulesError | LakeError)
+            ):
+                loose.append(f"{name}.{attr}")
+    assert loose == []
+    assert all(issubclass(kind, OfcError) for kind in (InputError, RulesError, LakeError))
+
+
+def test_the_root_package_stays_cheap_to_import() -> None:
+    """``import pipeline`` (and the command line's entry point) load nothing heavy."""
+    assert pipeline.__all__ == ["__version__"]
