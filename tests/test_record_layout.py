@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from pydantic import BaseModel
 
+from pipeline import game
 from pipeline.cards import CARD_NAMES
 from pipeline.game import PLACEMENT_ROWS, ROW_SIZES, ROWS
 from pipeline.ingest import checks
@@ -61,8 +62,8 @@ def _bounds(model: type[BaseModel], name: str) -> dict[str, int]:
 
 def test_the_models_bounds_are_the_checks() -> None:
     """The pydantic models (which name a bad field precisely) allow what the checks of both paths allow."""
-    assert _bounds(PlayerRecord, "seat") == {"ge": 0, "le": checks.MAX_SEAT}
-    assert _bounds(HandRecord, "button") == {"ge": 0, "le": checks.MAX_SEAT}
+    assert _bounds(PlayerRecord, "seat") == {"ge": 0, "le": game.MAX_SEAT}
+    assert _bounds(HandRecord, "button") == {"ge": 0, "le": game.MAX_SEAT}
     assert _bounds(HandRecord, "hand_number") == {"ge": 0}
     assert _bounds(HandRecord, "players") == {"min_length": checks.MIN_PLAYERS, "max_length": checks.MAX_PLAYERS}
     dealt = checks.FANTASYLAND_DEALT

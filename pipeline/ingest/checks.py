@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from pipeline.game import BOARD, DEALS, MAX_SEAT, PLACEMENT_ROWS, ROW_SIZES, VARIANTS, Deal
+from pipeline.game import BOARD, DEALS, PLACEMENT_ROWS, ROW_SIZES, VARIANTS, Deal
 from schemas.rules import Natural, Variant
 
 VARIANT_NAMES = tuple(v.value for v in Variant)
@@ -26,8 +26,6 @@ CLASSIC = VARIANT_NAMES.index(Variant.CLASSIC.value)
 NATURAL_NAMES = tuple(n.value for n in Natural)
 """The naturals a classic record may declare."""
 
-SEATS = MAX_SEAT + 1
-"""Seats and the button are 0..MAX_SEAT."""
 MIN_PLAYERS = 2
 MAX_PLAYERS = max(f.max_players for f in VARIANTS.values())
 """The most players any variant seats (see MAX_PLAYERS_OF)."""

@@ -22,7 +22,7 @@ import pyarrow.compute as pc
 from numba import njit
 
 from pipeline.cards import CARD_NAMES, parse_card_column
-from pipeline.game import BOARD, MAX_SEAT, PLACEMENT_ROWS, ROW_SIZES, ROWS, facts
+from pipeline.game import BOARD, MAX_SEAT, PLACEMENT_ROWS, ROW_SIZES, ROWS, SEATS, facts
 from pipeline.ingest.base import RAW_LIMIT, Chunk, Problem
 from pipeline.ingest.checks import (
     CLASSIC,
@@ -36,7 +36,6 @@ from pipeline.ingest.checks import (
     NATURAL_NAMES,
     NORMAL_DISCARDS,
     POINTS_MAX,
-    SEATS,
     STACK_MAX,
     STACK_MIN,
     STREET_DISCARDED,

@@ -227,7 +227,7 @@ def render(sample: Path, scratch: Path | None = None) -> dict[str, str]:
     from pipeline.ingest.run import ingest
     from pipeline.lake.store import Lake
     from pipeline.rescore.run import rescore
-    from schemas.rules import load_rules
+    from pipeline.rule_files import load_rules
 
     lake = Lake(scratch / "lake")
     report = ingest([sample], lake)
