@@ -16,7 +16,6 @@ from typer.testing import CliRunner
 
 from pipeline.cli import app
 from pipeline.ingest import jsonl
-from pipeline.ingest.base import RAW_LIMIT
 from pipeline.ingest.run import ingest
 from pipeline.lake.store import Lake
 from pipeline.paths import SAMPLES
@@ -191,11 +190,12 @@ def test_every_bad_record_is_quarantined_with_line_and_reason(tmp_path: Path) ->
     ]
     rows = sorted(lake.read("quarantine").to_pylist(), key=lambda r: r["line"])
     assert [{k: v for k, v in r.items() if k != "raw"} for r in rows] == expected
-    # ``raw`` is checked apart: the line's text where the reader rejects the line, but a record the validation
-    # step rejects keeps its parsed fields as Python text rather than its line.
+    # ``raw``: the line's text where the reader rejects the line; a record the validation step rejects, as the
+    # canonical JSON of the same record, which can be corrected and ingested again.
     lines_read_raw = {5: text[4].rstrip("\n"), 15: text[14].rstrip("\n")}
     assert {r["line"]: r["raw"] for r in rows if r["line"] in lines_read_raw} == lines_read_raw
-    assert all(0 < len(r["raw"]) <= RAW_LIMIT and str(r["hand_id"]) in r["raw"] for r in rows[1:])
+    validated = {r["line"]: json.loads(r["raw"]) for r in rows if r["line"] not in lines_read_raw}
+    assert validated == {n: record for n, (record, _) in enumerate(bad, start=5) if n not in lines_read_raw}
     listed = runner.invoke(app, ["quarantine", "--lake", str(lake.root), "--json"])
     assert listed.exit_code == 0
     assert len(listed.stdout.splitlines()) == len(bad)

@@ -14,7 +14,9 @@ the played-at time.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from datetime import datetime
 
 import numpy as np
 import pyarrow as pa
@@ -408,7 +410,7 @@ def _validate_records(chunk: Chunk, source_file: str, batch: str) -> Validated:
         hand_ids = rec.column("hand_id").to_pylist()
         raws = rec.filter(pa.array(bad)).to_pylist()
         for h, raw in zip(np.flatnonzero(bad).tolist(), raws, strict=True):
-            text = str(raw)[:RAW_LIMIT]
+            text = record_text(raw)[:RAW_LIMIT]
             problems.append(Problem(int(chunk.lines[h]), int(chunk.offsets[h]), reasons.reason[h], hand_ids[h], text))
 
     # The accepted hands, their boards and placements, renumbered among themselves.
@@ -541,6 +543,22 @@ def lake_rows(
     )
     hands = hands.add_column(3, "record_hash", pa.array(record_hashes(hands, boards, b.hand, b.in_hand), pa.uint64()))
     return Validated(hands, boards, placements, problems, b.hand, ph)
+
+
+def record_text(record: dict) -> str:
+    """A quarantined record as canonical JSON (the fields it has, without the nulls the table filled in), so
+    that it can be corrected and ingested again."""
+
+    def plain(value: object) -> object:
+        if isinstance(value, dict):
+            return {k: plain(v) for k, v in value.items() if v is not None}
+        if isinstance(value, list):
+            return [plain(v) for v in value]
+        if isinstance(value, datetime):
+            return value.isoformat().replace("+00:00", "Z")
+        return value
+
+    return json.dumps(plain(record), ensure_ascii=False, separators=(", ", ": "))
 
 
 HAND_RECORD = ("variant", "played_at", "site", "table", "hand_number", "button", "house_rules")
