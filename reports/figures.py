@@ -54,18 +54,27 @@ def _error(rows: Rows, value: str, low: str, high: str) -> dict[str, Any]:
     }
 
 
+def _interval_bars(
+    rows: Rows,
+    x: list[str],
+    value: str,
+    color: str | list[str],
+    name: str | None = None,
+    low: str = "ci_low",
+    high: str = "ci_high",
+) -> go.Bar:
+    """Bars of ``value``, one per row, each with its 95% interval (``low`` to ``high``)."""
+    bars = go.Bar(x=x, y=[r[value] for r in rows], error_y=_error(rows, value, low, high), marker_color=color)
+    if name is not None:
+        bars.name = text(name)
+    return bars
+
+
 def bars_with_intervals(
     rows: Rows, label: str, value: str, low: str, high: str, title: str, y: str, percent: bool = False
 ) -> go.Figure:
     """One bar per row with its 95% interval."""
-    fig = go.Figure(
-        go.Bar(
-            x=[text(r[label]) for r in rows],
-            y=[r[value] for r in rows],
-            error_y=_error(rows, value, low, high),
-            marker_color=COLORS[0],
-        )
-    )
+    fig = go.Figure(_interval_bars(rows, [text(r[label]) for r in rows], value, COLORS[0], low=low, high=high))
     _layout(fig, title, "", y)
     if percent:
         fig.update_yaxes(tickformat=".1%")
@@ -82,15 +91,8 @@ def foul_rates(rows: Rows) -> go.Figure:
         picked = [r for r in rows if r["dimension"] == dim]
         if dim == "player":
             picked = sorted(picked, key=lambda r: -r["boards"])[:MAX_BARS]
-        fig.add_trace(
-            go.Bar(
-                name=text(dim),
-                x=[text(f"{dim}: {r['group']}") if dim != "player" else text(r["group"]) for r in picked],
-                y=[r["foul_rate"] for r in picked],
-                error_y=_error(picked, "foul_rate", "ci_low", "ci_high"),
-                marker_color=COLORS[i % len(COLORS)],
-            )
-        )
+        x = [text(f"{dim}: {r['group']}") if dim != "player" else text(r["group"]) for r in picked]
+        fig.add_trace(_interval_bars(picked, x, "foul_rate", COLORS[i % len(COLORS)], name=dim))
     _layout(fig, "Foul rate (95% intervals)", "", "boards fouled", height=480)
     fig.update_yaxes(tickformat=".0%")
     return fig
@@ -183,13 +185,9 @@ def fantasyland_points(rows: Rows) -> go.Figure:
         r for r in rows if r["variant"] != "all variants" and (r["hand_kind"] == "normal" or r["cards"] is not None)
     ]
     labels = [text(f"{r['variant']}: {_kind(r)}") for r in picked]
+    colors = [COLORS[1] if r["hand_kind"] == "fantasyland" else COLORS[0] for r in picked]
     fig = go.Figure(
-        go.Bar(
-            x=labels,
-            y=[r["points_per_hand"] for r in picked],
-            error_y=_error(picked, "points_per_hand", "points_ci_low", "points_ci_high"),
-            marker_color=[COLORS[1] if r["hand_kind"] == "fantasyland" else COLORS[0] for r in picked],
-        )
+        _interval_bars(picked, labels, "points_per_hand", colors, low="points_ci_low", high="points_ci_high")
     )
     return _layout(fig, "Points per hand, normal and Fantasyland (95% intervals)", "", "points per hand")
 
@@ -286,15 +284,8 @@ def scoring_variants(rows: Rows, rule_names: Sequence[str]) -> go.Figure:
     for i, key in enumerate(rule_names):
         mine = {r["player"]: r for r in players if compared(r) == key}
         picked = [mine[p] for p in shown if p in mine]
-        fig.add_trace(
-            go.Bar(
-                name=text(key),
-                x=[text(r["player"]) for r in picked],
-                y=[r["points_per_hand"] for r in picked],
-                error_y=_error(picked, "points_per_hand", "ci_low", "ci_high"),
-                marker_color=COLORS[i % len(COLORS)],
-            )
-        )
+        x = [text(r["player"]) for r in picked]
+        fig.add_trace(_interval_bars(picked, x, "points_per_hand", COLORS[i % len(COLORS)], name=key))
     _layout(fig, "Points per hand under each rule set (95% intervals)", "", "points per hand", height=460)
     fig.update_layout(barmode="group")
     return fig
@@ -314,15 +305,8 @@ def winner_changes(rows: Rows) -> go.Figure:
     fig = go.Figure()
     for i, variant in enumerate(dict.fromkeys(r["variant"] for r in rows)):
         mine = [r for r in rows if r["variant"] == variant]
-        fig.add_trace(
-            go.Bar(
-                name=text(variant),
-                x=[text(r["rules_key"]) for r in mine],
-                y=[r["change_rate"] for r in mine],
-                error_y=_error(mine, "change_rate", "ci_low", "ci_high"),
-                marker_color=COLORS[i % len(COLORS)],
-            )
-        )
+        x = [text(r["rules_key"]) for r in mine]
+        fig.add_trace(_interval_bars(mine, x, "change_rate", COLORS[i % len(COLORS)], name=variant))
     _layout(fig, "Hands whose winner changes against the hands as played", "", "share of hands", height=400)
     fig.update_yaxes(tickformat=".1%")
     fig.update_layout(barmode="group")
