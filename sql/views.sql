@@ -82,3 +82,15 @@ CREATE MACRO wilson_low(k, n) AS CASE WHEN n > 0 THEN
 CREATE MACRO wilson_high(k, n) AS CASE WHEN n > 0 THEN
     ((k / n + 1.9208 / n) + 1.96 * sqrt((k / n) * (1 - k / n) / n + 0.9604 / (n * n))) / (1 + 3.8416 / n) END;
 CREATE MACRO mean_margin(s, ss, n) AS 1.96 * sample_sd(s, ss, n) / sqrt(n);
+
+-- The usual breakdown of a report's figures: all boards, each variant, each player. ``fine`` names a table (or a
+-- CTE) of sums by player and variant; every other column is summed for each row of the breakdown.
+CREATE MACRO by_variant_and_player(fine) AS TABLE
+    SELECT
+        CASE WHEN grouping(variant) = 0 THEN 'variant' WHEN grouping(player) = 0 THEN 'player' ELSE 'all' END
+            AS dimension,
+        coalesce(variant, player, 'all boards') AS "group",
+        sum(COLUMNS(* EXCLUDE (player, variant)))
+    FROM query_table(fine)
+    GROUP BY GROUPING SETS ((), (variant), (player))
+    HAVING count(*) > 0;

@@ -15,14 +15,7 @@ WITH fine AS MATERIALIZED (
     FROM scored_boards($rules, $player, $variant, $since)
     GROUP BY ALL
 ),
-groups AS (
-    SELECT 'all' AS dimension, 'all boards' AS "group", sum(COLUMNS(* EXCLUDE (player, variant))) FROM fine
-    HAVING count(*) > 0
-    UNION ALL
-    SELECT 'variant', variant, sum(COLUMNS(* EXCLUDE (player, variant))) FROM fine GROUP BY variant
-    UNION ALL
-    SELECT 'player', player, sum(COLUMNS(* EXCLUDE (player, variant))) FROM fine GROUP BY player
-)
+groups AS (SELECT * FROM by_variant_and_player('fine'))
 SELECT
     dimension, "group", boards,
     top / boards AS top, middle / boards AS middle, bottom / boards AS bottom,
