@@ -307,6 +307,21 @@ def _card(buf: np.ndarray, p: int, e: int) -> tuple[int, int]:
     return r * 4 + u, q
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _open_list(buf: np.ndarray, p: int, e: int) -> tuple[int, int]:
+    """The start of a JSON list at ``p``: (1, first item) when it has items, (0, next) when empty, (-1, next)
+    for null, (0, -1) for anything else."""
+    q = _literal(buf, p, e, _NULL)
+    if q >= 0:
+        return -1, q
+    if p >= e or buf[p] != 91:
+        return 0, -1
+    p = _ws(buf, p + 1, e)
+    if p < e and buf[p] == 93:
+        return 0, p + 1
+    return 1, p
+
+
 @njit(cache=True, nogil=True)
 def _cards(
     buf: np.ndarray,
@@ -322,15 +337,10 @@ def _cards(
     ``out`` and ``b`` rather than the row ``out[b]``: a view would count references to ``out`` from every
     thread of a parallel scan, and those shared counts cost more than the scan itself.
     """
-    q = _literal(buf, p, e, _NULL)
-    if q >= 0:
-        return -1, q
-    if p >= e or buf[p] != 91:
-        return 0, -1
-    p = _ws(buf, p + 1, e)
+    items, p = _open_list(buf, p, e)
+    if items <= 0:
+        return items, p
     n = 0
-    if p < e and buf[p] == 93:
-        return 0, p + 1
     while True:
         if n >= cap:
             return 0, -1
@@ -426,14 +436,9 @@ def _compact_placement(buf: np.ndarray, p: int, e: int, pl: np.ndarray, b: int, 
 @njit(cache=True, nogil=True)
 def _scan_placements(buf: np.ndarray, p: int, e: int, pl: np.ndarray, b: int) -> tuple[int, int]:
     """A placements list into ``pl[b]``: (count, next) or next = -1; null gives count -1."""
-    q = _literal(buf, p, e, _NULL)
-    if q >= 0:
-        return -1, q
-    if p >= e or buf[p] != 91:
-        return 0, -1
-    p = _ws(buf, p + 1, e)
-    if p < e and buf[p] == 93:
-        return 0, p + 1
+    items, p = _open_list(buf, p, e)
+    if items <= 0:
+        return items, p
     n = 0
     while True:
         if n >= MAX_DEALT or p >= e or buf[p] != 123:
