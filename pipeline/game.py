@@ -21,7 +21,9 @@ __all__ = [
     "MAX_SEAT",
     "PLACEMENT_ROWS",
     "ROWS",
+    "ROW_ENDS",
     "ROW_SIZES",
+    "ROW_STARTS",
     "SEATS",
     "VARIANTS",
     "Deal",
@@ -38,6 +40,9 @@ ROW_SIZES = (3, 5, 5)
 """Cards in each row of a set board."""
 BOARD = sum(ROW_SIZES)
 """Cards on a set board."""
+ROW_STARTS = (0, ROW_SIZES[0], ROW_SIZES[0] + ROW_SIZES[1])
+"""Where each row of ROWS starts among a board's BOARD cards (top, middle, bottom in that order)."""
+ROW_ENDS = tuple(start + size for start, size in zip(ROW_STARTS, ROW_SIZES, strict=True))
 PLACEMENT_ROWS = (*ROWS, "discard")
 """Where a placed card may go (Pineapple discards one card of each later street)."""
 MAX_SEAT = 15

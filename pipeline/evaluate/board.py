@@ -13,11 +13,10 @@ import numpy as np
 
 from pipeline.evaluate import kernels, tables
 from pipeline.evaluate.rows import as_rows, checked, is_polars
+from pipeline.game import ROW_ENDS, ROW_STARTS, ROWS
 
-TOP = slice(0, 3)
-MIDDLE = slice(3, 8)
-BOTTOM = slice(8, 13)
-ROW_NAMES = ("top", "middle", "bottom")
+TOP, MIDDLE, BOTTOM = (slice(a, b) for a, b in zip(ROW_STARTS, ROW_ENDS, strict=True))
+ROW_NAMES = ROWS
 
 
 class BoardStrengths(NamedTuple):

@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from pipeline.game import BOARD, DEALS, PLACEMENT_ROWS, ROW_SIZES, VARIANTS, Deal
+from pipeline.game import BOARD, DEALS, PLACEMENT_ROWS, VARIANTS, Deal
 from schemas.rules import Natural, Variant
 
 VARIANT_NAMES = tuple(v.value for v in Variant)
@@ -30,9 +30,6 @@ MIN_PLAYERS = 2
 MAX_PLAYERS = max(f.max_players for f in VARIANTS.values())
 """The most players any variant seats (see MAX_PLAYERS_OF)."""
 
-ROW_STARTS = tuple(int(s) for s in np.cumsum((0, *ROW_SIZES[:-1])))
-"""Where each row of ROWS starts among a board's BOARD cards."""
-ROW_ENDS = tuple(s + n for s, n in zip(ROW_STARTS, ROW_SIZES, strict=True))
 DISCARD_ROW = PLACEMENT_ROWS.index("discard")
 """The placement row of a discarded card; the rows before it are ROWS."""
 

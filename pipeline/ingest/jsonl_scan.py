@@ -25,7 +25,7 @@ from numba import njit, prange
 from numba.extending import is_jitted
 
 from pipeline.cards import NO_CARD, RANK_BYTE, SUIT_BYTE
-from pipeline.game import BOARD, MAX_SEAT, PLACEMENT_ROWS, ROW_SIZES, ROWS
+from pipeline.game import BOARD, MAX_SEAT, PLACEMENT_ROWS, ROW_ENDS, ROW_SIZES, ROW_STARTS, ROWS
 from pipeline.ingest.checks import (
     CLASSIC,
     DISCARD_ROW,
@@ -40,8 +40,6 @@ from pipeline.ingest.checks import (
     MIN_PLAYERS,
     NORMAL_DISCARDS,
     POINTS_MAX,
-    ROW_ENDS,
-    ROW_STARTS,
     STACK_MAX,
     STACK_MIN,
     STREET_DISCARDED,

@@ -17,12 +17,13 @@ from itertools import product
 
 import numpy as np
 
-from pipeline.game import DEALS, ROW_SIZES, Deal
+from pipeline import game
+from pipeline.game import DEALS, Deal
 from schemas.rules import Dealing
 
 TOP, MIDDLE, BOTTOM, DISCARD = range(4)
-ROW_CAPS = np.array(ROW_SIZES, dtype=np.int64)
-ROW_STARTS = np.cumsum((0, *ROW_SIZES[:-1])).astype(np.int64)
+ROW_CAPS = np.array(game.ROW_SIZES, dtype=np.int64)
+ROW_STARTS = np.array(game.ROW_STARTS, dtype=np.int64)
 
 
 def streets_of(dealing: Dealing) -> Deal:
