@@ -17,7 +17,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeElapsedColumn, TransferSpeedColumn
 
-from pipeline.cli.exits import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, NOTHING_COMMITTED, exit_code
+from pipeline.cli.exits import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, NOTHING_COMMITTED, exit_code, interrupt_line
 from pipeline.errors import OfcError
 
 # Piped output is read by people in logs and files: do not squeeze it to 80 columns.
@@ -53,7 +53,7 @@ _told: list[str] = []
 def _tell(what: str) -> None:
     if not _told:
         _told.append(what)
-        err.print(f"interrupted: {what}", markup=False)
+        err.print(interrupt_line(what), markup=False)
 
 
 def interrupted(what: str | None = None) -> NoReturn:

@@ -14,9 +14,22 @@ EXIT_INTERRUPTED = 130
 NOTHING_COMMITTED = "nothing of this batch was committed; the lake is as it was"
 
 
+def interrupt_line(what: str) -> str:
+    """The one line an interrupted command ends with: ``what`` was committed."""
+    return f"interrupted: {what}"
+
+
 def exit_code(error: OfcError) -> int:
     """The exit code of a command that ``error`` ended: bad input, rules or lake are usage errors (2)."""
     return EXIT_USAGE if isinstance(error, InputError | RulesError | LakeError) else EXIT_FAILED
 
 
-__all__ = ["EXIT_FAILED", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "NOTHING_COMMITTED", "exit_code"]
+__all__ = [
+    "EXIT_FAILED",
+    "EXIT_INTERRUPTED",
+    "EXIT_OK",
+    "EXIT_USAGE",
+    "NOTHING_COMMITTED",
+    "exit_code",
+    "interrupt_line",
+]
