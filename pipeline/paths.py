@@ -9,12 +9,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "data"
 SAMPLES = DATA / "samples"
-RULES = DATA / "rules"
-SQL = ROOT / "sql"
+PACKAGED = Path(__file__).resolve().parent / "resources"
+"""Where an installed package keeps the presets and SQL (the wheel puts them there); a checkout has them at
+the top of the tree."""
+RULES = DATA / "rules" if (DATA / "rules").is_dir() else PACKAGED / "rules"
+SQL = ROOT / "sql" if (ROOT / "sql").is_dir() else PACKAGED / "sql"
 """The views and the named queries (``sql/queries``)."""
 OUT = DATA / "out"
 
-__all__ = ["DATA", "OUT", "ROOT", "RULES", "SAMPLES", "SQL", "default_lake", "default_out"]
+__all__ = ["DATA", "OUT", "PACKAGED", "ROOT", "RULES", "SAMPLES", "SQL", "default_lake", "default_out"]
 
 
 def default_lake() -> Path:
