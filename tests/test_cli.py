@@ -60,9 +60,10 @@ def test_eval_bad_card_is_a_usage_error_naming_the_token() -> None:
 
 
 def test_demo_json(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OFC_LAKE", str(tmp_path / "lake"))
-    monkeypatch.setenv("OFC_OUT", str(tmp_path / "out"))
-    result = runner.invoke(app, ["demo", "--json"])
+    monkeypatch.setenv("OFC_LAKE", str(tmp_path / "default-lake"))
+    monkeypatch.setenv("OFC_OUT", str(tmp_path / "default-out"))
+    where = ["--lake", str(tmp_path / "lake"), "-o", str(tmp_path / "out" / "new" / "report.html")]
+    result = runner.invoke(app, ["demo", *where, "--json"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     simulated = {s["variant"]: s for s in data["simulate"]}
@@ -82,11 +83,14 @@ def test_demo_json(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert data["example_points"]["E4/P1"]["taiwanese"] == 24  # scoops both: 3 rows x2 x2 against each
     assert data["examples"]["E2/A"]["fouled"] is True
     report = Path(data["report"]["path"])
-    assert report == tmp_path / "out" / "report.html"
+    assert report == tmp_path / "out" / "new" / "report.html"  # its folders made
+    assert data["lake"] == str(tmp_path / "lake")
+    assert not (tmp_path / "default-lake").exists()
+    assert not (tmp_path / "default-out").exists()
     assert "plotly" in report.read_text(encoding="utf-8")
     assert data["report"]["headline"]["Overview"]["hands"] == f"{lake_hands:,}"
     # A second run adds nothing and scores nothing new.
-    again = json.loads(runner.invoke(app, ["demo", "--json"]).output)
+    again = json.loads(runner.invoke(app, ["demo", *where, "--json"]).output)
     assert all(s["output"]["accepted"] == 0 for s in again["simulate"])
     assert again["ingest"]["total"]["accepted"] == 0
     assert all(r["hands"] == 0 for r in again["rescore"]["rules"])

@@ -8,6 +8,7 @@ from pipeline import __version__
 from pipeline.cli import demo, evaluate, ingest, lake, report, rescore, rules, score, simulate, sql
 from pipeline.cli.console import debugging, err, interruptible, is_interrupt
 from pipeline.cli.exits import EXIT_FAILED, exit_code
+from pipeline.cli.help import plain_help
 from pipeline.errors import OfcError
 
 app = typer.Typer(
@@ -49,6 +50,7 @@ app.add_typer(rules.app, name="rules")
 app.add_typer(lake.app, name="lake")
 app.command("demo")(demo.demo)
 interruptible(app)
+plain_help(app)
 
 
 def main() -> None:

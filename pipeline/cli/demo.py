@@ -15,8 +15,9 @@ from rich.table import Table
 
 from pipeline.cli.console import err, interrupts, out, print_json, user_errors
 from pipeline.cli.evaluate import board_report, render
+from pipeline.cli.options import json_option, lake_at, lake_option, out_option
 from pipeline.files import written
-from pipeline.paths import SAMPLES, default_lake, default_out
+from pipeline.paths import SAMPLES, default_out
 
 EXAMPLES = SAMPLES / "worked-examples.jsonl"
 DEMO_RULES = ("ofc", "pineapple", "progressive-pineapple", "classic-1-6", "classic-2-4", "classic-plain", "taiwanese")
@@ -104,24 +105,28 @@ def _step(progress: Progress, what: str) -> Iterator[TaskID]:
 
 
 def demo(
-    seed: int = typer.Option(7, help="Seed of the simulated sessions."),
-    as_json: bool = typer.Option(False, "--json", help="Print the figures as JSON."),
+    seed: int = typer.Option(7, "--seed", metavar="N", help="Seed of the simulated sessions."),
+    lake_dir: Path | None = lake_option(),
+    out_file: Path | None = out_option(
+        "Where to write the report (default: report.html in $OFC_OUT, else data/out); missing folders are made."
+    ),
+    as_json: bool = json_option(),
 ) -> None:
     """Run the main job on the embedded default: simulate, ingest, rescore, report.
 
     Simulated Pineapple and classic sessions and the sample histories (data/samples) go into the
-    default lake; the lake is rescored under several rule sets; the report is written to
-    data/out/report.html and its headline figures printed. Run it twice: the second run adds
-    nothing and scores nothing new.
+    lake (--lake, else the default); the lake is rescored under several rule sets; the report is
+    written (--out, else data/out/report.html) and its headline figures printed. Run it twice: the
+    second run adds nothing and scores nothing new.
     """
     from pipeline.cli.ingest import summary_of as ingest_summary
     from pipeline.cli.rescore import summary_of as rescore_summary
     from pipeline.ingest.run import ingest
-    from pipeline.lake.store import Lake
     from pipeline.rescore.run import rescore
     from pipeline.rule_files import load_rules
 
-    lake = Lake(default_lake())
+    lake = lake_at(lake_dir)
+    report_file = out_file or default_out() / "report.html"
     with interrupts(), user_errors(), _steps() as progress:
         simulated = _simulate(lake, seed, progress)
         with _step(progress, "ingesting the sample histories"):
@@ -134,7 +139,7 @@ def demo(
             rules = [load_rules(r) for r in RESCORE_RULES]
             rescored = rescore_summary(rescore(lake, rules, on_progress=on_rescore))
         with _step(progress, "writing the report"):
-            report_path, headline = _report(lake)
+            report_path, headline = _report(lake, report_file)
         records, codes = _examples()
         labels = [f"{r['hand_id']}/{p['name']}" for r in records for p in r["players"]]
         report = board_report(codes)
@@ -162,14 +167,12 @@ def demo(
     out.print(f"report written to {report_path}", markup=False)
 
 
-def _report(lake: Any) -> tuple[Path, dict[str, dict[str, str]]]:
-    """Write the HTML report of the whole lake; its path and headline figures."""
+def _report(lake: Any, path: Path) -> tuple[Path, dict[str, dict[str, str]]]:
+    """Write the HTML report of the whole lake to ``path``; its path and headline figures."""
     from reports.html import render
     from reports.report import Options, build
 
     result = build(lake, Options())  # each hand under its own rules, every rule set rescored beside them
-    path = default_out() / "report.html"
-    path.parent.mkdir(parents=True, exist_ok=True)
     with written(path) as stream:
         stream.write(render(result).encode("utf-8"))
     return path, {s.title: dict(s.headline) for s in result.sections if s.headline}

@@ -9,23 +9,12 @@ import typer
 from rich.table import Table
 
 from pipeline.cli.console import EXIT_USAGE, fail, out, print_json
-from pipeline.paths import default_lake
+from pipeline.cli.options import existing_lake, json_option, lake_option
 
 app = typer.Typer(
     help="The lake's batches: list them (the default), remove one, vacuum, list a table's committed files.",
     invoke_without_command=True,
 )
-
-LAKE_HELP = "Lake directory (default: $OFC_LAKE or data/lake)."
-
-
-def _lake(path: Path | None) -> Any:
-    from pipeline.lake.store import Lake
-
-    lake = Lake(path or default_lake())
-    if not lake.exists():
-        fail(f"{lake.root}: not a lake (no _manifests folder); ofc ingest or ofc demo makes one", EXIT_USAGE)
-    return lake
 
 
 def _rows(manifests: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -60,14 +49,14 @@ def _rows(manifests: list[dict[str, Any]]) -> list[dict[str, Any]]:
 @app.callback()
 def batches(
     ctx: typer.Context,
-    lake: Path | None = typer.Option(None, "--lake", help=LAKE_HELP, show_default=False),
-    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+    lake: Path | None = lake_option(),
+    as_json: bool = json_option(),
 ) -> None:
     """List the lake's batches, oldest first: what each read, accepted, replaced or removed, and when."""
     if ctx.invoked_subcommand is not None:
         ctx.obj = lake
         return
-    rows = _rows(_lake(lake).manifests())
+    rows = _rows(existing_lake(lake).manifests())
     if as_json:
         print_json(rows)
         return
@@ -100,10 +89,14 @@ def batches(
 @app.command("remove")
 def remove(
     ctx: typer.Context,
-    batch: str | None = typer.Argument(None, help="The batch to remove (see ofc lake)."),
-    source: str | None = typer.Option(None, "--source", help="Remove every hand read from this file instead."),
-    lake: Path | None = typer.Option(None, "--lake", help=LAKE_HELP, show_default=False),
-    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+    batch: str | None = typer.Argument(
+        None, metavar="BATCH", help="The batch to remove (see ofc lake).", show_default=False
+    ),
+    source: str | None = typer.Option(
+        None, "--source", metavar="FILE", help="Remove every hand read from this file instead.", show_default=False
+    ),
+    lake: Path | None = lake_option(),
+    as_json: bool = json_option(),
 ) -> None:
     """Remove a batch (or every hand read from one file) with its results, in one commit.
 
@@ -114,7 +107,7 @@ def remove(
 
     if (batch is None) == (source is None):
         fail("name a batch, or give --source FILE (one of the two)", EXIT_USAGE)
-    store = _lake(lake or ctx.obj)
+    store = existing_lake(lake or ctx.obj)
     done = remove_from(store, batch=batch, source=source)
     if as_json:
         print_json(done)
@@ -126,9 +119,11 @@ def remove(
 @app.command("vacuum")
 def vacuum(
     ctx: typer.Context,
-    wait: float = typer.Option(60.0, "--wait", min=0, help="Seconds to wait for processes reading the lake."),
-    lake: Path | None = typer.Option(None, "--lake", help=LAKE_HELP, show_default=False),
-    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+    wait: float = typer.Option(
+        60.0, "--wait", min=0, metavar="SECONDS", help="Seconds to wait for processes reading the lake (0 or more)."
+    ),
+    lake: Path | None = lake_option(),
+    as_json: bool = json_option(),
 ) -> None:
     """Delete the files no reader can see any more: replaced results, hands removed or corrected.
 
@@ -138,7 +133,7 @@ def vacuum(
     from pipeline.lake.edit import vacuum as vacuum_lake
     from pipeline.lake.store import LakeError
 
-    store = _lake(lake or ctx.obj)
+    store = existing_lake(lake or ctx.obj)
     try:
         done = vacuum_lake(store, wait)
     except LakeError as exc:
@@ -152,9 +147,14 @@ def vacuum(
 @app.command("files")
 def files(
     ctx: typer.Context,
-    table: str = typer.Argument(..., help="A table: hands, boards, placements, quarantine, board_results, ..."),
-    lake: Path | None = typer.Option(None, "--lake", help=LAKE_HELP, show_default=False),
-    as_json: bool = typer.Option(False, "--json", help="Print a JSON list."),
+    table: str = typer.Argument(
+        ...,
+        metavar="TABLE",
+        help="A table: hands, boards, placements, quarantine, board_results, ...",
+        show_default=False,
+    ),
+    lake: Path | None = lake_option(),
+    as_json: bool = json_option(),
 ) -> None:
     """List a table's committed files, one path a line: exactly what another tool (polars, DuckDB) should read.
 
@@ -169,7 +169,7 @@ def files(
     if table not in TABLES:
         near = difflib.get_close_matches(table, list(TABLES), n=3, cutoff=0.3) or list(TABLES)
         fail(f"no table {table!r}; closest: {', '.join(near)}", EXIT_USAGE)
-    paths = [str(p) for p in _lake(lake or ctx.obj).snapshot().files(table)]
+    paths = [str(p) for p in existing_lake(lake or ctx.obj).snapshot().files(table)]
     if as_json:
         print_json(paths)
         return

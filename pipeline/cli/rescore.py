@@ -10,9 +10,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from pipeline.cli.console import EXIT_USAGE, err, fail, interrupts, out, print_json
-from pipeline.cli.ingest import lake_option
-from pipeline.paths import default_lake
+from pipeline.cli.console import err, interrupts, out, print_json
+from pipeline.cli.options import RULES_HELP, existing_lake, json_option, lake_option, load_rules, rules_option
 
 if TYPE_CHECKING:
     from pipeline.lake.store import Lake
@@ -22,22 +21,11 @@ if TYPE_CHECKING:
 MISMATCHES = 'ofc sql "SELECT * FROM recorded_mismatches"'
 
 
-def _load(name: str) -> RuleSet:
-    """A rule set, or one line naming the file and every problem in it (exit 2)."""
-    from pipeline.rule_files import RuleSetError, load_rules
-
-    try:
-        return load_rules(name)
-    except RuleSetError as exc:
-        problems = "; ".join(f"{path}: {msg}" if path else msg for path, msg in exc.problems)
-        fail(f"{exc.source}: {problems}".replace("\n", " "), EXIT_USAGE)
-
-
 def _rule_sets(names: list[str] | None, lake: Lake) -> list[RuleSet]:
     """The rule sets named, or by default those the lake already has results under that someone asked for
     (those scored only as some hands' native rules come back by themselves)."""
     if names:
-        return [_load(n) for n in names]
+        return [load_rules(n) for n in names]
     snapshot = lake.snapshot()
     asked = snapshot.asked_keys() or [c["rules_key"] for m in snapshot.stale for c in m.get("covers", [])]
     return [snapshot.rule_sets[k] for k in dict.fromkeys(asked) if k in snapshot.rule_sets]
@@ -150,17 +138,13 @@ def print_summary(summary: dict[str, Any]) -> None:
 
 
 def rescore(
-    rules: list[str] | None = typer.Option(
-        None,
-        "--rules",
-        "-r",
-        help="Preset name or rule file to compare; repeat for several. Default: the rule sets the lake already "
-        "compares. Every hand is scored under its own rules in any case.",
-        show_default=False,
+    rules: list[str] | None = rules_option(
+        f"{RULES_HELP[:-1]}, to compare. Default: the rule sets the lake already compares. Every hand is scored "
+        "under its own rules in any case."
     ),
     lake: Path | None = lake_option(),
     force: bool = typer.Option(False, "--force", help="Score again what already has results under these rules."),
-    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+    as_json: bool = json_option(),
 ) -> None:
     """Score every hand of the lake under the rules it was played by and each rule set given.
 
@@ -174,12 +158,9 @@ def rescore(
     its native rules; ofc sql lists the differences:
     "SELECT * FROM recorded_mismatches".
     """
-    from pipeline.lake.store import Lake
     from pipeline.rescore.run import rescore as run
 
-    store = Lake(lake or default_lake())
-    if not store.exists():
-        fail(f"{store.root}: not a lake (ofc ingest creates one)", EXIT_USAGE)
+    store = existing_lake(lake)
     rule_sets = _rule_sets(rules, store)
     with interrupts(), _progress() as progress:
         task = progress.add_task("rescoring", total=None)

@@ -7,8 +7,11 @@ from typing import TYPE_CHECKING
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
-from pipeline.cli.console import EXIT_FAILED, EXIT_USAGE, err, fail, out, print_json
+from pipeline.cli.console import EXIT_FAILED, err, out, print_json
+from pipeline.cli.options import json_option
+from pipeline.cli.options import load_rules as load
 
 if TYPE_CHECKING:
     from schemas.rules import RuleSet
@@ -16,18 +19,8 @@ if TYPE_CHECKING:
 app = typer.Typer(help="Rule sets: the presets, and checking house rule files.", no_args_is_help=True)
 
 
-def load(name_or_path: str) -> RuleSet:
-    """A rule set for the command line: an unusable one is a usage error, never a traceback."""
-    from pipeline.rule_files import RuleSetError, load_rules
-
-    try:
-        return load_rules(name_or_path)
-    except RuleSetError as exc:
-        fail(str(exc), EXIT_USAGE)
-
-
 @app.command("list")
-def list_rules(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+def list_rules(as_json: bool = json_option()) -> None:
     """List the preset rule sets."""
     from pipeline.rule_files import preset_names
 
@@ -46,23 +39,34 @@ def list_rules(as_json: bool = typer.Option(False, "--json", help="Print JSON.")
 
 @app.command("show")
 def show(
-    name: str = typer.Argument(..., help="A preset name or a rule file."),
+    name: str = typer.Argument(..., metavar="RULES", help="A preset name or a rule file (.toml).", show_default=False),
     resolved: bool = typer.Option(False, "--resolved", help="Print every field after 'extends', as JSON."),
+    as_json: bool = json_option(),
 ) -> None:
-    """Print a rule set's TOML (or, with --resolved, the complete rule set it means)."""
+    """Print a rule set's TOML (or, with --resolved, the complete rule set it means).
+
+    With --json: its file, key, TOML text and the complete rule set, as one JSON document.
+    """
     from pipeline.rule_files import resolve_path
 
-    rules = load(name)
-    if resolved:
-        print_json({"key": rules.key, **rules.model_dump(mode="json")})
-        return
-    out.print(resolve_path(name).read_text(encoding="utf-8"), markup=False, highlight=False, end="")
+    rules: RuleSet = load(name)
+    path = resolve_path(name)
+    text = path.read_text(encoding="utf-8")
+    every = {"key": rules.key, **rules.model_dump(mode="json")}
+    if as_json:
+        print_json({"name": rules.name, "file": str(path), "key": rules.key, "toml": text, "resolved": every})
+    elif resolved:
+        print_json(every)
+    else:
+        out.print(text, markup=False, highlight=False, end="")
 
 
 @app.command("validate")
 def validate(
-    files: list[Path] = typer.Argument(..., help="Rule files to check."),
-    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+    files: list[Path] = typer.Argument(
+        ..., metavar="RULES...", help="Rule files (.toml) or preset names to check.", show_default=False
+    ),
+    as_json: bool = json_option(),
 ) -> None:
     """Check rule files: every problem is named by its TOML path. Exit 1 if any file is invalid."""
     from pipeline.rule_files import RuleSetError, load_rules
@@ -80,9 +84,9 @@ def validate(
     else:
         for r in results:
             if r["valid"]:
-                out.print(f"[green]ok[/] {r['file']}: {r['key']}")
+                out.print(Text.assemble(("ok", "green"), f" {r['file']}: {r['key']}"))
             else:
-                err.print(f"[bold red]invalid[/] {r['file']}")
+                err.print(Text.assemble(("invalid", "bold red"), f" {r['file']}"))
                 for p in r["problems"]:
                     err.print(f"  {p['path'] or '(file)'}: {p['message']}", markup=False)
     if not all(r["valid"] for r in results):

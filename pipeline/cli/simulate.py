@@ -11,9 +11,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from pipeline.cli.console import EXIT_FAILED, EXIT_USAGE, err, fail, interrupts, out, print_json
-from pipeline.cli.ingest import lake_option
-from pipeline.cli.rules import load
-from pipeline.paths import default_lake
+from pipeline.cli.options import json_option, lake_at, lake_option, load_rules, out_option, rules_option
 
 BOTS_HELP = (
     "Bots, one per seat in seat order, comma-separated; a shorter list is repeated. "
@@ -52,27 +50,40 @@ def _start(text: str) -> datetime:
 
 def simulate(
     variant: str = typer.Option(
-        ..., "--variant", help="classic, ofc, pineapple, progressive-pineapple or pineapple-27.", show_default=False
+        ...,
+        "--variant",
+        metavar="VARIANT",
+        help="classic, ofc, pineapple, progressive-pineapple or pineapple-27.",
+        show_default=False,
     ),
-    players: int = typer.Option(3, "--players", help="Players at each table (2-4; Pineapple at most 3)."),
-    hands: int = typer.Option(1000, "--hands", help="Hands to play in all."),
-    bots: str = typer.Option("heuristic", "--bots", help=BOTS_HELP),
-    rules: str | None = typer.Option(
-        None, "--rules", help="Preset name or rule file (default: the variant's preset).", show_default=False
+    players: int = typer.Option(3, "--players", metavar="N", help="Players at each table (2-4; Pineapple at most 3)."),
+    hands: int = typer.Option(1000, "--hands", metavar="N", help="Hands to play in all."),
+    bots: str = typer.Option("heuristic", "--bots", metavar="BOTS", help=BOTS_HELP),
+    rules: list[str] | None = rules_option(
+        "Preset name or rule file (.toml) the hands are played under (one; default: the variant's preset)."
     ),
-    seed: int = typer.Option(0, "--seed", help="Seed: the same seed and arguments give the same hands, byte for byte."),
+    seed: int = typer.Option(
+        0, "--seed", metavar="N", help="Seed: the same seed and arguments give the same hands, byte for byte."
+    ),
     rollouts: int | None = typer.Option(
-        None, "--rollouts", help="mc: rollouts of each placement it weighs (default 12).", show_default=False
+        None,
+        "--rollouts",
+        metavar="N",
+        help="mc: rollouts of each placement it weighs (default 12).",
+        show_default=False,
     ),
     session_hands: int = typer.Option(
-        100, "--session-hands", help="Hands per session (the button rotates and Fantasyland carries within one)."
+        100,
+        "--session-hands",
+        metavar="N",
+        help="Hands per session (the button rotates and Fantasyland carries within one).",
     ),
-    start: str = typer.Option("2026-01-01T00:00:00+00:00", "--start", help="When every session starts (ISO time)."),
+    start: str = typer.Option(
+        "2026-01-01T00:00:00+00:00", "--start", metavar="TIME", help="When every session starts (ISO time)."
+    ),
     lake: Path | None = lake_option(),
-    out_file: Path | None = typer.Option(
-        None, "--out", help="Write canonical JSONL here instead of the lake.", show_default=False
-    ),
-    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+    out_file: Path | None = out_option("Write canonical JSONL here instead of the lake (missing folders are made)."),
+    as_json: bool = json_option(),
 ) -> None:
     """Simulate hands with one bot per seat and write them to the lake (one batch) or to JSONL.
 
@@ -81,19 +92,20 @@ def simulate(
     bot's hands, points per hand with a 95% interval, foul rate and Fantasyland entry rate
     (over normal hands), Fantasyland hands and stays.
     """
-    from pipeline.lake.store import Lake
     from pipeline.simulate.bots import DEFAULT_ROLLOUTS
     from pipeline.simulate.run import PRESETS, plan, to_jsonl, to_lake
     from schemas.rules import Variant
 
     if lake is not None and out_file is not None:
         fail("give --lake or --out, not both", EXIT_USAGE)
-    if out_file is not None and (out_file.is_dir() or not out_file.parent.is_dir()):
-        fail(f"--out: cannot write {out_file} (a folder, or its folder does not exist)", EXIT_USAGE)
+    if out_file is not None and out_file.is_dir():
+        fail(f"--out: {out_file} is a folder; give a file name", EXIT_USAGE)
     known = {v.value: v for v in Variant}
     if variant not in known:
         fail(f"unknown variant {variant!r} (known: {', '.join(known)})", EXIT_USAGE)
-    rule_set = load(rules or PRESETS[known[variant]])
+    if rules and len(rules) > 1:
+        fail(f"--rules: a simulation plays under one rule set, got {len(rules)} ({', '.join(rules)})", EXIT_USAGE)
+    rule_set = load_rules(rules[0] if rules else PRESETS[known[variant]])
     spec = plan(
         variant,
         players,
@@ -106,7 +118,7 @@ def simulate(
         start=_start(start),
     )
 
-    target = out_file or Lake(lake or default_lake())
+    target = out_file or lake_at(lake)
     said = f"nothing was written; {target} is as it was" if isinstance(target, Path) else None
     with interrupts(said), _progress() as progress:
         title = f"{spec.variant.value} x{spec.players}"

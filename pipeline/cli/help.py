@@ -1,0 +1,74 @@
+"""Help in plain words: each option shows the word its value stands for (``--lake DIR``, ``--limit N``) and a flag
+shows nothing, where typer would show Python types (``<bool>``, ``<list[Path]>``, ``<int range> [x>=1]``).
+
+Every command and group of the app is given a command class whose parameters render that way
+(:func:`plain_help`); what a value must be is said in the option's help.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import typer
+from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
+
+
+class _PlainOption(TyperOption):
+    def display_type_rich(self, ctx: Any) -> str | None:
+        if self.is_flag or self.count:
+            return None
+        return self.metavar or (self.name or "value").upper()
+
+    def _get_number_range_help_str(self) -> str | None:
+        return None
+
+
+class _PlainArgument(TyperArgument):
+    def display_type_rich(self, ctx: Any) -> str | None:
+        return None  # the name column shows the argument's word already
+
+    def _rich_display_name(self) -> str:
+        return self._word() + ("..." if self.nargs != 1 else "")
+
+    def _usage_display_name(self) -> str:
+        word = self._word() + ("..." if self.nargs != 1 else "")
+        return word if self.required else f"[{word}]"
+
+    def _word(self) -> str:
+        return (self.metavar or (self.name or "value").upper()).removesuffix("...")
+
+    def _get_number_range_help_str(self) -> str | None:
+        return None
+
+
+_PLAIN: dict[type, type] = {TyperOption: _PlainOption, TyperArgument: _PlainArgument}
+
+
+def _plain(params: list[Any]) -> list[Any]:
+    for p in params:
+        plain = _PLAIN.get(type(p))
+        if plain is not None:
+            p.__class__ = plain  # the same parameter, rendered in words
+    return params
+
+
+class PlainCommand(TyperCommand):
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _plain(super().get_params(ctx))
+
+
+class PlainGroup(TyperGroup):
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _plain(super().get_params(ctx))
+
+
+def plain_help(app: typer.Typer) -> None:
+    """Give every command and group of ``app`` (and of its groups) the plain-words help."""
+    if not isinstance(app.info.cls, type):  # unset (typer's placeholder)
+        app.info.cls = PlainGroup
+    for info in app.registered_commands:
+        if info.cls in (None, TyperCommand):
+            info.cls = PlainCommand
+    for group in app.registered_groups:
+        if group.typer_instance is not None:
+            plain_help(group.typer_instance)

@@ -1,0 +1,72 @@
+"""The options several commands take, declared once so that each reads and is explained the same everywhere:
+``--lake DIR``, ``-r/--rules RULES``, ``--json``, ``-o/--out FILE`` and ``-f/--format FORMAT``; and the lake and
+rule sets they name, opened with the errors every command gives."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import typer
+
+from pipeline.errors import LakeError, RulesError
+from pipeline.paths import default_lake
+
+if TYPE_CHECKING:
+    from pipeline.lake.store import Lake
+    from schemas.rules import RuleSet
+
+LAKE_HELP = "Lake directory (default: $OFC_LAKE or data/lake)."
+RULES_HELP = "Preset name or rule file (.toml); repeat for several."
+JSON_HELP = "Machine output: what the command prints, as one JSON document."
+JSON_LINES_HELP = "Machine output: what the command prints, as JSON lines (one object a line)."
+FORMATS = ("jsonl", "poker-arena", "scoresheet")
+FORMAT_HELP = f"Read the input as {', '.join(FORMATS[:-1])} or {FORMATS[-1]} (default: detected from the content)."
+
+
+def lake_option(help: str = LAKE_HELP) -> Any:
+    return typer.Option(None, "--lake", metavar="DIR", help=help, show_default=False)
+
+
+def json_option(lines: bool = False) -> Any:
+    return typer.Option(False, "--json", help=JSON_LINES_HELP if lines else JSON_HELP)
+
+
+def rules_option(help: str = RULES_HELP, default: list[str] | None = None) -> Any:
+    return typer.Option(default, "--rules", "-r", metavar="RULES", help=help, show_default=default is not None)
+
+
+def out_option(help: str) -> Any:
+    return typer.Option(None, "--out", "-o", metavar="FILE", help=help, show_default=False)
+
+
+def format_option() -> Any:
+    return typer.Option(None, "--format", "-f", metavar="FORMAT", help=FORMAT_HELP, show_default=False)
+
+
+def lake_at(path: Path | None) -> Lake:
+    """The lake a command writes to: ``--lake``, else the default; made on its first commit."""
+    from pipeline.lake.store import Lake
+
+    return Lake(path or default_lake())
+
+
+def existing_lake(path: Path | None) -> Lake:
+    """The lake a command reads: it must exist (a misspelt folder is an error, not an empty lake)."""
+    lake = lake_at(path)
+    if not lake.exists():
+        raise LakeError(f"{lake.root}: not a lake (ofc ingest creates one)")
+    return lake
+
+
+def load_rules(name_or_path: str | Path) -> RuleSet:
+    """A preset or rule file; one that cannot be used is a usage error in one line naming the file and each
+    problem by its TOML path."""
+    from pipeline.rule_files import RuleSetError
+    from pipeline.rule_files import load_rules as load
+
+    try:
+        return load(name_or_path)
+    except RuleSetError as exc:
+        problems = "; ".join(f"{path}: {msg}" if path else msg for path, msg in exc.problems)
+        raise RulesError(f"{exc.source}: {problems}".replace("\n", " ")) from None
