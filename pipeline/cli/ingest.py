@@ -1,29 +1,35 @@
-"""``ofc ingest``, ``ofc validate`` and ``ofc quarantine``: histories into the lake, nothing lost."""
+"""``ofc ingest``, ``ofc validate`` and ``ofc quarantine``: histories into the lake, nothing lost; every bad record
+said with its file, line and field."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from pipeline.cli.console import EXIT_FAILED, byte_progress, err, out, print_json
-from pipeline.paths import default_lake
+from pipeline.cli.options import existing_lake, format_option, json_option, lake_at, lake_option
 
-LAKE_HELP = "Lake directory (default: $OFC_LAKE or data/lake)."
-FORMAT_HELP = "Force the input format: jsonl, poker-arena or scoresheet (default: detected from the content)."
-
-
-def lake_option() -> Any:
-    return typer.Option(None, "--lake", help=LAKE_HELP, show_default=False)
+PATHS_HELP = "Files, .gz or .zip archives, or directories (read recursively)."
+MAX_PROBLEMS = 100_000
+"""Bad records a validation lists (each is counted in the summary however many there are)."""
+_FIELD = re.compile(r"^([\w.\[\]]+): ")
 
 
-def _run(paths: list[Path], lake_dir: Path | None, fmt: str | None, write: bool, replace: bool = False) -> Any:
+def _run(
+    paths: list[Path],
+    lake: Any,
+    fmt: str | None,
+    replace: bool = False,
+    against: Any = None,
+    on_problems: Any = None,
+) -> Any:
     from pipeline.ingest.run import ingest
-    from pipeline.lake.store import Lake
 
-    lake = Lake(lake_dir or default_lake()) if write else None
     with byte_progress() as progress:
         tasks: dict[str, Any] = {}
 
@@ -32,7 +38,7 @@ def _run(paths: list[Path], lake_dir: Path | None, fmt: str | None, write: bool,
                 tasks[source] = progress.add_task(Path(source).name[:40], total=None, hands=0)
             progress.update(tasks[source], completed=done, hands=hands)
 
-        return ingest(paths, lake, fmt, on_progress, replace=replace)
+        return ingest(paths, lake, fmt, on_progress, replace=replace, against=against, on_problems=on_problems)
 
 
 def summary_of(report: Any) -> dict[str, Any]:
@@ -71,13 +77,13 @@ def print_summary(summary: dict[str, Any], title: str) -> None:
     for f in summary["files"]:
         note = f["error"] or f["skipped"] or "; ".join(f"{k} ({v})" for k, v in f["reasons"].items())
         table.add_row(
-            f["source"],
+            Text(f["source"]),
             f["format"],
             f"{f['read']:,}",
             f"{f['accepted']:,}",
             f"{f['quarantined']:,}",
             f"{f['duplicates']:,}",
-            note,
+            Text(note),
         )
     t = summary["total"]
     table.add_section()
@@ -102,24 +108,27 @@ def print_summary(summary: dict[str, Any], title: str) -> None:
         out.print(f"committed batch {summary['batch']}")
 
 
-def _finish(summary: dict[str, Any]) -> None:
-    """Each file that could not be read to its end, in a line on stderr; exit 1 if there was one."""
+def _finish(summary: dict[str, Any], wrote: bool) -> None:
+    """Each file that could not be read to its end, in a line on stderr; exit 1 if there was one, or if nothing
+    at all was read (then nothing was committed either)."""
     failed = [f for f in summary["files"] if f["error"]]
     for f in failed:
         kept = f" (the {f['read']:,} records before it were read as shown)" if f["read"] else ""
         what = f["error"] if f["error"].startswith(f["source"]) else f"{f['source']}: {f['error']}"
-        err.print(f"[bold red]error:[/] {what}{kept}", markup=True, highlight=False)
+        err.print(Text.assemble(("error:", "bold red"), f" {what}{kept}"))
     if summary["total"]["read"] == 0:
-        err.print("nothing could be read", markup=False)
+        found = "no records" if summary["files"] else "no history files (.jsonl .csv .gz .zip ...)"
+        committed = "; nothing was committed, the lake is as it was" if wrote else ""
+        err.print(f"nothing could be read: {found} in the paths given{committed}", markup=False, highlight=False)
     if failed or summary["total"]["read"] == 0:
         raise typer.Exit(EXIT_FAILED)
 
 
 def ingest_paths(
-    paths: list[Path] = typer.Argument(..., help="Files, .gz or .zip archives, or directories (read recursively)."),
-    fmt: str | None = typer.Option(None, "--format", "-f", help=FORMAT_HELP),
+    paths: list[Path] = typer.Argument(..., metavar="PATH...", help=PATHS_HELP, show_default=False),
+    fmt: str | None = format_option(),
     lake: Path | None = lake_option(),
-    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+    as_json: bool = json_option(),
     replace: bool = typer.Option(
         False,
         "--replace",
@@ -131,33 +140,92 @@ def ingest_paths(
 
     A hand seen before with the same content is a duplicate; seen before with other content (the same hand id
     in the same session) it is quarantined, unless --replace says the files are corrections. Exit 1 when a file
-    could not be read to its end (what it held before the fault is kept, and said), or nothing could be read.
+    could not be read to its end (what it held before the fault is kept, and said), or nothing could be read
+    (then nothing is committed).
     """
-    summary = summary_of(_run(paths, lake, fmt, write=True, replace=replace))
+    summary = summary_of(_run(paths, lake_at(lake), fmt, replace=replace))
     print_json(summary) if as_json else print_summary(summary, "ingest")
-    _finish(summary)
+    _finish(summary, wrote=True)
+
+
+def problem_entry(source: str, problem: Any) -> dict[str, Any]:
+    """A bad record for people and machines: where it is, the field when the reason names one, and why."""
+    found = _FIELD.match(problem.reason)
+    return {
+        "file": source,
+        "line": problem.line,
+        "byte_offset": problem.offset,
+        "hand_id": problem.hand_id,
+        "field": found.group(1) if found else None,
+        "reason": problem.reason[found.end() :] if found else problem.reason,
+    }
+
+
+def problem_line(p: dict[str, Any]) -> str:
+    """``FILE:LINE: field: reason``, as compilers say where a fault is (a format without lines: its byte)."""
+    where = f"{p['file']}:{p['line']}" if p["line"] else f"{p['file']} (byte {p['byte_offset']:,})"
+    field = f"{p['field']}: " if p["field"] else ""
+    return f"{where}: {field}{p['reason']}"
 
 
 def validate_paths(
-    paths: list[Path] = typer.Argument(..., help="Files, .gz or .zip archives, or directories."),
-    fmt: str | None = typer.Option(None, "--format", "-f", help=FORMAT_HELP),
-    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+    paths: list[Path] = typer.Argument(..., metavar="PATH...", help=PATHS_HELP, show_default=False),
+    fmt: str | None = format_option(),
+    lake: Path | None = lake_option(
+        "Also check against this lake, as ofc ingest into it would: a hand it holds with the same content is a "
+        "duplicate, with other content a bad record (default: no lake, the files alone)."
+    ),
+    as_json: bool = json_option(),
 ) -> None:
-    """Check hand histories as ofc ingest would, without writing anything."""
-    summary = summary_of(_run(paths, None, fmt, write=False))
-    print_json(summary) if as_json else print_summary(summary, "validate (nothing written)")
-    _finish(summary)
+    """Check hand histories as ofc ingest would, writing nothing: every bad record as FILE:LINE: field: reason.
+
+    Exit 0 when every record would be accepted (or is a duplicate), 1 when any is bad or a file cannot be
+    read, 2 for a usage error (a missing file, an unknown format).
+    """
+    against = existing_lake(lake) if lake is not None else None
+    problems: list[dict[str, Any]] = []
+    counted = [0]
+
+    def on_problems(source: str, found: list[Any]) -> None:
+        counted[0] += len(found)
+        room = MAX_PROBLEMS - len(problems)
+        problems.extend(problem_entry(source, p) for p in found[: max(room, 0)])
+
+    summary = summary_of(_run(paths, None, fmt, against=against, on_problems=on_problems))
+    order = {f["source"]: i for i, f in enumerate(summary["files"])}
+    problems.sort(key=lambda p: (order.get(p["file"], 0), p["line"], p["byte_offset"]))
+    left_out = counted[0] - len(problems)
+    if as_json:
+        print_json({**summary, "problems": problems, "problems_not_listed": left_out})
+    else:
+        for p in problems:
+            out.print(problem_line(p), markup=False, highlight=False)
+        if left_out:
+            out.print(f"... and {left_out:,} more bad records (the first {MAX_PROBLEMS:,} are listed)", markup=False)
+        print_summary(summary, "validate (nothing written)" + (f", against {against.root}" if against else ""))
+        t = summary["total"]
+        files = len(summary["files"])
+        bad_files = sum(1 for f in summary["files"] if f["quarantined"])
+        verdict = (
+            f"{t['quarantined']:,} of {t['read']:,} records are bad, in {bad_files} of {files} file(s)"
+            if t["quarantined"]
+            else f"no bad records: {t['accepted']:,} would be accepted, {t['duplicates']:,} are duplicates"
+        )
+        out.print(verdict, markup=False, highlight=False)
+    _finish(summary, wrote=False)
+    if summary["total"]["quarantined"]:
+        raise typer.Exit(EXIT_FAILED)
 
 
 def quarantine(
     lake: Path | None = lake_option(),
-    limit: int = typer.Option(50, min=1, help="Show at most this many records (newest batches first)."),
-    as_json: bool = typer.Option(False, "--json", help="Print JSON lines."),
+    limit: int = typer.Option(
+        50, "--limit", min=1, metavar="N", help="Show at most N records, newest batches first (at least 1)."
+    ),
+    as_json: bool = json_option(lines=True),
 ) -> None:
     """List quarantined records: where they were and why they were not accepted."""
-    from pipeline.lake.store import Lake
-
-    table = Lake(lake or default_lake()).read("quarantine")
+    table = existing_lake(lake).read("quarantine")
     rows = table.to_pylist()[::-1][:limit]
     if as_json:
         for r in rows:
@@ -165,5 +233,7 @@ def quarantine(
         return
     view = Table("batch", "file", "line", "hand", "reason", title=f"{table.num_rows:,} quarantined records")
     for r in rows:
-        view.add_row(r["batch"], r["source_file"], str(r["line"]), r["hand_id"] or "", r["reason"])
+        view.add_row(
+            Text(r["batch"]), Text(r["source_file"]), str(r["line"]), Text(r["hand_id"] or ""), Text(r["reason"])
+        )
     out.print(view)

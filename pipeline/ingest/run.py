@@ -124,14 +124,14 @@ class Report:
         return t
 
 
-def _sources(path: Path) -> Iterator[Source]:
+def sources(path: Path) -> Iterator[Source]:
     """The inputs under ``path``: directories recursively (links only inside the root), archives opened."""
     if path.is_dir():
         root = path.resolve()
         for p in sorted(path.rglob("*")):
             inside = not p.is_symlink() or p.resolve().is_relative_to(root)
             if p.is_file() and inside and p.suffix.lower() in HISTORY_SUFFIXES:
-                yield from _sources(p)
+                yield from sources(p)
         return
     if not path.is_file():
         raise IngestError(f"{path}: no such file or directory")
@@ -210,13 +210,20 @@ class _Inflated(io.RawIOBase):
         super().close()
 
 
+def sniff(head: bytes) -> str | None:
+    """The format whose ingester recognises these first bytes, if one does."""
+    return next((name for name in FORMATS if ingester(name).sniff(head)), None)
+
+
 def detect(source: Source) -> str:
     """The format of a source, from its first bytes."""
     with source.open() as fh:
         head = fh.read(SNIFF_BYTES)
-    for name in FORMATS:
-        if ingester(name).sniff(head):
-            return name
+    if not head.strip():
+        raise IngestError(f"{source.name}: empty file (no records)")
+    found = sniff(head)
+    if found is not None:
+        return found
     raise IngestError(f"{source.name}: format not recognised (use --format: {', '.join(FORMATS)})")
 
 
@@ -287,21 +294,29 @@ def ingest(
     fmt: str | None = None,
     on_progress: Callable[[str, int, int], None] | None = None,
     replace: bool = False,
+    *,
+    against: Lake | None = None,
+    on_problems: Callable[[str, list[Problem]], None] | None = None,
 ) -> Report:
     """Read ``paths`` into ``lake`` as one batch (``lake=None``: validate only, write nothing).
 
-    ``on_progress(source, bytes, hands)`` is called after each chunk. With ``replace`` the files are corrected
-    versions of files ingested before: a hand whose content changed replaces its earlier version, and a hand of
-    the files' sessions that they no longer hold is removed (see :class:`Corrections`).
+    ``on_progress(source, bytes, hands)`` is called after each chunk, ``on_problems(source, problems)`` with the
+    records of a chunk that are not accepted. With ``replace`` the files are corrected versions of files ingested
+    before: a hand whose content changed replaces its earlier version, and a hand of the files' sessions that
+    they no longer hold is removed (see :class:`Corrections`). A validation (``lake=None``) ``against`` a lake
+    classifies the records as an ingest into it would: duplicates of its hands, conflicts with them.
+
+    When nothing at all is read (no files, or none that could be read), nothing is committed: the report has
+    no batch.
     """
-    sources = [s for p in paths for s in _sources(Path(p))]
+    found = [s for p in paths for s in sources(Path(p))]
     if fmt is not None:
         ingester(fmt)
     if lake is None:
-        return _run(sources, None, fmt, on_progress, None)
+        return _run(found, None, fmt, on_progress, None, against, on_problems)
     with lake.locked():
         lake.collect_garbage()
-        return _run(sources, lake, fmt, on_progress, Corrections() if replace else None)
+        return _run(found, lake, fmt, on_progress, Corrections() if replace else None, None, on_problems)
 
 
 def ingest_chunks(
@@ -395,9 +410,11 @@ def _run(
     fmt: str | None,
     on_progress: Callable[[str, int, int], None] | None,
     fix: Corrections | None,
+    against: Lake | None = None,
+    on_problems: Callable[[str, list[Problem]], None] | None = None,
 ) -> Report:
     done: dict[str, dict] = {}
-    keys = Known()
+    keys = _known(against) if against is not None and against.exists() else Known()
     writer = None
     if lake is not None:
         for m in lake.manifests():
@@ -442,7 +459,8 @@ def _run(
                 report.format = fmt or detect(source)
                 check = already if skip_seen else None
                 reader = ingester(report.format)
-                if not _ingest_source(source, report, reader, keys, writer, batch, on_progress, check, fix):
+                took = _ingest_source(source, report, reader, keys, writer, batch, on_progress, check, fix, on_problems)
+                if not took:
                     continue
             except (IngestError, OSError, EOFError, zipfile.BadZipFile, gzip.BadGzipFile) as exc:
                 report.error = str(exc)
@@ -463,7 +481,10 @@ def _run(
                     }
                 )
         result = Report(reports, batch if writer else None)
-        if writer is not None:
+        if writer is not None and result.totals.read == 0:
+            writer.abort()  # nothing read: no batch, not even an empty one
+            result.batch = None
+        elif writer is not None:
             extra = None
             if fix is not None and lake is not None:
                 writer.drain()
@@ -493,6 +514,7 @@ def _ingest_source(
     on_progress: Callable[[str, int, int], None] | None,
     already: Callable[[], bool] | None = None,
     fix: Corrections | None = None,
+    on_problems: Callable[[str, list[Problem]], None] | None = None,
 ) -> bool:
     """Read one source into the batch; False if ``already()`` found, after the first chunk, that it was done before."""
     consumed = 0
@@ -503,7 +525,7 @@ def _ingest_source(
             for i, chunk in enumerate(chunks):
                 if i == 0 and already is not None and already():
                     return False
-                _take(chunk, source.name, report, keys, writer, batch, fix)
+                _take(chunk, source.name, report, keys, writer, batch, fix, on_problems)
                 consumed += chunk.bytes_read
                 if on_progress:
                     on_progress(source.name, min(consumed, source.size), report.read)
@@ -591,6 +613,7 @@ def _take(
     writer: BackgroundWriter | None,
     batch: str,
     fix: Corrections | None = None,
+    on_problems: Callable[[str, list[Problem]], None] | None = None,
 ) -> None:
     v = validate(chunk, name, batch)
     hands = v.hands
@@ -610,6 +633,8 @@ def _take(
     report.accepted += int(keep.sum())
     report.duplicates += int((status == DUPLICATE).sum())
     report.reasons.update(reason_kind(p.reason) for p in problems)
+    if problems and on_problems is not None:
+        on_problems(name, problems)
     if writer is None:
         return
     every = bool(keep.all())  # the usual case: nothing to filter out, and the tables are passed on as they are
