@@ -8,20 +8,36 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
+from pipeline.errors import InputError
+
+__all__ = ["OutputPathError", "written"]
+
+
+class OutputPathError(InputError):
+    """An output path that cannot be written: a folder, or under a file, or not permitted."""
+
 
 @contextmanager
 def written(path: Path) -> Iterator[BinaryIO]:
     """A stream whose bytes become ``path`` once the block ends without an error (a file beside it until then).
 
-    A pipe or a device (``/dev/stdout``) is written as it goes: there is no file to keep.
+    The folders it goes in are made if missing (as ``mkdir -p``). A pipe or a device (``/dev/stdout``) is
+    written as it goes: there is no file to keep.
     """
     if path.exists() and not path.is_file():
+        if path.is_dir():
+            raise OutputPathError(f"{path}: is a folder; give a file name")
         with path.open("wb") as stream:
             yield stream
         return
     partial = path.with_name(f".{path.name}.partial")
     try:
-        with partial.open("wb") as stream:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        stream = partial.open("wb")
+    except OSError as exc:
+        raise OutputPathError(f"{path}: cannot write: {exc.strerror or exc}") from None
+    try:
+        with stream:
             yield stream
         os.replace(partial, path)
     finally:

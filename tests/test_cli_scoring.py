@@ -78,7 +78,7 @@ def test_malformed_lines_are_reported_and_skipped(tmp_path: Path) -> None:
     assert "line 4 (hand z): players: a hand has 2 to 4 players, got 0" in err
     assert "line 5 (hand E2)" in err
     assert "dealt twice" in err
-    assert "4 line(s) skipped, 2 hand(s) scored" in err
+    assert "4 record(s) skipped, 2 hand(s) scored" in err
 
 
 def test_score_table_and_exit_codes(tmp_path: Path) -> None:

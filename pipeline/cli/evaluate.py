@@ -9,6 +9,33 @@ import typer
 from rich.table import Table
 
 from pipeline.cli.console import out, print_json, user_errors
+from pipeline.cli.options import json_option
+from pipeline.errors import InputError
+
+ROWS = (("top", 0, 3), ("middle", 3, 8), ("bottom", 8, 13))
+TIMES = {2: "twice", 3: "three times", 4: "four times"}
+
+
+class RepeatedCardError(InputError):
+    """A board that holds a card more than once: no deck deals it, so it is refused rather than evaluated."""
+
+
+def check_distinct(boards: np.ndarray) -> None:
+    """Refuse boards holding a card twice, naming each repeated card as a card and where it is."""
+    from pipeline.cards import format_card
+
+    faults = []
+    for i, board in enumerate(boards.tolist()):
+        seen: dict[int, list[str]] = {}
+        for name, start, stop in ROWS:
+            for j in range(start, stop):
+                seen.setdefault(board[j], []).append(f"{name} card {j - start + 1}")
+        for code, where in seen.items():
+            if len(where) > 1:
+                times = TIMES.get(len(where), f"{len(where)} times")
+                faults.append(f"board {i + 1}: {format_card(code)} appears {times} ({', '.join(where)})")
+    if faults:
+        raise RepeatedCardError("; ".join(faults) + "; a deck holds each card once")
 
 
 def board_report(boards: np.ndarray, *, bottom_may_equal_middle: bool = True) -> list[dict[str, Any]]:
@@ -63,16 +90,23 @@ def render(report: list[dict[str, Any]], labels: list[str] | None = None) -> Tab
 
 def eval_boards(
     boards: list[str] = typer.Argument(
-        ..., help='Boards as "top / middle / bottom", e.g. "Qh Qd 4c / 9s 9h 9c Kd 3h / Ts Js Qs Ks As".'
+        ...,
+        metavar="BOARD...",
+        help='Boards as "top / middle / bottom", e.g. "Qh Qd 4c / 9s 9h 9c Kd 3h / Ts Js Qs Ks As".',
+        show_default=False,
     ),
     strict_bottom: bool = typer.Option(False, "--strict-bottom", help="A bottom exactly equal to the middle fouls."),
-    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
+    as_json: bool = json_option(),
 ) -> None:
-    """Evaluate boards: each row's hand and strength on the shared scale, and whether the board fouls."""
+    """Evaluate boards: each row's hand and strength on the shared scale, and whether the board fouls.
+
+    A bad card or a card given twice on a board is refused (exit 2), naming the card and where it is.
+    """
     from pipeline.cards import parse_boards
 
     with user_errors():
         codes = parse_boards(boards, context="board")
+        check_distinct(codes)
         report = board_report(codes, bottom_may_equal_middle=not strict_bottom)
     if as_json:
         print_json(report)

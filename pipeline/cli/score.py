@@ -1,74 +1,130 @@
-"""``ofc score``: score hand records (JSON lines) under one or more rule sets."""
+"""``ofc score``: score hand records, in any format ``ofc ingest`` reads, under one or more rule sets."""
 
 from __future__ import annotations
 
+import io
 import sys
 from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from itertools import islice
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import typer
 from rich.table import Table
 
-from pipeline.cli.console import EXIT_FAILED, EXIT_USAGE, byte_progress, err, fail, out, print_json
-from pipeline.cli.rules import load
+from pipeline.cli.console import EXIT_FAILED, byte_progress, err, out, print_json
+from pipeline.cli.options import format_option, json_option, load_rules, rules_option
+
+if TYPE_CHECKING:
+    from pipeline.score.records import Batch
 
 BATCH_LINES = 50_000
 DETAIL_LIMIT = 40
+SNIFF_BYTES = 1 << 16
+STDIN = "-"
 
 
-def _open(path: str) -> tuple[IO[bytes], int | None]:
-    """The input as bytes (``json`` reads bytes) and its size for the progress bar."""
-    if path == "-":
-        return sys.stdin.buffer, None
-    p = Path(path)
-    if not p.is_file():
-        fail(f"{path}: no such file", EXIT_USAGE)
-    return p.open("rb"), p.stat().st_size
+def _inputs(file: str) -> list[tuple[str, Any, int | None]]:
+    """(name, opener, size) of each input: standard input, or a file, a .gz or .zip archive's members, a folder's
+    history files (as ofc ingest finds them). A path that does not exist is a usage error."""
+    from pipeline.ingest.run import sources
+
+    if file == STDIN:
+        return [(STDIN, lambda: io.BufferedReader(sys.stdin.buffer, SNIFF_BYTES), None)]  # type: ignore[arg-type]
+    return [(s.name, s.open, s.size) for s in sources(Path(file))]
+
+
+@contextmanager
+def _opened(name: str, opener: Any) -> Iterator[IO[bytes]]:
+    """An input's stream, closed after (standard input is left open: it is not the command's)."""
+    stream = opener()
+    try:
+        yield stream
+    finally:
+        if name != STDIN:
+            stream.close()
+
+
+def _format(stream: IO[bytes], fmt: str | None) -> str:
+    """The format given, else the one the first bytes show; canonical JSONL when none is recognised, so that
+    each line that cannot be read is reported with its reason."""
+    from pipeline.ingest.run import ingester, sniff
+
+    if fmt is not None:
+        ingester(fmt)  # an unknown name is a usage error
+        return fmt
+    return sniff(stream.peek(SNIFF_BYTES)[:SNIFF_BYTES]) or "jsonl"  # type: ignore[attr-defined]
+
+
+def _batches(stream: IO[bytes], fmt: str, name: str) -> Iterator[tuple[Batch, int]]:
+    """Batches of checked records with the bytes they took: JSON lines read here, other formats by their
+    ingester (a record it cannot read is reported with its line and reason, like a malformed line)."""
+    from pipeline.ingest.run import ingester
+    from pipeline.score.records import RecordError, read_jsonl, read_records
+
+    if fmt == "jsonl":
+        line = 1
+        while chunk := list(islice(stream, BATCH_LINES)):
+            yield read_jsonl(chunk, first_line=line), sum(map(len, chunk))
+            line += len(chunk)
+        return
+    for chunk in ingester(fmt).read(stream, name):
+        errors = [RecordError(p.line, p.hand_id, p.reason) for p in chunk.problems]
+        numbered = zip(chunk.lines.tolist(), chunk.records.to_pylist(), strict=True)
+        yield read_records(numbered, errors), chunk.bytes_read
 
 
 def score_file(
-    file: str = typer.Argument(..., help="Hand records, one JSON object per line ('-' for standard input)."),
-    rules: list[str] = typer.Option(["ofc"], "--rules", "-r", help="Preset name or rule file; repeat for several."),
-    as_json: bool = typer.Option(False, "--json", help="One JSON object per hand and rule set."),
+    file: str = typer.Argument(
+        ...,
+        metavar="FILE",
+        help="Hand histories: a file, a .gz or .zip archive or a folder, in any format ofc ingest reads "
+        "('-' for standard input).",
+        show_default=False,
+    ),
+    fmt: str | None = format_option(),
+    rules: list[str] = rules_option(default=["ofc"]),
+    as_json: bool = json_option(lines=True),
 ) -> None:
     """Score every pair of players in every hand, under each rule set given.
 
-    A malformed line is reported on standard error with its line number and
-    skipped; the rest are scored. Exit 1 only when nothing could be scored.
+    The input may be canonical JSONL, a scoresheet CSV or a poker-arena log (detected from the content,
+    or --format). A record that cannot be scored is reported on standard error with its line, hand and
+    field, and skipped; the rest are scored. Exit 1 only when nothing could be scored.
     """
     from pipeline.score.engine import prepare, score
-    from pipeline.score.records import read_jsonl, to_boards, to_output
+    from pipeline.score.records import to_boards, to_output
 
-    rule_sets = [load(r) for r in rules]
-    stream, size = _open(file)
+    rule_sets = [load_rules(r) for r in rules]
+    inputs = _inputs(file)
     scored: list[dict[str, Any]] = []
     n_hands = n_errors = 0
-    line = 1
     with byte_progress() as progress:
-        task = progress.add_task("scoring", total=size, hands=0)
-        while chunk := list(islice(stream, BATCH_LINES)):
-            batch = read_jsonl(chunk, first_line=line)
-            line += len(chunk)
-            for e in batch.errors:
-                err.print(f"{file} {e}", markup=False)
-            n_errors += len(batch.errors)
-            n_hands += len(batch.records)
-            boards = to_boards(batch.records, batch.codes) if batch.records else None
-            prepared = prepare(boards) if boards else None
-            for rs in rule_sets:  # the batch is parsed and evaluated once, then scored under each rule set
-                results = list(to_output(batch.records, score(boards, rs, prepared), rs)) if boards else []
-                if as_json:
-                    for r in results:
-                        print_json(r)
-                else:
-                    scored.extend(results)
-            progress.update(task, advance=sum(map(len, chunk)), hands=n_hands)
+        for name, opener, size in inputs:
+            task = progress.add_task(Path(name).name[:40], total=size, hands=0)
+            with _opened(name, opener) as stream:
+                fmt_here = _format(stream, fmt)
+                for batch, consumed in _batches(stream, fmt_here, name):
+                    for e in batch.errors:
+                        err.print(f"{name} {e}", markup=False, highlight=False)
+                    n_errors += len(batch.errors)
+                    n_hands += len(batch.records)
+                    boards = to_boards(batch.records, batch.codes) if batch.records else None
+                    prepared = prepare(boards) if boards else None
+                    for rs in rule_sets:  # the batch is parsed and evaluated once, then scored under each rule set
+                        results = list(to_output(batch.records, score(boards, rs, prepared), rs)) if boards else []
+                        if as_json:
+                            for r in results:
+                                print_json(r)
+                        else:
+                            scored.extend(results)
+                    progress.update(task, advance=consumed, hands=n_hands)
     if not as_json:
         _print_tables(scored, n_hands)
     if n_errors:
-        err.print(f"{n_errors} line(s) skipped, {n_hands} hand(s) scored", markup=False)
+        err.print(f"{n_errors} record(s) skipped, {n_hands} hand(s) scored", markup=False)
     if n_hands == 0:
         raise typer.Exit(EXIT_FAILED)
 

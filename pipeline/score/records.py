@@ -125,20 +125,29 @@ def _check_structure(rec: Any) -> list[str]:
 
 def read_jsonl(lines: Iterable[str | bytes], first_line: int = 1) -> Batch:
     """Parse JSON lines into records; a malformed line becomes a RecordError and is skipped."""
+    errors: list[RecordError] = []
+
+    def parsed() -> Iterator[tuple[int, Any]]:
+        for n, text in enumerate(lines, start=first_line):
+            if not text.strip():
+                continue
+            try:
+                yield n, json.loads(text)
+            except json.JSONDecodeError as exc:
+                errors.append(RecordError(n, None, f"not valid JSON: {exc.msg} at column {exc.colno}"))
+            except UnicodeDecodeError as exc:
+                errors.append(RecordError(n, None, f"not UTF-8 text: {exc.reason} at byte {exc.start}"))
+
+    return read_records(parsed(), errors)
+
+
+def read_records(numbered: Iterable[tuple[int, Any]], errors: Iterable[RecordError] = ()) -> Batch:
+    """Check records already parsed, each with its line (from any format an ingester reads); a record that
+    cannot be scored becomes a RecordError beside ``errors`` (those of the lines that were not records)."""
     batch = Batch()
     tokens: list[str] = []
     owners: list[int] = []
-    for n, text in enumerate(lines, start=first_line):
-        if not text.strip():
-            continue
-        try:
-            rec = json.loads(text)
-        except json.JSONDecodeError as exc:
-            batch.errors.append(RecordError(n, None, f"not valid JSON: {exc.msg} at column {exc.colno}"))
-            continue
-        except UnicodeDecodeError as exc:
-            batch.errors.append(RecordError(n, None, f"not UTF-8 text: {exc.reason} at byte {exc.start}"))
-            continue
+    for n, rec in numbered:
         hand_id = str(rec.get("hand_id")) if isinstance(rec, dict) and "hand_id" in rec else None
         try:
             rec_tokens = _check_structure(rec)
@@ -149,6 +158,7 @@ def read_jsonl(lines: Iterable[str | bytes], first_line: int = 1) -> Batch:
         tokens.extend(rec_tokens)
         batch.records.append(rec)
         batch.lines.append(n)
+    batch.errors = sorted([*errors, *batch.errors], key=lambda e: e.line)
     return _check_cards(batch, tokens, np.array(owners, dtype=np.int64))
 
 
