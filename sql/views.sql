@@ -94,3 +94,19 @@ CREATE MACRO by_variant_and_player(fine) AS TABLE
     FROM query_table(fine)
     GROUP BY GROUPING SETS ((), (variant), (player))
     HAVING count(*) > 0;
+
+-- Cards as text, as ofc prints them. A card code is rank * 4 + suit: ranks 2 3 4 5 6 7 8 9 T J Q K A are 0..12,
+-- suits c d h s are 0..3 (pipeline/cards.py). card_text(code) is one card ('As'), cards_text(codes) a list of
+-- codes ('Ah Kd 2c'), board_text(cards) a board's 13 codes as its rows ('Qh Qd 4c / 9s 9h 9c Kd 3h / Ts Js Qs Ks
+-- As'): the cards column of boards, hand_boards, board_results and played_boards (stored as 13 bytes in the result
+-- files, shown as the 13 codes by the views). A code outside 0..51 is '??'.
+CREATE MACRO card_text(code) AS CASE
+    WHEN code IS NULL THEN NULL
+    WHEN code BETWEEN 0 AND 51
+        THEN substr('23456789TJQKA', (code::INTEGER // 4) + 1, 1) || substr('cdhs', (code::INTEGER % 4) + 1, 1)
+    ELSE '??'
+END;
+CREATE MACRO cards_text(codes) AS array_to_string(list_transform(codes, lambda c: card_text(c)), ' ');
+CREATE MACRO board_text(cards) AS
+    cards_text(list_slice(cards, 1, 3)) || ' / ' || cards_text(list_slice(cards, 4, 8)) || ' / '
+    || cards_text(list_slice(cards, 9, 13));

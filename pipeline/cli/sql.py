@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import math
 import re
 import sys
+from datetime import timedelta
+from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -12,8 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from pipeline.cli.console import EXIT_USAGE, fail, out, print_json
-from pipeline.cli.ingest import lake_option
-from pipeline.paths import default_lake
+from pipeline.cli.options import JSON_LINES_HELP, existing_lake, lake_option
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -47,6 +49,16 @@ def _list(as_json: bool) -> None:
     out.print(table)
 
 
+CARD_LISTS = frozenset({"cards", "top", "middle", "bottom", "discards"})
+"""Columns of the lake's tables and views that hold a list of card codes: shown as cards in a table."""
+CARD = "card"
+_IDENTIFIER = re.compile(r"(^|_)(key|hash|id|seed)$")
+"""Whole numbers that name something (hand_key, content_hash): their digits are shown as they are."""
+NOISE = 1e-10
+"""A float closer to 0 than this is what rounding leaves of a zero (``3.8e-17``): shown as 0. The lake's figures
+(points, counts, rates, means) are never that small; --json and --csv keep every digit."""
+
+
 def _show(result: pa.Table, csv: bool, as_json: bool) -> None:
     if csv:
         import pyarrow.csv as pacsv
@@ -55,37 +67,148 @@ def _show(result: pa.Table, csv: bool, as_json: bool) -> None:
         return
     if as_json:
         for row in result.to_pylist():
-            print_json({k: _plain(v) for k, v in row.items()})
+            print_json({k: plain(v) for k, v in row.items()})
         return
+    shown = result.slice(0, MAX_ROWS)
     table = Table()
-    for name in result.column_names:
-        table.add_column(Text(name))
-    for row in result.slice(0, MAX_ROWS).to_pylist():
-        table.add_row(*(Text("" if v is None else str(v)) for v in row.values()))  # data is text, never markup
+    columns = []
+    for field in shown.schema:
+        table.add_column(Text(field.name), justify="right" if _numeric(field) else "left")
+        columns.append(_cells(field, shown.column(field.name).to_pylist()))
+    for row in zip(*columns, strict=True):
+        table.add_row(*(Text(cell) for cell in row))  # data is text, never markup
+    if not columns:
+        table.add_row()
     out.print(table)
     if result.num_rows > MAX_ROWS:
         out.print(f"{result.num_rows:,} rows; the first {MAX_ROWS} shown (use --csv or --json for all)")
 
 
-def _plain(value: Any) -> Any:
-    """JSON for values JSON has no type for (days, times): ISO text."""
-    return value.isoformat() if hasattr(value, "isoformat") else value
+def _numeric(field: pa.Field) -> bool:
+    import pyarrow as pa
+
+    kind = field.type
+    return not _cards(field) and (pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_decimal(kind))
+
+
+def _cards(field: pa.Field) -> bool:
+    """Whether a column holds card codes: one of the lake's card columns, by its name and type."""
+    import pyarrow as pa
+
+    kind = field.type
+    if field.name == CARD:
+        return pa.types.is_uint8(kind)
+    listed = pa.types.is_list(kind) or pa.types.is_fixed_size_list(kind) or pa.types.is_large_list(kind)
+    return field.name in CARD_LISTS and listed and pa.types.is_uint8(kind.value_type)
+
+
+def _cells(field: pa.Field, values: list[Any]) -> list[str]:
+    """A column's values as people read them: cards as cards, numbers rounded (see :func:`number`)."""
+    import pyarrow as pa
+
+    kind = field.type
+    if _cards(field) and field.name in CARD_LISTS:
+        return [_card_list(v) for v in values]
+    if _cards(field):
+        return ["" if v is None else _card(v) for v in values]
+    if pa.types.is_integer(kind) and _IDENTIFIER.search(field.name):
+        return ["" if v is None else str(v) for v in values]
+    return [number(v) for v in values]
+
+
+def _card(code: int) -> str:
+    from pipeline.cards import format_card
+
+    return format_card(code) if 0 <= code <= 51 else "??"
+
+
+def _card_list(codes: list[int] | None) -> str:
+    if codes is None:
+        return ""
+    names = [_card(c) for c in codes]
+    if len(names) == 13:  # a board: its rows
+        return " / ".join(" ".join(row) for row in (names[:3], names[3:8], names[8:]))
+    return " ".join(names)
+
+
+def number(value: Any) -> str:
+    """A value for a table: whole numbers with thousands separators, others to 4 significant digits (never in
+    exponent form between 0.0001 and 10^15), a float that is noise next to 0 (:data:`NOISE`) as 0, lists and
+    structs of them likewise; anything else as text."""
+    if value is None:
+        return ""
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(number(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {number(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, Decimal):
+        value = int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, int):
+        return f"{value:,}"
+    if not isinstance(value, float):
+        return str(value)
+    size = abs(value)
+    if not math.isfinite(value) or size >= 1e15:
+        return f"{value:.4g}" if math.isfinite(value) else str(value)
+    if size < NOISE:
+        return "0"
+    if size >= 1000:
+        return f"{value:,.0f}"
+    if size < 1e-4:
+        return f"{value:.4g}"
+    text = f"{value:.{3 - math.floor(math.log10(size))}f}"
+    text = text.rstrip("0").rstrip(".") if "." in text else text
+    return "0" if text == "-0" else text
+
+
+def plain(value: Any) -> Any:
+    """A value as JSON has it, in full precision: a whole decimal as an integer, another as a float; days and
+    times as ISO text; bytes as hex; a float that is not finite as null."""
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if hasattr(value, "months") and hasattr(value, "nanoseconds"):  # an interval
+        return {"months": value.months, "days": value.days, "nanoseconds": value.nanoseconds}
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    if isinstance(value, bytes):
+        return value.hex()
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    if isinstance(value, timedelta):
+        return value.total_seconds()
+    if value is None or isinstance(value, str | int | bool):
+        return value
+    return str(value)  # intervals, UUIDs, ...
 
 
 def sql(
     query: str = typer.Argument(
         None,
+        metavar="QUERY",
         help='A query, e.g. "SELECT variant, count(*) FROM hands GROUP BY ALL", or the name of a named query '
         "(ofc sql --list).",
         show_default=False,
     ),
     lake: Path | None = lake_option(),
     param: list[str] | None = typer.Option(
-        None, "--param", "-p", help="A named query's parameter, key=value; repeat for several.", show_default=False
+        None,
+        "--param",
+        "-p",
+        metavar="KEY=VALUE",
+        help="A named query's parameter; repeat for several.",
+        show_default=False,
     ),
     list_: bool = typer.Option(False, "--list", help="List the named queries and their parameters."),
-    csv: bool = typer.Option(False, "--csv", help="Print CSV."),
-    as_json: bool = typer.Option(False, "--json", help="Print JSON lines (--list: one JSON document)."),
+    csv: bool = typer.Option(False, "--csv", help="Print CSV (every row, full precision, cards as codes)."),
+    as_json: bool = typer.Option(
+        False, "--json", help=f"{JSON_LINES_HELP[:-1]}; full precision, cards as codes (--list: one document)."
+    ),
 ) -> None:
     """Run read-only SQL against the lake, or a named query with its parameters.
 
@@ -93,8 +216,12 @@ def sql(
     hand_boards, players, recorded_mismatches, variants, royalty_hands. Named queries (ofc sql --list)
     take their values with --param key=value: every value is a bound parameter, never part of the SQL
     text.
+
+    Cards are stored as codes (rank * 4 + suit). The table printed for people shows the card columns
+    (card, cards, top, middle, bottom, discards) as cards and rounds numbers to 4 significant digits; in
+    SQL, card_text(card) gives 'As', cards_text(top) 'Qh Qd 4c' and board_text(cards) the 13 cards as
+    'top / middle / bottom', e.g. "SELECT player, board_text(cards) FROM hand_boards".
     """
-    from pipeline.lake.store import Lake
     from pipeline.query.db import connect, run_query
     from pipeline.query.named import parse_assignments, queries, run
 
@@ -103,14 +230,13 @@ def sql(
         return
     if not query:
         fail("give a query, a named query's name, or --list", EXIT_USAGE)
-    store = Lake(lake or default_lake())
-    snapshot = store.snapshot()  # every statement of the command reads this one state of the lake
     named = _NAMED.match(query.strip()) is not None
     if param and not named:
         fail("--param goes with a named query (ofc sql --list shows them)", EXIT_USAGE)
+    if named and query.strip() not in queries():
+        fail(f"no named query {query.strip()!r} (ofc sql --list shows them)", EXIT_USAGE)
+    snapshot = existing_lake(lake).snapshot()  # every statement of the command reads this one state of the lake
     if named:
-        if query.strip() not in queries():
-            fail(f"no named query {query.strip()!r} (ofc sql --list shows them)", EXIT_USAGE)
         result = run(connect(snapshot), snapshot, query.strip(), parse_assignments(param or []))
     else:
         result = run_query(connect(snapshot), query)

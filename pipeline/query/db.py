@@ -136,7 +136,7 @@ def run_query(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, object
     try:
         statements = con.extract_statements(sql)
     except duckdb.Error as exc:
-        raise QueryError(str(exc)) from None
+        raise QueryError(_message(exc)) from None
     if not statements:
         raise QueryError("no SQL statement given")
     for st in statements:
@@ -149,4 +149,10 @@ def run_query(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, object
         rel = con.sql(last.query, params=params or None)
         return rel.to_arrow_table() if rel is not None else pa.table({})
     except duckdb.Error as exc:
-        raise QueryError(str(exc).split("\n")[0]) from None
+        raise QueryError(_message(exc)) from None
+
+
+def _message(exc: Exception) -> str:
+    """DuckDB's message whole: its hints (``Did you mean "hands"?``, the candidate columns, the caret under the
+    fault) are what tell a user how to fix the query."""
+    return "\n".join(line.rstrip() for line in str(exc).strip().splitlines() if line.strip())

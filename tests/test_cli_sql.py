@@ -1,0 +1,110 @@
+"""``ofc sql``: DuckDB's hints kept, a folder that is not a lake refused, every type printable as JSON, numbers
+and cards readable in the table for people, and the SQL card macros agreeing with ``pipeline.cards``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from pipeline.cards import CARD_NAMES, format_row
+from pipeline.cli import app
+from pipeline.ingest.run import ingest
+from pipeline.lake.store import Lake
+from pipeline.paths import SAMPLES
+from pipeline.query.db import connect
+
+runner = CliRunner()
+EXAMPLES = SAMPLES / "worked-examples.jsonl"
+
+
+@pytest.fixture(scope="module")
+def lake(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("sql") / "lake"
+    ingest([EXAMPLES], Lake(root))
+    return root
+
+
+def sql(lake: Path, query: str, *more: str) -> object:
+    return runner.invoke(app, ["sql", query, "--lake", str(lake), *more], env={"COLUMNS": "300"})
+
+
+def test_errors_keep_duckdbs_hints(lake: Path) -> None:
+    result = sql(lake, "SELECT * FROM hand")
+    assert result.exit_code == 2
+    assert 'Did you mean "hands"?' in result.output
+    column = sql(lake, "SELECT hand_idd FROM hands")
+    assert column.exit_code == 2
+    assert "hand_id" in column.output.split("hand_idd", 1)[1]  # the candidate DuckDB suggests
+    assert "Traceback" not in column.output
+
+
+def test_a_folder_that_is_not_a_lake_is_an_error(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["sql", "SELECT count(*) FROM hands", "--lake", str(tmp_path)])
+    assert result.exit_code == 2
+    assert f"{tmp_path}: not a lake (ofc ingest creates one)" in result.output
+    assert not (tmp_path / "_manifests").exists()
+
+
+def test_json_takes_decimals_days_and_times(lake: Path) -> None:
+    query = (
+        "SELECT sum(CASE WHEN true THEN 1 ELSE 0 END) AS n, 1.25::DECIMAL(6, 2) AS d, DATE '2024-11-08' AS day, "
+        "TIMESTAMPTZ '2024-11-08 19:42:00+00' AS at, 0.43449149475208104::DOUBLE AS x FROM hands"
+    )
+    result = sql(lake, query, "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout) == {
+        "n": 4,
+        "d": 1.25,
+        "day": "2024-11-08",
+        "at": "2024-11-08T19:42:00+00:00",
+        "x": 0.43449149475208104,  # full precision for machines
+    }
+
+
+def test_the_table_rounds_numbers_for_people(lake: Path) -> None:
+    query = (
+        "SELECT 0.43449149475208104::DOUBLE AS share, 0.1::DOUBLE + 0.2::DOUBLE - 0.3::DOUBLE AS noise, "
+        "1234567::BIGINT AS big, 2.5::DOUBLE AS half, sum(1.0) AS total FROM hands"
+    )
+    result = sql(lake, query)
+    assert result.exit_code == 0, result.output
+    row = result.stdout.splitlines()[3]
+    cells = [c.strip() for c in row.strip("│ ").split("│")]
+    assert cells == ["0.4345", "0", "1,234,567", "2.5", "4"]
+    assert "e-17" not in result.stdout
+
+
+def test_card_columns_print_as_cards_in_the_table_and_as_codes_for_machines(lake: Path) -> None:
+    query = "SELECT cards, top, discards FROM hand_boards WHERE hand_id = 'E1' AND player = 'A'"
+    table = sql(lake, query).stdout
+    record = json.loads(EXAMPLES.read_text().splitlines()[0])["players"][0]
+    board = " / ".join(" ".join(record[row]) for row in ("top", "middle", "bottom"))
+    assert board in table
+    assert "[" not in table.split("┡")[1]  # no list of codes
+    codes = json.loads(sql(lake, query, "--json").stdout)
+    assert format_row(codes["cards"]) == " ".join(c for row in ("top", "middle", "bottom") for c in record[row])
+    one = sql(lake, "SELECT 51::UTINYINT AS card, 51::UTINYINT AS code").stdout.splitlines()[3]
+    assert [c.strip() for c in one.strip("│ ").split("│")] == ["As", "51"]  # a card column by its name and type
+
+
+def test_card_macros_agree_with_the_card_codes(tmp_path: Path) -> None:
+    con = connect(Lake(tmp_path / "empty"))
+    names = con.sql("SELECT list(card_text(c::UTINYINT) ORDER BY c) FROM range(52) t(c)").fetchall()[0][0]
+    assert names == CARD_NAMES.tolist()
+    assert con.sql("SELECT card_text(52::UTINYINT), card_text(NULL)").fetchall()[0] == ("??", None)
+    codes = list(range(51, 38, -1))
+    text = con.sql("SELECT cards_text($c::UTINYINT[]), board_text($c::UTINYINT[])", params={"c": codes}).fetchall()[0]
+    assert text[0] == format_row(codes)
+    assert text[1] == " / ".join(format_row(part) for part in (codes[:3], codes[3:8], codes[8:]))
+
+
+def test_card_macros_read_the_lakes_boards(lake: Path) -> None:
+    result = sql(lake, "SELECT board_text(cards) AS b FROM boards ORDER BY hand_key, seat LIMIT 1", "--json")
+    assert result.exit_code == 0, result.output
+    b = json.loads(result.stdout)["b"]
+    assert [len(r.split()) for r in b.split(" / ")] == [3, 5, 5]
+    help_text = " ".join(runner.invoke(app, ["sql", "--help"], env={"COLUMNS": "300"}).output.split())
+    assert "board_text(cards)" in help_text
