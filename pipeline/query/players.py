@@ -1,0 +1,144 @@
+"""Who and what a report or query is about: players found without regard to case and under their aliases, and
+filters checked against the lake, so that a filter matching nothing is an error with the closest matches rather
+than an empty result."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import date
+
+import duckdb
+
+from pipeline.errors import InputError
+from schemas.rules import Variant
+
+__all__ = ["FilterError", "Found", "LakeFilters", "apply_aliases", "closest"]
+
+_NAMED = {"board_results": ("player",), "pair_results": ("player_a", "player_b"), "boards": ("player",)}
+"""The lake tables that name players, and their columns of names."""
+
+
+class FilterError(InputError):
+    """A player, variant or day that matches no hand of the lake."""
+
+
+def closest(word: str, choices: list[str], n: int = 5) -> list[str]:
+    """The choices nearest ``word``, ignoring case: close spellings first, then names that contain it."""
+    lowered = {c.lower(): c for c in choices}
+    near = difflib.get_close_matches(word.lower(), list(lowered), n=n, cutoff=0.5)
+    inside = [c for c in lowered if word.lower() in c and c not in near]
+    return [lowered[c] for c in [*near, *inside][:n]]
+
+
+def _quoted(name: str) -> str:
+    return "'" + name.replace("'", "''") + "'"
+
+
+def apply_aliases(con: duckdb.DuckDBPyConnection, aliases: Mapping[str, str]) -> None:
+    """Make every alias read as its player in the tables that name players (and so in every view, macro and
+    query over them). Names are mapped by one CASE per column; no aliases, nothing changes."""
+    if not aliases:
+        return
+    for table, columns in _NAMED.items():
+        cases = ", ".join(
+            f"CASE {c} "
+            + " ".join(f"WHEN {_quoted(a)} THEN {_quoted(p)}" for a, p in aliases.items())
+            + f" ELSE {c} END AS {c}"
+            for c in columns
+        )
+        con.execute(f"ALTER VIEW {table} RENAME TO {table}_as_recorded")
+        con.execute(f"CREATE VIEW {table} AS SELECT * REPLACE ({cases}) FROM {table}_as_recorded")
+
+
+@dataclass(frozen=True)
+class Found:
+    """What the filters matched: the player (as the lake spells them), and every player's boards."""
+
+    player: str | None
+    boards: dict[str, int]
+    """Boards of each player the variant and day filters keep."""
+
+    @property
+    def players(self) -> int:
+        return len(self.boards)
+
+    def featured(self, preferred: str | None = None) -> str | None:
+        """The player a report features: ``preferred`` when it matches one, else the one with the most boards."""
+        if preferred:
+            match = _match(preferred, list(self.boards))
+            if match is not None:
+                return match
+        return min(self.boards, key=lambda p: (-self.boards[p], p)) if self.boards else None
+
+
+def _match(wanted: str, names: list[str]) -> str | None:
+    """The name equal to ``wanted``, else the one equal ignoring case (None when none or several are)."""
+    if wanted in names:
+        return wanted
+    folded = [n for n in names if n.casefold() == wanted.casefold()]
+    return folded[0] if len(folded) == 1 else None
+
+
+class LakeFilters:
+    """Checks a report's filters against the lake it reads."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+        self.con = con
+
+    def _counts(self, variant: str | None, since: date | None) -> dict[str, int]:
+        if since is None:  # the boards alone: a join of every board with its hand costs more than the count
+            sql = "SELECT player, count(*) FROM boards WHERE $variant IS NULL OR variant = $variant GROUP BY ALL"
+            return dict(self.con.execute(sql, {"variant": variant}).fetchall())
+        sql = """
+            SELECT b.player, count(*) FROM boards b JOIN hands h USING (hand_key)
+            WHERE ($variant IS NULL OR h.variant = $variant)
+              AND h.played_at >= timezone('UTC', $since::TIMESTAMP)
+            GROUP BY ALL
+        """
+        return dict(self.con.execute(sql, {"variant": variant, "since": since}).fetchall())
+
+    def check(self, player: str | None, variant: str | None, since: date | None) -> Found:
+        """The filters' matches; a filter that matches no hand is a :class:`FilterError` naming the closest."""
+        variants = dict(self.con.execute("SELECT variant, count(*) FROM hands GROUP BY ALL").fetchall())
+        if variant is not None and variant not in variants:
+            known = [v.value for v in Variant]
+            if variant in known:
+                have = ", ".join(f"{v} ({n:,} hands)" for v, n in sorted(variants.items())) or "no hands"
+                raise FilterError(f"the lake has no {variant} hands; it has {have}")
+            hint = closest(variant, known, 3)
+            raise FilterError(
+                f"no variant {variant!r}"
+                + (f"; did you mean {' or '.join(map(repr, hint))}?" if hint else "")
+                + f" (variants: {', '.join(known)})"
+            )
+        boards = self._counts(variant, since)
+        if not boards:
+            last = self.con.execute("SELECT CAST(max(played_at) AS DATE) FROM hands").fetchone()[0]
+            scope = f" {variant}" if variant else ""
+            raise FilterError(
+                f"no{scope} hands were played on or after {since} (the last hand in the lake was played on {last})"
+                if since
+                else f"the lake has no{scope} hands"
+            )
+        if player is None:
+            return Found(None, boards)
+        match = _match(player, list(boards))
+        if match is not None:
+            return Found(match, boards)
+        everywhere = list(self._counts(None, None))
+        elsewhere = _match(player, everywhere)
+        if elsewhere is not None:
+            scope = " and ".join(
+                x for x in (f"in {variant}" if variant else "", f"since {since}" if since else "") if x
+            )
+            raise FilterError(f"{elsewhere} has no hands {scope}")
+        folded = [n for n in everywhere if n.casefold() == player.casefold()]
+        if len(folded) > 1:
+            raise FilterError(f"{player!r} matches several players: {', '.join(folded)}; give the name as recorded")
+        hint = closest(player, everywhere)
+        raise FilterError(
+            f"no player {player!r} in the lake"
+            + (f"; the closest names: {', '.join(hint)}" if hint else f" ({len(everywhere):,} players)")
+        )
