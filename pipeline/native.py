@@ -31,6 +31,7 @@ __all__ = [
     "Native",
     "Natives",
     "cannot_apply",
+    "deal_only_difference",
     "variant_rules",
 ]
 
@@ -145,3 +146,50 @@ class Natives:
         if reason is not None:
             return Native(preset, How.MISFIT, reason)
         return Native(named, How.HOUSE_RULES)
+
+
+DEAL_ONLY = re.compile(
+    r"^(name|description|game\.(variant|dealing|last_cards_face_down|min_players|max_players)"
+    r"|fantasyland\.(combined_cards|stay_cards|entry_cards))$"
+)
+"""Rule fields that decide what is dealt, never how a finished board scores."""
+
+
+def _flat(value: object, path: str = "") -> dict[str, object]:
+    if isinstance(value, dict):
+        return {k: v for key, item in value.items() for k, v in _flat(item, f"{path}{key}.").items()}
+    if isinstance(value, list):
+        return {k: v for i, item in enumerate(value) for k, v in _flat(item, f"{path}{i}.").items()}
+    return {path.rstrip("."): value}
+
+
+def _scored_view(rules: RuleSet) -> dict[str, object]:
+    """The rule set's fields, with Fantasyland's entry tiers cut to what a finished board is scored by: the least
+    hand that enters on each row (the tiers above it only deal more cards)."""
+    from pipeline.score.thresholds import threshold
+
+    doc = rules.model_dump(mode="json")
+    least: dict[str, tuple[int, str]] = {}
+    lowball = rules.game.lowball_middle
+    for tier in rules.fantasyland.entry:
+        point = threshold(tier.at_least, tier.row, lowball_middle=lowball)
+        if tier.row.value not in least or point < least[tier.row.value][0]:
+            least[tier.row.value] = (point, tier.at_least)
+    doc["fantasyland"]["entry"] = {row: text for row, (_, text) in sorted(least.items())}
+    doc["fantasyland"]["entry_cards"] = sorted({(t.row.value, t.at_least, t.cards) for t in rules.fantasyland.entry})
+    return _flat(doc)
+
+
+def deal_only_difference(a: RuleSet, b: RuleSet) -> list[str] | None:
+    """The fields two rule sets differ in when every one of them only decides the deal (scoring a finished
+    board under either gives the same result), else None. ``[]``: they score alike and deal alike."""
+    left, right = _scored_view(a), _scored_view(b)
+    differ = sorted(
+        {
+            k.split(".")[0] + "." + k.split(".")[1] if k.startswith("fantasyland.entry_cards") else k
+            for k in left.keys() | right.keys()
+            if left.get(k) != right.get(k)
+        }
+    )
+    differ = [k for k in differ if k not in ("name", "description")]
+    return differ if all(DEAL_ONLY.match(k) for k in differ) else None

@@ -189,11 +189,14 @@ class RuleSetsInLake:
             )
 
     def resolve(self, wanted: str) -> str:
-        """The key of a rule set given by key or by name (the latest asked for under that name)."""
+        """The key of a rule set given by key, by name (the latest asked for under that name) or by the path of its
+        rule file (the version that file holds now)."""
         wanted = wanted.strip()
         scored = self.snapshot.scored_keys
         if wanted in scored:
             return wanted
+        if _looks_like_a_file(wanted):
+            return self._from_file(wanted)
         matches = [k for k in self.keys if k.rsplit("@", 1)[0] == wanted] or [
             k for k in scored if k.rsplit("@", 1)[0] == wanted
         ]
@@ -203,6 +206,19 @@ class RuleSetsInLake:
             hint = _closest(wanted, names)
             raise NamedQueryError(f"the lake has no results under rules {wanted!r}{hint} It has: {have}")
         return matches[-1]
+
+    def _from_file(self, path: str) -> str:
+        from pipeline.rule_files import load_rules
+
+        key = load_rules(path).key
+        if key in self.snapshot.scored_keys:
+            return key
+        name = key.rsplit("@", 1)[0]
+        older = [k for k in self.snapshot.scored_keys if k.rsplit("@", 1)[0] == name]
+        also = f" (it has results under earlier versions: {', '.join(older)})" if older else ""
+        raise NamedQueryError(
+            f"the lake has no results under the rules in {path} ({key}){also}: run ofc rescore --rules {path}"
+        )
 
     def problem(self, key: str, variant: str | None = None) -> str | None:
         """Why the rule set cannot be read "as if every hand had been played under it" (None: it can): it must
@@ -227,12 +243,22 @@ class RuleSetsInLake:
             )
         return None
 
-    def compared(self, variant: str | None = None) -> list[str]:
-        """The rule sets a comparison reads by default: those asked for that can be read for ``variant``."""
-        return [k for k in self.keys if self.problem(k, variant) is None]
+    def compared(self, variant: str | None = None, *, all_versions: bool = False) -> list[str]:
+        """The rule sets a comparison reads by default: those asked for that can be read for ``variant``; of a
+        rule set edited since (one name, several versions), only the latest unless ``all_versions``."""
+        keys = [k for k in self.keys if self.problem(k, variant) is None]
+        if all_versions:
+            return keys
+        latest = {k.rsplit("@", 1)[0]: k for k in keys}
+        return [k for k in keys if latest[k.rsplit("@", 1)[0]] == k]
 
 
 _VARIANTS = frozenset(v.value for v in Variant)
+
+
+def _looks_like_a_file(text: str) -> bool:
+    """A rule file's path rather than a name: it has a folder or a suffix, or names a file that exists."""
+    return "/" in text or "\\" in text or text.endswith((".toml", ".json", ".yaml", ".yml")) or Path(text).is_file()
 
 
 def bind(query: NamedQuery, values: Mapping[str, Any], rule_sets: RuleSetsInLake) -> dict[str, Any]:
