@@ -91,7 +91,7 @@ def test_foul_rate(con: duckdb.DuckDBPyConnection, report_lake: ReportLake, boar
     seated = seated.with_columns(((rank - before + pl.col("n_players")) % pl.col("n_players")).alias("pos"))
     seats = by([r for r in rows if r["dimension"] == "seat"], "group")
     for n_players, pos, n, k in seated.group_by("n_players", "pos").agg(pl.len(), pl.col("fouled").sum()).rows():
-        label = f"{n_players} players, " + ("button" if pos == 0 else f"button + {pos}")
+        label = f"{n_players} players, " + ("button", "1st to act", "2nd to act", "3rd to act")[pos]
         assert (seats[label]["boards"], seats[label]["fouled"]) == (n, k)
     fl = by([r for r in rows if r["dimension"] == "fantasyland"], "group")
     inside = boards.filter(pl.col("fantasyland"))

@@ -1,6 +1,6 @@
 -- Fantasyland conversion in open-face hands (classic has none): normal hands and how many earned Fantasyland
 -- (entry rate), Fantasyland hands by the cards dealt and how many stayed (stay rate), the foul rate and points per
--- hand of each, with 95% intervals; per variant and over all open-face variants (cards null: every card count).
+-- hand of each, with 95% intervals (rates, foul rate, points); per variant and over all open-face variants (cards null: every card count).
 -- @param rules rules?: read every hand as if played under this rule set (by default: under its own rules)
 -- @param player text?: only this player's boards
 -- @param variant text?: only this variant
@@ -38,8 +38,12 @@ SELECT
     hands,
     entries,
     CASE WHEN NOT fantasyland THEN entries / hands END AS entry_rate,
+    CASE WHEN NOT fantasyland THEN wilson_low(entries, hands) END AS entry_ci_low,
+    CASE WHEN NOT fantasyland THEN wilson_high(entries, hands) END AS entry_ci_high,
     stays,
     CASE WHEN fantasyland THEN stays / hands END AS stay_rate,
+    CASE WHEN fantasyland THEN wilson_low(stays, hands) END AS stay_ci_low,
+    CASE WHEN fantasyland THEN wilson_high(stays, hands) END AS stay_ci_high,
     fouls,
     fouls / hands AS foul_rate,
     wilson_low(fouls, hands) AS foul_ci_low,

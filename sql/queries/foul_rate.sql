@@ -1,5 +1,6 @@
 -- Foul rate: the share of boards fouled, overall and by player, variant, table size, seat relative to the button
--- at each table size (0 is the button, 1 acts first), and in or out of Fantasyland; with 95% Wilson intervals.
+-- at each table size (the button acts last), and in or out of Fantasyland; with 95% Wilson intervals. A seat's
+-- and a table size's rows carry the table size (n_players) and the seat (position: 0 the button, 1 first to act).
 -- @param rules rules?: read every hand as if played under this rule set (by default: under its own rules)
 -- @param player text?: only this player's boards
 -- @param variant text?: only this variant
@@ -11,27 +12,35 @@ WITH fine AS MATERIALIZED (
     GROUP BY ALL
 ),
 groups AS (
-    SELECT 'all' AS dimension, 'all boards' AS "group", 0 AS sort_key, sum(boards) AS boards, sum(fouled) AS fouled
-    FROM fine HAVING count(*) > 0
-    UNION ALL
-    SELECT 'player', player, -sum(boards), sum(boards), sum(fouled) FROM fine GROUP BY player
-    UNION ALL
-    SELECT 'variant', variant, 0, sum(boards), sum(fouled) FROM fine GROUP BY variant
-    UNION ALL
-    SELECT 'table size', n_players || ' players', n_players, sum(boards), sum(fouled) FROM fine GROUP BY n_players
-    UNION ALL
-    SELECT 'seat', n_players || ' players, ' || CASE WHEN position = 0 THEN 'button' ELSE 'button + ' || position END,
-           n_players * 10 + position, sum(boards), sum(fouled)
-    FROM fine GROUP BY n_players, position
-    UNION ALL
-    SELECT 'fantasyland', CASE WHEN fantasyland THEN 'in Fantasyland' ELSE 'normal hands' END, fantasyland::INTEGER,
-           sum(boards), sum(fouled)
-    FROM fine GROUP BY fantasyland
+    SELECT
+        CASE
+            WHEN grouping(player) = 0 THEN 'player'
+            WHEN grouping(variant) = 0 THEN 'variant'
+            WHEN grouping(position) = 0 THEN 'seat'
+            WHEN grouping(n_players) = 0 THEN 'table size'
+            WHEN grouping(fantasyland) = 0 THEN 'fantasyland'
+            ELSE 'all'
+        END AS dimension,
+        player, variant, n_players, position, fantasyland, sum(boards) AS boards, sum(fouled) AS fouled
+    FROM fine
+    GROUP BY GROUPING SETS ((), (player), (variant), (n_players), (n_players, position), (fantasyland))
+    HAVING count(*) > 0
 )
 SELECT
-    dimension, "group", boards, fouled,
+    dimension,
+    CASE dimension
+        WHEN 'all' THEN 'all boards'
+        WHEN 'player' THEN player
+        WHEN 'variant' THEN variant
+        WHEN 'table size' THEN n_players || ' players'
+        WHEN 'seat' THEN n_players || ' players, ' || ['button', '1st to act', '2nd to act', '3rd to act'][position + 1]
+        ELSE CASE WHEN fantasyland THEN 'in Fantasyland' ELSE 'normal hands' END
+    END AS "group",
+    n_players, position, boards, fouled,
     fouled / boards AS foul_rate,
     wilson_low(fouled, boards) AS ci_low,
     wilson_high(fouled, boards) AS ci_high
 FROM groups
-ORDER BY list_position(['all', 'player', 'variant', 'table size', 'seat', 'fantasyland'], dimension), sort_key, "group";
+ORDER BY list_position(['all', 'player', 'variant', 'table size', 'seat', 'fantasyland'], dimension),
+    CASE WHEN dimension = 'player' THEN -boards END, n_players, (position + n_players - 1) % n_players, fantasyland,
+    "group";

@@ -1,11 +1,13 @@
 -- Overview: hands in the lake and the boards dealt in them, the first and last day played (UTC), per variant and
 -- over all variants.
+-- @param player text?: only hands this player played in
 -- @param variant text?: only this variant
 -- @param since date?: only hands played on or after this day (UTC)
 WITH per AS (
     SELECT variant, count(*) AS hands, sum(n_players) AS boards, min(played_at) AS first, max(played_at) AS last
     FROM hands
     WHERE ($variant IS NULL OR variant = $variant)
+      AND ($player IS NULL OR hand_key IN (SELECT hand_key FROM boards WHERE player = $player))
       AND ($since IS NULL OR played_at >= timezone('UTC', $since::TIMESTAMP))
     GROUP BY variant
 )
