@@ -1,0 +1,64 @@
+"""The report's tables: each column with a header people read and one way of showing its values.
+
+A table keeps its rows' raw values; :mod:`reports.html` writes each cell as its formatted text with the raw
+value beside it (``data-v``), which the page sorts by and saves as CSV.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import Any, Literal
+
+__all__ = ["KINDS", "Column", "Table", "cell_text"]
+
+Kind = Literal["text", "int", "num", "signed", "pct", "day", "time", "hand"]
+KINDS: tuple[str, ...] = ("text", "int", "num", "signed", "pct", "day", "time", "hand")
+"""text; int: whole numbers with separators; num: two decimals; signed: with a + or - sign; pct: a share as a
+percentage to one decimal; day, time: ISO, UTC; hand: a link that opens the hand viewer."""
+
+
+@dataclass(frozen=True)
+class Column:
+    key: str
+    header: str
+    kind: Kind = "num"
+    empty: str = ""
+    """What a null shows as."""
+
+
+@dataclass
+class Table:
+    caption: str
+    name: str
+    """The CSV file's name when the table is saved (``name.csv``)."""
+    rows: list[dict[str, Any]]
+    columns: list[Column]
+    note: str = ""
+    limit: int = 5000
+    """Rows written to the page at most (``--json`` has them all)."""
+    hands: dict[str, str] = field(default_factory=dict)
+    """For a ``hand`` column: each hand id's link text."""
+
+
+def cell_text(value: Any, kind: str, empty: str = "") -> str:
+    """A value as its column shows it."""
+    if value is None:
+        return empty
+    if kind == "text" or kind == "hand":
+        return str(value)
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if kind == "day":
+        return value.isoformat() if isinstance(value, date) else str(value)
+    if kind == "time":
+        return value.strftime("%Y-%m-%d %H:%M") if isinstance(value, datetime) else str(value)
+    if not isinstance(value, int | float):
+        return str(value)
+    if kind == "int":
+        return f"{value:,.0f}"
+    if kind == "pct":
+        return f"{value:.1%}"
+    if kind == "signed":
+        return f"{value:+,.0f}" if float(value).is_integer() else f"{value:+,.2f}"
+    return f"{value:,.2f}"
