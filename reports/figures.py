@@ -81,20 +81,100 @@ def bars_with_intervals(
     return fig
 
 
-def foul_rates(rows: Rows) -> go.Figure:
-    """Foul rate with intervals, one panel per breakdown (players: those with the most boards)."""
-    dims = [
-        d for d in ("variant", "table size", "seat", "fantasyland", "player") if any(r["dimension"] == d for r in rows)
-    ]
+FEATURED = "#d62728"
+"""The featured player's colour in charts of every player."""
+POSITION_WORDS = ("button", "1st to act", "2nd to act", "3rd to act")
+
+
+def _highlight(names: list[str], featured: str | None, base: str = COLORS[0]) -> list[str]:
+    return [FEATURED if n == featured else base for n in names]
+
+
+def ranking(rows: Rows, featured: str | None) -> go.Figure:
+    """Players ranked by points per hand, each with its 95% interval, the featured player in red."""
+    shown = sorted(rows, key=lambda r: r["points_per_hand"])
+    names = [r["group"] for r in shown]
+    bars = go.Bar(
+        y=[text(n) for n in names],
+        x=[r["points_per_hand"] for r in shown],
+        orientation="h",
+        marker_color=_highlight(names, featured),
+        error_x=_error(shown, "points_per_hand", "ci_low", "ci_high"),
+        customdata=[[r["hands"]] for r in shown],
+        hovertemplate="%{y}: %{x:.2f} points per hand over %{customdata[0]:,} hands<extra></extra>",
+    )
+    fig = go.Figure(bars)
+    _layout(
+        fig, "Points per hand by player (95% intervals)", "points per hand", "", height=max(320, 28 * len(shown) + 120)
+    )
+    return fig
+
+
+def running_totals(rows: Rows, featured: str | None) -> go.Figure:
+    """Net points as hands accumulate, one line per player, the featured player's drawn over the rest."""
     fig = go.Figure()
-    for i, dim in enumerate(dims):
-        picked = [r for r in rows if r["dimension"] == dim]
-        if dim == "player":
-            picked = sorted(picked, key=lambda r: -r["boards"])[:MAX_BARS]
-        x = [text(f"{dim}: {r['group']}") if dim != "player" else text(r["group"]) for r in picked]
-        fig.add_trace(_interval_bars(picked, x, "foul_rate", COLORS[i % len(COLORS)], name=dim))
-    _layout(fig, "Foul rate (95% intervals)", "", "boards fouled", height=480)
-    fig.update_yaxes(tickformat=".0%")
+    players = sorted(dict.fromkeys(r["player"] for r in rows), key=lambda p: p == featured)
+    for i, player in enumerate(players):
+        mine = [r for r in rows if r["player"] == player]
+        me = player == featured
+        fig.add_trace(
+            go.Scatter(
+                name=text(player),
+                x=[r["hands"] for r in mine],
+                y=[r["points"] for r in mine],
+                mode="lines",
+                line={"color": FEATURED if me else COLORS[i % len(COLORS)], "width": 3 if me else 1.5},
+                hovertemplate=f"{text(player)}: %{{y:+,}} points after %{{x:,}} hands<extra></extra>",
+            )
+        )
+    return _layout(fig, "Running total of net points over hands played", "hands played", "net points")
+
+
+def cumulative(rows: Rows, player: str) -> go.Figure:
+    """One player's running net points day by day."""
+    fig = go.Figure(
+        go.Scatter(
+            x=[r["day"].isoformat() for r in rows if r["day"] is not None],
+            y=[r["cumulative_points"] for r in rows if r["day"] is not None],
+            mode="lines+markers",
+            line={"color": FEATURED},
+            name=text(player),
+        )
+    )
+    return _layout(fig, f"{player}: running total of net points by day", "day", "net points")
+
+
+def foul_rate_by(rows: Rows, dimension: str, title: str, x: str, featured: str | None = None) -> go.Figure | None:
+    """Foul rate with 95% intervals for the groups of one breakdown of the query ``foul_rate``."""
+    picked = [r for r in rows if r["dimension"] == dimension]
+    if not picked:
+        return None
+    labels = [text(r["group"]) for r in picked]
+    colors = _highlight([r["group"] for r in picked], featured) if dimension == "player" else COLORS[0]
+    fig = go.Figure(_interval_bars(picked, labels, "foul_rate", colors))
+    _layout(fig, title, x, "boards fouled", height=360)
+    fig.update_yaxes(tickformat=".0%", rangemode="tozero")
+    fig.update_xaxes(type="category")
+    return fig
+
+
+def foul_rate_by_seat(rows: Rows) -> go.Figure | None:
+    """Foul rate by seat, one group of bars per table size: the button acts last."""
+    if not rows:
+        return None
+    fig = go.Figure()
+    sizes = sorted({r["n_players"] for r in rows})
+    for i, size in enumerate(sizes):
+        mine = sorted((r for r in rows if r["n_players"] == size), key=lambda r: (r["position"] - 1) % size)
+        x = [POSITION_WORDS[r["position"]] for r in mine]
+        fig.add_trace(_interval_bars(mine, x, "foul_rate", COLORS[i % len(COLORS)], name=f"{size} players"))
+    _layout(fig, "Foul rate by seat, at each table size", "seat", "boards fouled", height=360)
+    fig.update_yaxes(tickformat=".0%", rangemode="tozero")
+    order = [
+        w for w in (*POSITION_WORDS[1:], POSITION_WORDS[0]) if any(POSITION_WORDS[r["position"]] == w for r in rows)
+    ]
+    fig.update_xaxes(type="category", categoryorder="array", categoryarray=order)
+    fig.update_layout(barmode="group", legend={"orientation": "h", "y": -0.3})
     return fig
 
 
@@ -154,29 +234,76 @@ def _category_order(rows: Rows, category: str) -> tuple[int, str]:
     return (min(r["points"] for r in rows if r["category"] == category), category)
 
 
-def royalty_points(rows: Rows) -> go.Figure:
-    """Royalty points per board by row, stacked, for all boards, each variant and each player."""
+def royalty_points(rows: Rows, featured: str | None = None) -> go.Figure:
+    """Royalty points per board by row, stacked, for all boards, each variant and each player shown."""
     picked = [r for r in rows if r["dimension"] != "player"]
     picked += sorted((r for r in rows if r["dimension"] == "player"), key=lambda r: -r["boards"])[:MAX_BARS]
+    labels = [text(r["label"]) if r["group"] != featured else f"<b>{text(r['label'])}</b>" for r in picked]
     fig = go.Figure(
-        [
-            go.Bar(name=row, x=[text(r["group"]) for r in picked], y=[r[row] for r in picked], marker_color=COLORS[i])
-            for i, row in enumerate(ROWS)
-        ]
+        [go.Bar(name=row, x=labels, y=[r[row] for r in picked], marker_color=COLORS[i]) for i, row in enumerate(ROWS)]
     )
     _layout(fig, "Royalty points per board, by row", "", "points per board")
     fig.update_layout(barmode="stack")
+    fig.update_xaxes(type="category")
     return fig
 
 
-def fantasyland_funnel(rows: Rows) -> go.Figure:
-    """Normal hands, the entries they earned, Fantasyland hands played, and the stays they earned."""
+def fantasyland_flow(rows: Rows) -> go.Figure:
+    """Entries and stays earned beside the Fantasyland hands played: the hands played follow both, so they are
+    bars side by side, not a funnel."""
     total = {r["hand_kind"]: r for r in rows if r["variant"] == "all variants"}
     normal, fl = total.get("normal", {}), total.get("fantasyland", {})
-    stages = ["normal hands", "earned Fantasyland", "Fantasyland hands", "stayed in Fantasyland"]
-    values = [normal.get("hands", 0), normal.get("entries", 0), fl.get("hands", 0), fl.get("stays", 0)]
-    fig = go.Figure(go.Funnel(y=stages, x=values, textinfo="value", marker_color=COLORS[2]))
-    return _layout(fig, "Fantasyland funnel", "", "", height=380)
+    stages = ["entries earned", "stays earned", "Fantasyland hands played"]
+    values = [normal.get("entries", 0), fl.get("stays", 0), fl.get("hands", 0)]
+    fig = go.Figure(
+        go.Bar(
+            x=stages,
+            y=values,
+            text=[f"{v:,}" for v in values],
+            textposition="auto",
+            marker_color=[COLORS[2], COLORS[2], COLORS[1]],
+        )
+    )
+    return _layout(fig, "Fantasyland: earned and played", "", "hands", height=360)
+
+
+def _all_counts(rows: Rows, variant: str) -> dict[str, Any] | None:
+    """A variant's Fantasyland hands over every card count: the row without a count, else its only row."""
+    fl = [r for r in rows if r["variant"] == variant and r["hand_kind"] == "fantasyland"]
+    return next((r for r in fl if r["cards"] is None), fl[0] if len(fl) == 1 else None)
+
+
+def fantasyland_rates(rows: Rows) -> go.Figure:
+    """Entry rate of normal hands and stay rate of Fantasyland hands per variant, with 95% intervals."""
+    variants = list(dict.fromkeys(r["variant"] for r in rows))
+    normal = [r for v in variants for r in rows if r["variant"] == v and r["hand_kind"] == "normal"]
+    fl = [r for v in variants if (r := _all_counts(rows, v)) is not None]
+    fig = go.Figure(
+        [
+            _interval_bars(
+                normal,
+                [text(r["variant"]) for r in normal],
+                "entry_rate",
+                COLORS[2],
+                "entry rate (normal hands)",
+                "entry_ci_low",
+                "entry_ci_high",
+            ),
+            _interval_bars(
+                fl,
+                [text(r["variant"]) for r in fl],
+                "stay_rate",
+                COLORS[1],
+                "stay rate (Fantasyland hands)",
+                "stay_ci_low",
+                "stay_ci_high",
+            ),
+        ]
+    )
+    _layout(fig, "Fantasyland entry and stay rates (95% intervals)", "", "share of hands", height=360)
+    fig.update_yaxes(tickformat=".0%", rangemode="tozero")
+    fig.update_layout(barmode="group")
+    return fig
 
 
 def fantasyland_points(rows: Rows) -> go.Figure:
@@ -184,7 +311,7 @@ def fantasyland_points(rows: Rows) -> go.Figure:
     picked = [
         r for r in rows if r["variant"] != "all variants" and (r["hand_kind"] == "normal" or r["cards"] is not None)
     ]
-    labels = [text(f"{r['variant']}: {_kind(r)}") for r in picked]
+    labels = [text(f"{r['variant']}: {hand_kind(r)}") for r in picked]
     colors = [COLORS[1] if r["hand_kind"] == "fantasyland" else COLORS[0] for r in picked]
     fig = go.Figure(
         _interval_bars(picked, labels, "points_per_hand", colors, low="points_ci_low", high="points_ci_high")
@@ -192,27 +319,13 @@ def fantasyland_points(rows: Rows) -> go.Figure:
     return _layout(fig, "Points per hand, normal and Fantasyland (95% intervals)", "", "points per hand")
 
 
-def _kind(row: dict[str, Any]) -> str:
+def hand_kind(row: dict[str, Any]) -> str:
+    """A row of the query ``fantasyland`` in words: normal, or Fantasyland with its card count."""
     if row["hand_kind"] == "normal":
         return "normal"
+    if row["cards"] is None:
+        return "Fantasyland, every card count"
     return f"Fantasyland {row['cards']} cards" if row["cards"] else "Fantasyland, card count not recorded"
-
-
-def cumulative(rows: Rows) -> go.Figure:
-    """Running net points day by day, one line per player."""
-    fig = go.Figure()
-    for i, player in enumerate(dict.fromkeys(r["player"] for r in rows)):
-        mine = [r for r in rows if r["player"] == player]
-        fig.add_trace(
-            go.Scatter(
-                name=text(player),
-                x=[r["day"].isoformat() if r["day"] is not None else None for r in mine],
-                y=[r["cumulative_points"] for r in mine],
-                mode="lines",
-                line={"color": COLORS[i % len(COLORS)]},
-            )
-        )
-    return _layout(fig, "Cumulative points over time", "day", "net points")
 
 
 def sessions(rows: Rows, player: str) -> go.Figure:
@@ -229,7 +342,9 @@ def sessions(rows: Rows, player: str) -> go.Figure:
                 line={"color": COLORS[i % len(COLORS)]},
             )
         )
-    return _layout(fig, f"Cumulative points through {player}'s latest sessions", "hand of the session", "net points")
+    return _layout(
+        fig, f"Running total of net points through {player}'s latest sessions", "hand of the session", "net points"
+    )
 
 
 def head_to_head(rows: Rows, player: str | None) -> go.Figure:
@@ -239,7 +354,7 @@ def head_to_head(rows: Rows, player: str | None) -> go.Figure:
         fig = bars_with_intervals(
             mine, "opponent", "points_per_matchup", "ci_low", "ci_high", f"{player} against each opponent", ""
         )
-        fig.update_yaxes(title_text="points per matchup")
+        fig.update_yaxes(title_text="points per hand together")
         return fig
     busiest = _busiest(rows)
     index = {p: i for i, p in enumerate(busiest)}
@@ -268,26 +383,22 @@ def _busiest(rows: Rows) -> list[str]:
     return sorted(counts, key=lambda p: (-counts[p], p))[:MAX_BARS]
 
 
-def compared(row: dict[str, Any]) -> str:
-    """The rule set a row of ``scoring_variants`` is under: its key, or "as played"."""
-    return row["rules_key"] or "as played"
-
-
-def scoring_variants(rows: Rows, rule_names: Sequence[str]) -> go.Figure:
-    """Points per hand of each player under each rule set, side by side, with intervals."""
+def scoring_variants(rows: Rows, rule_names: Sequence[str], featured: str | None = None) -> go.Figure:
+    """Points per hand of each player under each rule set (``rule_set``: its name), side by side, with intervals."""
     players = [r for r in rows if r["player"] is not None]
     hands: dict[str, int] = {}
     for r in players:
         hands[r["player"]] = max(hands.get(r["player"], 0), r["hands"])
     shown = sorted(hands, key=lambda p: (-hands[p], p))[:MAX_BARS]
     fig = go.Figure()
-    for i, key in enumerate(rule_names):
-        mine = {r["player"]: r for r in players if compared(r) == key}
+    for i, name in enumerate(rule_names):
+        mine = {r["player"]: r for r in players if r["rule_set"] == name}
         picked = [mine[p] for p in shown if p in mine]
-        x = [text(r["player"]) for r in picked]
-        fig.add_trace(_interval_bars(picked, x, "points_per_hand", COLORS[i % len(COLORS)], name=key))
+        x = [text(r["player"]) if r["player"] != featured else f"<b>{text(r['player'])}</b>" for r in picked]
+        fig.add_trace(_interval_bars(picked, x, "points_per_hand", COLORS[i % len(COLORS)], name=name))
     _layout(fig, "Points per hand under each rule set (95% intervals)", "", "points per hand", height=460)
     fig.update_layout(barmode="group")
+    fig.update_xaxes(type="category")
     return fig
 
 
@@ -295,7 +406,14 @@ def swing(rows: Rows) -> go.Figure:
     """How much each rule set swings results: the standard deviation of a board's points per hand."""
     overall = [r for r in rows if r["player"] is None]
     fig = go.Figure(
-        go.Bar(x=[text(compared(r)) for r in overall], y=[r["stddev"] for r in overall], marker_color=COLORS[4])
+        go.Bar(
+            x=[text(r["rule_set"]) for r in overall],
+            y=[r["stddev"] for r in overall],
+            marker_color=COLORS[4],
+            text=[f"{r['stddev']:.2f}" if r["stddev"] is not None else "" for r in overall],
+            textposition="outside",
+            cliponaxis=False,
+        )
     )
     return _layout(fig, "Swing: standard deviation of points per hand", "", "points", height=360)
 
@@ -305,7 +423,7 @@ def winner_changes(rows: Rows) -> go.Figure:
     fig = go.Figure()
     for i, variant in enumerate(dict.fromkeys(r["variant"] for r in rows)):
         mine = [r for r in rows if r["variant"] == variant]
-        x = [text(r["rules_key"]) for r in mine]
+        x = [text(r["rule_set"]) for r in mine]
         fig.add_trace(_interval_bars(mine, x, "change_rate", COLORS[i % len(COLORS)], name=variant))
     _layout(fig, "Hands whose winner changes against the hands as played", "", "share of hands", height=400)
     fig.update_yaxes(tickformat=".1%")

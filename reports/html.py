@@ -3,8 +3,9 @@
 The page works offline in any browser. Text from the data goes through ``html.escape`` in the page and in
 the charts' labels; each chart's JSON has ``<`` written as ``\\u003c``, so nothing in it can close the script
 element it sits in. A small script counts the charts drawn and records script errors on the ``<html>``
-element (``data-charts``, ``data-charts-rendered``, ``data-errors``): a reader, or a test, can see whether
-every chart rendered.
+element (``data-charts``, ``data-charts-rendered``, ``data-charts-ms``: when the last was drawn, and
+``data-errors``): a reader, a test or a benchmark can see whether every chart rendered, and how soon. The page's
+own script (``reports/assets``) makes the tables sortable, filterable and savable as CSV and opens the hands.
 """
 
 from __future__ import annotations
@@ -13,12 +14,16 @@ import html
 import json
 from datetime import UTC, date, datetime
 from functools import cache
-from typing import Any
+from pathlib import Path
 
 import plotly.graph_objects as go
 
 from pipeline import __version__
-from reports.report import Report, Section, Table
+from reports.report import Report, Section
+from reports.tables import Table, cell_text
+
+ASSETS = Path(__file__).resolve().parent / "assets"
+"""The page's own script (sortable, filterable tables saved as CSV; the hand viewer) and its styles."""
 
 _STATUS = """
 (function () {
@@ -35,6 +40,9 @@ _STATUS = """
       Plotly.newPlot(id, figure.data, figure.layout, config).then(function () {
         var done = Number(root.getAttribute("data-charts-rendered") || 0) + 1;
         root.setAttribute("data-charts-rendered", String(done));
+        if (String(done) === root.getAttribute("data-charts")) {
+          root.setAttribute("data-charts-ms", String(Math.round(performance.now())));
+        }
       }, failed);
     } catch (e) { failed(e.message || e); }
   };
@@ -54,11 +62,13 @@ section { background: #fff; margin: 1.2rem 2rem; padding: 1rem 1.5rem; border-ra
 .figure .label { font-size: .8rem; color: #555; }
 .figure .value { font-size: 1.15rem; font-weight: 600; }
 .chart { width: 100%; min-height: 360px; }
+.charts-grid { display: grid; grid-template-columns: repeat(2, minmax(0, 1fr)); gap: .5rem 1rem; }
+@media (max-width: 1100px) { .charts-grid { grid-template-columns: minmax(0, 1fr); } }
+.hand-link { font-weight: 600; }
 table { border-collapse: collapse; font-size: .82rem; margin: .5rem 0 1rem 0; }
 th, td { border-bottom: 1px solid #e3e3e3; padding: .2rem .6rem; text-align: right; }
-th { background: #f2f6fa; position: sticky; top: 2.2rem; }
+th { background: #f2f6fa; }
 td.text, th.text { text-align: left; }
-details summary { cursor: pointer; color: #1f3a5f; font-weight: 600; margin: .3rem 0; }
 .note { color: #8a5a00; }
 footer { color: #777; font-size: .8rem; padding: 1rem 2rem 2rem 2rem; }
 """
@@ -77,33 +87,48 @@ def figure_json(fig: go.Figure) -> str:
     return out.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
-def _cell(value: Any, column: str, percent: frozenset[str]) -> tuple[str, str]:
-    """(text, css class) of one table cell."""
-    if value is None:
-        return "", "num"
-    if isinstance(value, bool):
-        return ("yes" if value else "no"), "text"
-    if isinstance(value, float):
-        return (f"{value:.2%}" if column in percent else f"{value:,.4g}"), "num"
-    if isinstance(value, int):
-        return f"{value:,}", "num"
-    if isinstance(value, date | datetime):
-        return value.isoformat(), "text"
-    return str(value), "text"
+@cache
+def _asset(name: str) -> str:
+    return (ASSETS / name).read_text(encoding="utf-8").replace("</", "<\\/")
 
 
 def _table(t: Table) -> str:
-    if not t.rows or not t.columns:
-        return f"<p>{html.escape(t.caption)}: no rows.</p>"
-    head = "".join(f'<th class="text">{html.escape(c)}</th>' for c in t.columns)
+    """A table as the page's script expects it (reports/assets/README.md): raw values beside the shown text."""
+    if not t.rows:
+        note = t.note or "no rows."
+        return f'<p class="table-empty">{html.escape(t.caption)}: {html.escape(note)}</p>'
+    texts = [c.kind in ("text", "hand", "day", "time") for c in t.columns]
+    head = "".join(
+        f'<th class="{"text" if is_text else "num"}" data-type="{"text" if is_text else "num"}">'
+        f"{html.escape(c.header)}</th>"
+        for c, is_text in zip(t.columns, texts, strict=True)
+    )
     body = []
     for row in t.rows[: t.limit]:
-        cells = (_cell(row.get(c), c, t.percent) for c in t.columns)
-        body.append("<tr>" + "".join(f'<td class="{k}">{html.escape(v)}</td>' for v, k in cells) + "</tr>")
-    more = f" (the first {t.limit:,} of {len(t.rows):,} rows; --json writes them all)" if len(t.rows) > t.limit else ""
+        cells = []
+        for c, is_text in zip(t.columns, texts, strict=True):
+            value = row.get(c.key)
+            raw = "" if value is None else (value.isoformat() if isinstance(value, date | datetime) else str(value))
+            shown = html.escape(cell_text(value, c.kind, c.empty))
+            if c.kind == "hand" and value is not None:
+                ident = html.escape(str(value))
+                label = html.escape(t.hands.get(str(value), str(value)))
+                shown = f'<a class="hand-link" data-hand="{ident}" href="#hand-{ident}">{label}</a>'
+                raw = t.hands.get(str(value), str(value))
+            cells.append(f'<td class="{"text" if is_text else "num"}" data-v="{html.escape(raw)}">{shown}</td>')
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    notes = [t.note] if t.note else []
+    if len(t.rows) > t.limit:
+        notes.append(f"The first {t.limit:,} of {len(t.rows):,} rows; --json writes them all.")
+    more = "".join(f'<p class="table-more">{html.escape(n)}</p>' for n in notes)
+    caption = html.escape(t.caption)
     return (
-        f"<details><summary>{html.escape(t.caption)}: table{html.escape(more)}</summary>"
-        f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></details>"
+        f'<div class="table-block" data-name="{html.escape(t.name)}"><div class="table-tools">'
+        f'<span class="table-caption">{caption}</span>'
+        f'<input type="search" class="table-filter" placeholder="Filter rows" aria-label="Filter rows of {caption}">'
+        f'<button type="button" class="table-csv">Save CSV</button><span class="table-count"></span></div>'
+        f'<div class="table-scroll"><table class="data"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(body)}</tbody></table></div>{more}</div>"
     )
 
 
@@ -119,12 +144,14 @@ def _section(s: Section, first_chart: int) -> tuple[str, int]:
         )
         parts.append(f'<div class="headline">{figures}</div>')
     n = first_chart
+    charts = []
     for fig in s.figures:
         n += 1
         chart = f"chart-{n}"
-        parts.append(
+        charts.append(
             f'<div class="chart" id="{chart}"></div><script>reportChart("{chart}", {figure_json(fig)});</script>'
         )
+    parts.append(f'<div class="charts-grid">{"".join(charts)}</div>' if s.grid else "".join(charts))
     parts.extend(_table(t) for t in s.tables)
     parts.append("</section>")
     return "".join(parts), n
@@ -138,11 +165,19 @@ def render(report: Report) -> str:
     for s in report.sections:
         text, n = _section(s, n)
         body.append(text)
-    who = report.options.player
+    who = report.player
     title = "Chinese poker report" + (f": {who}" if who else "")
+    hands = json.dumps({"hands": report.hands}, ensure_ascii=True, default=str)
+    hands = hands.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     made = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
-    data = json.dumps(report.data()["filters"], ensure_ascii=True).replace("<", "\\u003c")
-    read = f"as if played under {report.lead}" if report.lead else "each hand under the rules it was played by"
+    shown = {**report.data()["filters"], "rules": report.name(report.lead)}
+    shown["compared"] = [report.name(k) for k in report.compared]
+    data = json.dumps(shown, ensure_ascii=True).replace("<", "\\u003c")
+    read = (
+        f"as if played under {report.name(report.lead)}"
+        if report.lead
+        else "each hand under the rules it was played by"
+    )
     notes = "".join(f'<p class="note">{html.escape(n)}</p>' for n in report.notes)
     return f"""<!DOCTYPE html>
 <html lang="en" data-charts="{charts}">
@@ -150,10 +185,12 @@ def render(report: Report) -> str:
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{html.escape(title)}</title>
-<style>{_CSS}</style>
+<style>{_CSS}{_asset("report.css")}</style>
 <script>{_STATUS}</script>
 <script>{_plotly_js()}</script>
+<script>{_asset("report.js")}</script>
 <script type="application/json" id="report-filters">{data}</script>
+<script type="application/json" id="report-hands">{hands}</script>
 </head>
 <body>
 <header><h1>{html.escape(title)}</h1><div>{html.escape(read)}</div></header>

@@ -1,71 +1,58 @@
 """The report: each section runs named queries over the lake and turns their rows into numbers, charts and tables.
 
-``build`` returns a :class:`Report` holding every query's rows (what ``--json`` writes) and the sections
-(what :func:`reports.html.render` lays out). Nothing here formats SQL: filters travel as bound parameters.
+``build`` returns a :class:`Report` holding every query's rows (what ``--json`` writes), the sections (what
+:func:`reports.html.render` lays out) and the hands its hand viewer can open. Nothing here formats SQL: filters
+travel as bound parameters. A filter or a player that matches nothing is an error naming the closest matches,
+never an empty report.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime
 from typing import Any
 
 import duckdb
 import plotly.graph_objects as go
 
+from pipeline.config import DEFAULT_MIN_HANDS
 from pipeline.lake.snapshot import Snapshot
 from pipeline.lake.store import Lake
+from pipeline.native import deal_only_difference
 from pipeline.query import named
 from pipeline.query.db import connect
-from reports import figures
+from pipeline.query.players import LakeFilters, apply_aliases
+from reports import figures, hands
+from reports.tables import Column, Table
+
+__all__ = ["Options", "Report", "Section", "build"]
 
 Rows = list[dict[str, Any]]
-
-PERCENT_COLUMNS = frozenset(
-    {
-        "foul_rate",
-        "share_of_fouled",
-        "share_of_boards",
-        "cumulative_share",
-        "frequency",
-        "entry_rate",
-        "stay_rate",
-        "change_rate",
-        "scoop_rate",
-        "scooped_rate",
-        "won_share",
-        "share_with_royalty",
-        "foul_ci_low",
-        "foul_ci_high",
-    }
-)
-"""Shares, shown as percentages (and the interval columns of tables whose main figure is a share)."""
 
 
 @dataclass(frozen=True)
 class Options:
-    """What the report covers: one player, one variant, a first day, and rule sets (names or keys).
+    """What the report covers and whom it features.
 
-    Without rule sets, every figure reads each hand under the rules it was played by, and the rule sets the lake
-    compares are set beside them. With rule sets, the first leads: figures read every hand as if it had been
-    played under it, and all of them are compared with the hands as played.
+    ``player`` both filters every figure to that player's boards and features them; without it, every player's
+    boards count and the player with the most hands is featured. ``aliases`` maps other names to a player: each
+    reads as the player everywhere. Without rule sets, every figure reads each hand under the rules it was
+    played by, and the latest version of each rule set the lake was rescored under is set beside them (earlier
+    versions of an edited rule set too with ``all_versions``). With rule sets, the first leads: figures read
+    every hand as if it had been played under it, and all of them are compared with the hands as played.
     """
 
     player: str | None = None
     variant: str | None = None
     rules: tuple[str, ...] = ()
     since: date | None = None
-
-
-@dataclass
-class Table:
-    caption: str
-    rows: Rows
-    columns: list[str]
-    percent: frozenset[str] = frozenset()
-    limit: int = 200
+    min_hands: int = DEFAULT_MIN_HANDS
+    all_versions: bool = False
+    aliases: Mapping[str, str] = field(default_factory=dict)
+    featured: str | None = None
+    """The player featured when ``player`` is not given (a default from the user's settings); not a filter."""
 
 
 @dataclass
@@ -77,6 +64,8 @@ class Section:
     figures: list[go.Figure] = field(default_factory=list)
     tables: list[Table] = field(default_factory=list)
     note: str = ""
+    grid: bool = False
+    """Lay the charts out two abreast (small charts of one dimension each)."""
 
 
 @dataclass
@@ -86,26 +75,39 @@ class Report:
     """The rule set every figure reads (its key), or None: each hand under its own rules."""
     compared: list[str]
     """Rule set keys compared with the hands as played."""
+    featured: str | None
+    """The player the report features."""
+    player: str | None
+    """The player every figure is filtered to (as the lake spells them), or None."""
     queries: dict[str, Rows]
     sections: list[Section]
     notes: list[str] = field(default_factory=list)
     """What the figures leave out and why (hands not yet rescored, variants a rule set cannot score)."""
     seconds: dict[str, float] = field(default_factory=dict)
+    hands: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """The hands the hand viewer opens, by id."""
+    names: dict[str, str] = field(default_factory=dict)
+    """Each rule set key as people read it: its name, with the hash only where two versions are shown."""
 
     @property
     def rules(self) -> list[str]:
         """Every rule set the report reads, the leading one first."""
         return list(dict.fromkeys([*([self.lead] if self.lead else []), *self.compared]))
 
+    def name(self, key: str | None) -> str:
+        return "as played" if key is None else self.names.get(key, key.rsplit("@", 1)[0])
+
     def data(self) -> dict[str, Any]:
         """Every number of the report, for ``--json``: the filters, the headline figures, each query's rows."""
         return {
             "filters": {
-                "player": self.options.player,
+                "player": self.player,
+                "featured": self.featured,
                 "variant": self.options.variant,
                 "rules": self.lead or "as played",
                 "compared": self.compared,
                 "since": self.options.since.isoformat() if self.options.since else None,
+                "min_hands": self.options.min_hands,
             },
             "notes": self.notes,
             "headline": {s.key: dict(s.headline) for s in self.sections},
@@ -114,11 +116,11 @@ class Report:
 
 
 def _jsonable(row: dict[str, Any]) -> dict[str, Any]:
-    return {k: v.isoformat() if isinstance(v, date) else v for k, v in row.items()}
+    return {k: v.isoformat() if isinstance(v, date | datetime) else v for k, v in row.items()}
 
 
 def pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.2%}"
+    return "n/a" if value is None else f"{value:.1%}"
 
 
 def num(value: float | None, digits: int = 2) -> str:
@@ -140,15 +142,16 @@ class _Runner:
         snapshot: Snapshot,
         con: duckdb.DuckDBPyConnection,
         options: Options,
+        player: str | None,
         lead: str | None,
         compared: list[str],
     ) -> None:
-        self.snapshot, self.con, self.options = snapshot, con, options
+        self.snapshot, self.con, self.options, self.player = snapshot, con, options, player
         self.lead, self.compared = lead, compared
         self.rows: dict[str, Rows] = {}
         self.seconds: dict[str, float] = {}
 
-    def __call__(self, name: str, **extra: Any) -> Rows:
+    def __call__(self, name: str, key: str | None = None, **extra: Any) -> Rows:
         query = named.get(name)
         values: dict[str, Any] = {}
         for p in query.params:
@@ -156,13 +159,15 @@ class _Runner:
                 values[p.name] = self.lead
             elif p.type == "rules[]":
                 values[p.name] = self.compared
-            elif p.name in ("player", "variant", "since"):
+            elif p.name == "player":
+                values[p.name] = self.player
+            elif p.name in ("variant", "since"):
                 values[p.name] = getattr(self.options, p.name)
         values.update(extra)
         t0 = time.perf_counter()
-        rows = named.run(self.con, self.snapshot, name, values).to_pylist()
-        self.seconds[name] = time.perf_counter() - t0
-        self.rows[name] = rows
+        rows = named.run(self.con, self.snapshot, name, values, check_filters=False).to_pylist()
+        self.seconds[key or name] = time.perf_counter() - t0
+        self.rows[key or name] = rows
         return rows
 
 
@@ -171,8 +176,8 @@ def _notes(snapshot: Snapshot, lead: str | None, variant: str | None) -> list[st
     notes = []
     unscored = [m for m in snapshot.sources if not any(c.batch == m["batch"] for c in snapshot.coverage.values())]
     if unscored:
-        hands = sum(snapshot.hands(m) for m in unscored)
-        notes.append(f"{hands:,} hands ingested since the last rescore are not in these figures: run ofc rescore.")
+        hands_ = sum(snapshot.hands(m) for m in unscored)
+        notes.append(f"{hands_:,} hands ingested since the last rescore are not in these figures: run ofc rescore.")
     if lead is not None and variant is None:
         left: dict[str, int] = {}
         why: dict[str, str] = {}
@@ -189,100 +194,254 @@ def build(source: Lake | Snapshot, options: Options) -> Report:
     """Run every section's queries on one snapshot of the lake (a lake: its state now) and assemble the report."""
     snapshot = source if isinstance(source, Snapshot) else source.snapshot()
     con = connect(snapshot)
+    apply_aliases(con, options.aliases)
     in_lake = named.RuleSetsInLake(snapshot)
     in_lake.check_current()
     asked = list(dict.fromkeys(in_lake.resolve(r) for r in options.rules))
     lead = asked[0] if asked else None
-    compared = asked or in_lake.compared(options.variant)
+    compared = asked or in_lake.compared(options.variant, all_versions=options.all_versions)
     for key in asked:
         if (problem := in_lake.problem(key, options.variant)) is not None:
             raise named.NamedQueryError(problem)
-    run = _Runner(snapshot, con, options, lead, compared)
-    overview = run("overview")
+    found = LakeFilters(con).check(options.player, options.variant, options.since)
+    player = found.player
+    featured = player or found.featured(options.featured)
+    run = _Runner(snapshot, con, options, player, lead, compared)
+    names = named.display_names([*asked, *compared])
+    overview = run("overview", player=player)
     scored = bool(snapshot.scored_keys)
-    sections = [_overview(overview, lead, compared, options, scored)]
+    report = Report(options, lead, compared, featured, player, run.rows, [], [], run.seconds, {}, names)
+    report.sections.append(_overview(overview, report, found.players, scored))
     if scored:
-        sections += [
-            _results(run, options),
-            _fouls(run),
-            _royalties(run),
+        report.sections += [
+            _featured(run, report),
+            _results(run, report),
+            _fouls(run, report),
+            _royalties(run, report),
             _fantasyland(run),
-            _scoring(run, compared),
+            _scoring(run, report, snapshot),
         ]
-    return Report(options, lead, compared, run.rows, sections, _notes(snapshot, lead, options.variant), run.seconds)
+        report.hands = hands.load(run, run.rows.get("notable_hands", []), featured)
+    report.notes = _notes(snapshot, lead, options.variant)
+    return report
 
 
 def _one(rows: Rows, **match: Any) -> dict[str, Any]:
     return next((r for r in rows if all(r.get(k) == v for k, v in match.items())), {})
 
 
-def _overview(rows: Rows, lead: str | None, compared: list[str], options: Options, scored: bool) -> Section:
+def _overview(rows: Rows, report: Report, players: int, scored: bool) -> Section:
+    options = report.options
     total = _one(rows, variant="all variants")
-    read = f"as if every hand had been played under {lead}" if lead else "each hand under the rules it was played by"
+    if report.lead:
+        read = f"as if every hand had been played under {report.name(report.lead)}"
+    else:
+        read = "each hand under the rules it was played by"
+    compared = ", ".join(report.name(k) for k in report.compared)
     headline = [
         ("hands", f"{total.get('hands', 0):,}"),
         ("boards", f"{total.get('boards', 0):,}"),
-        ("first day", str(total.get("first_day") or "n/a")),
-        ("last day", str(total.get("last_day") or "n/a")),
+        ("players", f"{players:,}"),
+        ("days", _days(total)),
+        ("featured player", report.featured or "n/a"),
         ("figures read", read if scored else "none yet: run ofc rescore"),
-        ("rule sets compared", ", ".join(compared) or "none: ofc rescore --rules NAME adds one"),
+        ("rule sets compared", compared or "none: ofc rescore --rules NAME adds one"),
     ]
-    filters = [f"{k}: {v}" for k, v in (("player", options.player), ("variant", options.variant)) if v]
+    filters = [f"{k}: {v}" for k, v in (("player", report.player), ("variant", options.variant)) if v]
     if options.since:
         filters.append(f"since: {options.since.isoformat()}")
     intro = "Hands in the lake" + (f" ({'; '.join(filters)})" if filters else "") + "."
     if scored:
-        intro += f" Every figure below reads {read}."
-    table = Table("Hands per variant", rows, ["variant", "hands", "boards", "first_day", "last_day"])
+        intro += (
+            f" Every figure below reads {read}. Rankings and per-player charts leave out players with fewer "
+            f"than {options.min_hands:,} hands (--min-hands)."
+        )
+    table = Table(
+        "Hands per variant",
+        "hands_per_variant",
+        rows,
+        [
+            Column("variant", "Variant", "text"),
+            Column("hands", "Hands", "int"),
+            Column("boards", "Boards", "int"),
+            Column("first_day", "First day", "day"),
+            Column("last_day", "Last day", "day"),
+        ],
+    )
     return Section("overview", "Overview", intro, headline, [], [table])
 
 
-def _results(run: _Runner, options: Options) -> Section:
-    results = run("results")
-    players = [r for r in results if r["dimension"] == "player"]
-    who = options.player or (max(players, key=lambda r: (r["hands"], r["group"]))["group"] if players else None)
-    focus = _one(results, dimension="player", group=who) if who else {}
-    cumulative = run("cumulative")
-    session_rows = run("sessions", player=who) if who else []
-    h2h = run("head_to_head")
-    scoops = run("scoops")
-    headline = [("players", f"{len(players):,}")]
-    if focus:
-        headline += [
-            (f"{who}: hands", f"{focus['hands']:,}"),
-            (f"{who}: points per hand", interval(focus["points_per_hand"], focus["ci_low"], focus["ci_high"], num)),
-            (f"{who}: net points", f"{focus['points']:,}"),
-        ]
-    scoop = _one(scoops, player=who) if who else {}
-    if scoop:
-        headline.append((f"{who}: scoop rate", interval(scoop["scoop_rate"], scoop["ci_low"], scoop["ci_high"], pct)))
-    if players and not options.player:
-        best = max(players, key=lambda r: r["points_per_hand"])
-        headline.append(("most points per hand", f"{best['group']} ({num(best['points_per_hand'])})"))
-    shown = sorted(players, key=lambda r: -r["hands"])[: figures.MAX_BARS]
-    figs = [
-        figures.bars_with_intervals(
-            shown, "group", "points_per_hand", "ci_low", "ci_high", "Points per hand (95% intervals)", "points per hand"
-        ),
-        figures.cumulative(cumulative),
+def _days(total: dict[str, Any]) -> str:
+    first, last = total.get("first_day"), total.get("last_day")
+    if first is None:
+        return "n/a"
+    return str(first) if first == last else f"{first} to {last}"
+
+
+RESULT_COLUMNS = [
+    Column("hands", "Hands", "int"),
+    Column("points", "Net points", "int"),
+    Column("points_per_hand", "Points per hand", "num"),
+    Column("ci_low", "95% low", "num"),
+    Column("ci_high", "95% high", "num"),
+    Column("stddev", "Std dev", "num"),
+    Column("won_share", "Hands won", "pct"),
+]
+
+
+def _ranked(rows: Rows, options: Options, key: str = "hands") -> tuple[Rows, int]:
+    """The rows of players with at least the minimum of hands, and how many were left out."""
+    kept = [r for r in rows if (r.get(key) or 0) >= options.min_hands]
+    return kept, len(rows) - len(kept)
+
+
+def _left_out(n: int, options: Options, what: str = "players") -> str:
+    return f"{n:,} {what} with fewer than {options.min_hands:,} hands left out." if n else ""
+
+
+def _featured(run: _Runner, report: Report) -> Section:
+    """The featured player: results, running totals, sessions, opponents and the hands worth a second look."""
+    who = report.featured
+    assert who is not None
+    options = report.options
+    results = run("results", key="featured_results", player=who)
+    me = _one(results, dimension="all")
+    scoops = run("scoops", key="featured_scoops", player=who)
+    scoop = _one(scoops, player=who)
+    headline = [
+        ("hands", f"{me.get('hands', 0):,}"),
+        ("points per hand", interval(me.get("points_per_hand"), me.get("ci_low"), me.get("ci_high"), num)),
+        ("net points", f"{me.get('points', 0):+,}"),
     ]
-    if session_rows:
-        figs.append(figures.sessions(session_rows, who or ""))
-    figs.append(figures.head_to_head(h2h, options.player))
-    result_columns = ["dimension", "group", "hands", "points", "points_per_hand", "stddev", "ci_low", "ci_high"]
+    if scoop:
+        headline.append(("scoop rate", interval(scoop["scoop_rate"], scoop["ci_low"], scoop["ci_high"], pct)))
+    running = run("running_totals", featured=who, min_hands=options.min_hands, players=1 if options.player else 6)
+    figs = [figures.running_totals(running, who)]
+    daily = [r for r in run("cumulative", player=who) if r["player"] == who]
+    if len({r["day"] for r in daily}) > 1:
+        figs.append(figures.cumulative(daily, who))
+    latest = run("sessions", player=who)
+    if latest:
+        figs.append(figures.sessions(latest, who))
+    h2h = [r for r in run("head_to_head", player=who) if r["player"] == who]
+    shown_h2h = [r for r in h2h if r["matchups"] >= options.min_hands] or h2h
+    if h2h:
+        figs.append(figures.head_to_head(shown_h2h, who))
+    sessions = run("session_summary", player=who)
+    notable = run("notable_hands", player=who)
     tables = [
-        Table("Results", results, [*result_columns, "won_share"], frozenset({"won_share"})),
-        Table("Scoops", scoops, list(scoops[0]) if scoops else [], PERCENT_COLUMNS | {"ci_low", "ci_high"}),
-        Table("Head to head", h2h, list(h2h[0]) if h2h else []),
+        Table(
+            f"{who}'s sessions",
+            "sessions",
+            sessions,
+            [
+                Column("day", "Day", "day"),
+                Column("session", "Session", "text"),
+                Column("table", "Table", "text"),
+                Column("variant", "Variant", "text"),
+                Column("players", "Players", "int"),
+                Column("hands", "Hands", "int"),
+                Column("points", "Net points", "signed"),
+                Column("points_per_hand", "Points per hand", "num"),
+                Column("fouls", "Fouls", "int"),
+                Column("foul_rate", "Foul rate", "pct"),
+                Column("fantasyland_entries", "Fantasyland entries", "int"),
+            ],
+        ),
+        Table(
+            f"{who} against each opponent",
+            "opponents",
+            h2h,
+            [
+                Column("opponent", "Opponent", "text"),
+                Column("matchups", "Hands together", "int"),
+                Column("points", "Net points", "signed"),
+                Column("points_per_matchup", "Points per hand", "num"),
+                Column("ci_low", "95% low", "num"),
+                Column("ci_high", "95% high", "num"),
+                Column("scoops", "Scooped them", "int"),
+                Column("scooped", "Scooped by them", "int"),
+            ],
+        ),
+        *hands.tables(notable, who),
     ]
     intro = (
-        "Net points per hand (zero-sum per hand) with 95% intervals, running totals over time and through the "
-        "latest sessions, scoops (all three rows won, or the opponent fouled) and results against each opponent."
+        f"{who}: results with 95% intervals, net points as hands accumulate (beside the players with the most "
+        f"hands), through the latest sessions, against each opponent, and the hands worth a second look: click one "
+        f"to see every board, row by row."
     )
-    return Section("results", "Results", intro, headline, figs, tables)
+    if not options.player and not options.featured:
+        intro += " Featured as the player with the most hands; --player NAME (or OFC_PLAYER) features another."
+    return Section("player", f"Featured player: {who}", intro, headline, figs, tables)
 
 
-def _fouls(run: _Runner) -> Section:
+def _results(run: _Runner, report: Report) -> Section:
+    options = report.options
+    results = run("results")
+    scoops = run("scoops")
+    players = [r for r in results if r["dimension"] == "player"]
+    ranked, left = _ranked(players, options)
+    headline = [("players", f"{len(players):,}"), (f"players with {options.min_hands:,}+ hands", f"{len(ranked):,}")]
+    if ranked and not options.player:
+        best = max(ranked, key=lambda r: r["points_per_hand"])
+        headline.append(("most points per hand", f"{best['group']} ({num(best['points_per_hand'])})"))
+        worst = min(ranked, key=lambda r: r["points_per_hand"])
+        headline.append(("fewest points per hand", f"{worst['group']} ({num(worst['points_per_hand'])})"))
+    shown = sorted(ranked, key=lambda r: -r["hands"])[: figures.MAX_BARS]
+    figs = [figures.ranking(shown, report.featured)] if shown else []
+    by_variant = [r for r in results if r["dimension"] != "player"]
+    for r in by_variant:
+        r["label"] = "all boards" if r["dimension"] == "all" else r["group"]
+    scoop_ranked, _ = _ranked(scoops, options, "matchups")
+    tables = [
+        Table(
+            "Results by player",
+            "results_by_player",
+            ranked,
+            [Column("group", "Player", "text"), *RESULT_COLUMNS],
+            note=_left_out(left, options),
+        ),
+        Table(
+            "Results by variant",
+            "results_by_variant",
+            by_variant,
+            [Column("label", "Variant", "text"), *RESULT_COLUMNS],
+        ),
+        Table(
+            "Scoops",
+            "scoops",
+            scoop_ranked,
+            [
+                Column("player", "Player", "text"),
+                Column("matchups", "Hands against an opponent", "int"),
+                Column("scoops", "Scoops", "int"),
+                Column("scoop_rate", "Scoop rate", "pct"),
+                Column("ci_low", "95% low", "pct"),
+                Column("ci_high", "95% high", "pct"),
+                Column("scooped", "Scooped", "int"),
+                Column("scooped_rate", "Scooped rate", "pct"),
+            ],
+        ),
+    ]
+    intro = (
+        "Net points per hand (every hand sums to zero) of each player with 95% intervals, by variant, and scoops "
+        "(all three rows won, or the opponent fouled)."
+    )
+    note = "" if ranked else f"No player has {options.min_hands:,} hands: --min-hands N ranks players with fewer."
+    return Section("results", "Results", intro, headline, figs, tables, note)
+
+
+FOUL_COLUMNS = [
+    Column("boards", "Boards", "int"),
+    Column("fouled", "Fouled", "int"),
+    Column("foul_rate", "Foul rate", "pct"),
+    Column("ci_low", "95% low", "pct"),
+    Column("ci_high", "95% high", "pct"),
+]
+
+
+def _fouls(run: _Runner, report: Report) -> Section:
+    options = report.options
     rates = run("foul_rate")
     dead = run("dead_streets")
     total = _one(rates, dimension="all")
@@ -291,22 +450,51 @@ def _fouls(run: _Runner) -> Section:
     known = [r for r in dead if r["street"] is not None]
     if known:
         top = max(known, key=lambda r: r["boards_dead"])
-        headline.append(("most fouled boards went dead at", f"street {top['street']} ({top['variant']})"))
-    tables = [
-        Table("Foul rate", rates, list(rates[0]) if rates else [], PERCENT_COLUMNS | {"ci_low", "ci_high"}),
-        Table("Dead streets", dead, list(dead[0]) if dead else [], PERCENT_COLUMNS),
+        headline.append(("most fouled boards went dead after", f"street {top['street']} ({top['variant']})"))
+    players, left = _ranked([r for r in rates if r["dimension"] == "player"], options, "boards")
+    players = sorted(players, key=lambda r: -r["boards"])[: figures.MAX_BARS]
+    figs = [
+        figures.foul_rate_by(rates, "variant", "Foul rate by variant", "variant"),
+        figures.foul_rate_by(rates, "table size", "Foul rate by table size", "players at the table"),
+        figures.foul_rate_by_seat([r for r in rates if r["dimension"] == "seat"]),
+        figures.foul_rate_by(rates, "fantasyland", "Foul rate in and out of Fantasyland", ""),
     ]
-    intro = (
-        "Share of boards fouled by player, variant, table size, seat relative to the button (0 is the button) and "
-        "in or out of Fantasyland, and the street after which each fouled board could no longer be saved."
-    )
-    figs = [figures.foul_rates(rates)]
+    if players:
+        figs.append(figures.foul_rate_by(players, "player", "Foul rate by player", "", featured=report.featured))
     if dead:
         figs.append(figures.dead_streets(dead))
-    return Section("fouls", "Foul rate", intro, headline, figs, tables)
+    figs = [f for f in figs if f is not None]
+    rows = [r for r in rates if r["dimension"] != "player"] + players
+    tables = [
+        Table(
+            "Foul rate",
+            "foul_rate",
+            rows,
+            [Column("dimension", "By", "text"), Column("group", "Group", "text"), *FOUL_COLUMNS],
+            note=_left_out(left, options),
+        ),
+        Table(
+            "Street after which fouled boards went dead",
+            "dead_streets",
+            dead,
+            [
+                Column("variant", "Variant", "text"),
+                Column("street", "Street", "int"),
+                Column("boards_dead", "Fouled boards", "int"),
+                Column("share_of_fouled", "Share of fouled", "pct"),
+                Column("cumulative_share", "Dead by then", "pct"),
+            ],
+        ),
+    ]
+    intro = (
+        "Share of boards fouled, one breakdown per chart: by variant, table size, seat (the button acts last), in "
+        "or out of Fantasyland and by player, and the street after which each fouled board could no longer be saved."
+    )
+    return Section("fouls", "Foul rate", intro, headline, figs, tables, grid=True)
 
 
-def _royalties(run: _Runner) -> Section:
+def _royalties(run: _Runner, report: Report) -> Section:
+    options = report.options
     freq = run("royalty_frequency")
     points = run("royalty_points")
     total = _one(points, dimension="all")
@@ -319,15 +507,49 @@ def _royalties(run: _Runner) -> Section:
         paid = [r for r in freq if r["row"] == row and r["points"] > 0]
         if paid:
             headline.append((f"{row}: boards with a royalty", pct(sum(r["boards_made"] for r in paid) / boards)))
+    players, left = _ranked([r for r in points if r["dimension"] == "player"], options, "boards")
+    shown = [r for r in points if r["dimension"] != "player"] + players
+    for r in shown:
+        r["label"] = "all boards" if r["dimension"] == "all" else r["group"]
+    for r in freq:
+        r["rule_set"] = report.name(r.get("rules_key")) if r.get("rules_key") else "as played"
     tables = [
-        Table("Royalty frequency", freq, list(freq[0]) if freq else [], PERCENT_COLUMNS | {"ci_low", "ci_high"}),
-        Table("Royalty points per board", points, list(points[0]) if points else [], PERCENT_COLUMNS),
+        Table(
+            "Royalty frequency",
+            "royalty_frequency",
+            [r for r in freq if r["points"] > 0],
+            [
+                Column("rule_set", "Rule set", "text"),
+                Column("row", "Row", "text"),
+                Column("category", "Hand", "text"),
+                Column("points", "Royalty", "int"),
+                Column("boards_made", "Boards", "int"),
+                Column("frequency", "Share of boards", "pct"),
+                Column("ci_low", "95% low", "pct"),
+                Column("ci_high", "95% high", "pct"),
+            ],
+        ),
+        Table(
+            "Royalty points per board",
+            "royalty_points",
+            shown,
+            [
+                Column("label", "Group", "text"),
+                Column("boards", "Boards", "int"),
+                Column("per_board", "Points per board", "num"),
+                Column("top", "Top", "num"),
+                Column("middle", "Middle", "num"),
+                Column("bottom", "Bottom", "num"),
+                Column("share_with_royalty", "Boards with a royalty", "pct"),
+            ],
+            note=_left_out(left, options),
+        ),
     ]
     intro = (
         "How often each row earns each royalty, read from the royalties the rule set paid (the hand named for "
         "each royalty comes from the rule set's table), and the royalty points a board earns by row."
     )
-    figs = [figures.royalty_heatmap(freq), figures.royalty_points(points)]
+    figs = [figures.royalty_heatmap(freq), figures.royalty_points(shown, report.featured)]
     return Section("royalties", "Royalties", intro, headline, figs, tables)
 
 
@@ -354,34 +576,157 @@ def _fantasyland(run: _Runner) -> Section:
         "Entry (a normal hand that earned Fantasyland), stay (a Fantasyland hand that earned another), the foul rate "
         "inside Fantasyland and points per hand, by the Fantasyland hand's card count in progressive play."
     )
-    table = Table("Fantasyland", rows, list(rows[0]) if rows else [], PERCENT_COLUMNS)
-    figs = [figures.fantasyland_funnel(rows), figures.fantasyland_points(rows)]
-    return Section("fantasyland", "Fantasyland", intro, headline, figs, [table])
+    note = ""
+    if normal or fl:
+        note = (
+            f"The Fantasyland hands played ({fl.get('hands', 0):,}) follow both entries ({normal.get('entries', 0):,}) "
+            f"and stays ({fl.get('stays', 0):,}); an entry or a stay earned in a session's last hand is never played."
+        )
+    for r in rows:
+        r["kind"] = figures.hand_kind(r)
+    table = Table(
+        "Fantasyland",
+        "fantasyland",
+        rows,
+        [
+            Column("variant", "Variant", "text"),
+            Column("kind", "Hands", "text"),
+            Column("hands", "Hands played", "int"),
+            Column("entries", "Entries earned", "int"),
+            Column("entry_rate", "Entry rate", "pct"),
+            Column("stays", "Stays earned", "int"),
+            Column("stay_rate", "Stay rate", "pct"),
+            Column("fouls", "Fouls", "int"),
+            Column("foul_rate", "Foul rate", "pct"),
+            Column("points_per_hand", "Points per hand", "num"),
+            Column("points_ci_low", "95% low", "num"),
+            Column("points_ci_high", "95% high", "num"),
+        ],
+    )
+    figs = [figures.fantasyland_flow(rows), figures.fantasyland_rates(rows), figures.fantasyland_points(rows)]
+    return Section("fantasyland", "Fantasyland", intro, headline, figs, [table], note, grid=True)
 
 
-def _scoring(run: _Runner, compared: list[str]) -> Section:
+def _scoring(run: _Runner, report: Report, snapshot: Snapshot) -> Section:
+    compared = report.compared
     rows = run("scoring_variants")
     changes = run("winner_changes") if compared else []
-    headline = [
-        (f"{r['rules_key'] or 'as played'}: swing (sd of points per hand)", num(r["stddev"]))
-        for r in rows
-        if r["player"] is None
-    ]
+    for r in rows:
+        r["rule_set"] = report.name(r["rules_key"])
+    for r in changes:
+        r["rule_set"] = report.name(r["rules_key"])
+    headline = [(f"swing, {r['rule_set']}", num(r["stddev"])) for r in rows if r["player"] is None]
     headline += [
-        (f"winner changes, {r['rules_key']} against the hands as played", pct(r["change_rate"]))
-        for r in changes
-        if r["variant"] == "all variants"
+        (f"winner changes, {r['rule_set']}", pct(r["change_rate"])) for r in changes if r["variant"] == "all variants"
     ]
-    figs = [figures.scoring_variants(rows, ["as played", *compared]), figures.swing(rows)]
+    ranked_players = {r["player"] for r in rows if r["player"] is not None and r["hands"] >= report.options.min_hands}
+    shown = [r for r in rows if r["player"] is None or r["player"] in ranked_players]
+    order = ["as played", *(report.name(k) for k in compared)]
+    figs = [figures.scoring_variants(shown, order, report.featured), figures.swing(rows)]
     if changes:
         figs.append(figures.winner_changes(changes))
-    tables = [Table("Points per hand under each rule set", rows, list(rows[0]) if rows else [])]
+    tables = [
+        Table(
+            "Points per hand under each rule set",
+            "scoring_variants",
+            shown,
+            [
+                Column("rule_set", "Rule set", "text"),
+                Column("player", "Player", "text", empty="all players"),
+                Column("hands", "Hands", "int"),
+                Column("points_per_hand", "Points per hand", "num"),
+                Column("ci_low", "95% low", "num"),
+                Column("ci_high", "95% high", "num"),
+                Column("stddev", "Std dev", "num"),
+                Column("gain_per_hand", "Gain per hand against as played", "signed"),
+            ],
+        )
+    ]
     if changes:
-        tables.append(Table("Winner changes", changes, list(changes[0]), PERCENT_COLUMNS | {"ci_low", "ci_high"}))
+        tables.append(
+            Table(
+                "Winner changes",
+                "winner_changes",
+                changes,
+                [
+                    Column("rule_set", "Rule set", "text"),
+                    Column("variant", "Variant", "text"),
+                    Column("hands", "Hands", "int"),
+                    Column("changed", "Winner changed", "int"),
+                    Column("change_rate", "Share changed", "pct"),
+                    Column("ci_low", "95% low", "pct"),
+                    Column("ci_high", "95% high", "pct"),
+                ],
+            )
+        )
     intro = (
-        "The same hands as played and as if played under each rule set: points per hand of each player, the swing, "
-        "which players a rule set favours (gain per hand against the hands as played) and how often a hand's "
-        "winner changes. A rule set leaves out the hands it cannot score."
+        "The same hands as played and as if played under each rule set: points per hand of each player, the swing "
+        "(standard deviation of a board's points), and how often a hand's winner changes. A rule set leaves out "
+        "the hands it cannot score."
     )
-    note = "" if compared else "No rule set to compare: ofc rescore --rules NAME adds one."
-    return Section("scoring", "Scoring variants", intro, headline, figs, tables, note)
+    notes = [] if compared else ["No rule set to compare: ofc rescore --rules NAME adds one."]
+    notes += _unchanged(rows, changes, report, snapshot)
+    return Section("scoring", "Scoring variants", intro, headline, figs, tables, " ".join(notes))
+
+
+def _unchanged(rows: Rows, changes: Rows, report: Report, snapshot: Snapshot) -> list[str]:
+    """Say why a rule set changes nothing against the hands as played or against another rule set compared, where
+    it does: rescoring replays the scoring of finished boards, never the deal, so rules that differ only in what
+    they deal (Fantasyland's card counts) score alike."""
+
+    def results(key: str | None) -> list[tuple[Any, ...]]:
+        mine = sorted((r["player"] or "", r["hands"], r["points"], r["stddev"]) for r in rows if r["rules_key"] == key)
+        if key is not None:
+            mine += sorted((r["variant"], r["changed"]) for r in changes if r["rules_key"] == key and r["changed"])
+        return mine
+
+    out = []
+    seen: list[str | None] = [None]
+    for key in report.compared:
+        mine = results(key)
+        alike = [k for k in seen if mine and results(k) == mine]
+        seen.append(key)
+        if not alike:
+            continue
+        reasons = [(k, _dealt_only(snapshot, key, k)) for k in alike]
+        same, why = next(((k, w) for k, w in reasons if w), reasons[0])
+        name = report.name(key)
+        other = "as played" if same is None else f"as {report.name(same)} does"
+        if why:
+            out.append(
+                f"{name} scores every hand here exactly {other}: {why}rescoring finished boards replays their "
+                "scoring, not their deal, so it cannot change a Fantasyland deal or any result that follows from one."
+            )
+        else:
+            out.append(f"{name} scores every hand here exactly {other}: what the two differ in never arises here.")
+    return out
+
+
+_DEAL_WORDS = {
+    "fantasyland.entry_cards": "the cards a Fantasyland entry deals",
+    "fantasyland.combined_cards": "the cards a Fantasyland entry deals",
+    "fantasyland.stay_cards": "the cards a Fantasyland stay deals",
+    "game.dealing": "how the cards are dealt",
+    "game.variant": "the variant they name",
+    "game.last_cards_face_down": "whether the last cards are dealt face down",
+}
+
+
+def _dealt_only(snapshot: Snapshot, key: str, than: str | None) -> str:
+    """Why ``key`` scores like ``than`` (None: like the rules the hands were played by), when every rule they differ
+    in decides only the deal; else nothing."""
+    rules = snapshot.rule_sets.get(key)
+    natives = {than} if than else {n for c in snapshot.coverage.values() for _, _, n in c.natives} - {key}
+    if rules is None or not natives:
+        return ""
+    fields: set[str] = set()
+    for native in natives:
+        other = snapshot.rule_sets.get(native)
+        diff = deal_only_difference(rules, other) if other is not None else None
+        if diff is None:
+            return ""
+        fields |= set(diff)
+    words = " and ".join(dict.fromkeys(_DEAL_WORDS.get(f, f) for f in sorted(fields)))
+    if not words:
+        return ""
+    return f"the two differ only in {words}; " if than else f"it differs from those rules only in {words}; "

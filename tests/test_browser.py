@@ -7,6 +7,7 @@ the right to install it the test is skipped, saying so; as root it installs it h
 from __future__ import annotations
 
 import html
+import json
 import os
 import re
 import shutil
@@ -16,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from reports.html import render
-from reports.report import Options, build
+from reports.report import Options, Report, build
 from tests.test_report_lake import XSS, ReportLake, shared_lake
 
 
@@ -49,29 +50,65 @@ def _browser() -> str:
     return found
 
 
+DRIVER = """
+<script>
+window.addEventListener("load", function () {
+  var root = document.documentElement;
+  function values(block, column) {
+    return Array.prototype.map.call(block.querySelectorAll("tbody tr"), function (tr) {
+      return tr.cells[column].getAttribute("data-v");
+    });
+  }
+  try {
+    var block = document.querySelector('.table-block[data-name="results_by_player"]');
+    var header = block.querySelectorAll("th")[3];
+    header.click();
+    root.setAttribute("data-sorted-once", JSON.stringify(values(block, 3)));
+    root.setAttribute("data-aria-once", header.getAttribute("aria-sort"));
+    header.click();
+    root.setAttribute("data-sorted-twice", JSON.stringify(values(block, 3)));
+    var link = document.querySelector("a.hand-link");
+    root.setAttribute("data-clicked", link.getAttribute("data-hand"));
+    link.click();
+    var dialog = document.querySelector("dialog.hand-viewer");
+    root.setAttribute("data-dialog-open", String(dialog.open));
+    root.setAttribute("data-boards", String(dialog.querySelectorAll("article.board").length));
+    root.setAttribute("data-cards", String(dialog.querySelectorAll("article.board .card").length));
+  } catch (e) {
+    root.setAttribute("data-driver-error", String(e && e.message || e));
+  }
+});
+</script>
+"""
+"""Acts as a user once the page has loaded: sorts a table by a column (twice) and opens the first listed hand;
+writes what it saw onto ``<html>``."""
+
+
+def _run(browser: str, folder: Path, page: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    common = [browser, *FLAGS, f"--virtual-time-budget={BUDGET_MS}", f"--user-data-dir={folder / 'profile'}"]
+    done = subprocess.run([*common, *args], capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done
+
+
 @pytest.fixture(scope="module")
-def opened(report_lake: ReportLake, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str, Path]:
-    """(the DOM after the scripts ran, the browser's log, the screenshot)."""
+def report(report_lake: ReportLake) -> Report:
+    return build(report_lake.lake, Options(min_hands=1))
+
+
+@pytest.fixture(scope="module")
+def opened(report: Report, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str, Path]:
+    """(the DOM after the scripts and the driver ran, the browser's log, the screenshot)."""
     browser = _browser()
     folder = tmp_path_factory.mktemp("browser")
+    text = render(report)
     page = folder / "report.html"
-    page.write_text(render(build(report_lake.lake, Options())), encoding="utf-8")
-    common = [browser, *FLAGS, f"--virtual-time-budget={BUDGET_MS}", f"--user-data-dir={folder / 'profile'}"]
-    dom = subprocess.run(
-        [*common, "--enable-logging=stderr", "--v=0", "--dump-dom", page.as_uri()],
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
-    assert dom.returncode == 0, dom.stderr[-3000:]
+    page.write_text(text, encoding="utf-8")
+    driven = folder / "driven.html"
+    driven.write_text(text.replace("</body>", DRIVER + "</body>"), encoding="utf-8")
+    dom = _run(browser, folder, driven, "--enable-logging=stderr", "--v=0", "--dump-dom", driven.as_uri())
     shot = folder / "report.png"
-    snap = subprocess.run(
-        [*common, "--window-size=1280,3000", f"--screenshot={shot}", page.as_uri()],
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
-    assert snap.returncode == 0, snap.stderr[-3000:]
+    _run(browser, folder, page, "--window-size=1400,3000", f"--screenshot={shot}", page.as_uri())
     print(f"screenshot: {shot}")
     return dom.stdout, dom.stderr, shot
 
@@ -104,9 +141,37 @@ def test_hostile_names_show_as_text(opened: tuple[str, str, Path]) -> None:
     dom, _, _ = opened
     assert "<img" not in dom
     assert html.escape(XSS[0], quote=False) in dom  # the page shows the name, it does not run it
+    assert "data-pwned" not in _root(dom)
     scripts = dom.count("<script")
     charts = int(re.search(r'data-charts="(\d+)"', _root(dom)).group(1))
-    assert scripts == charts + 3  # the page's own two, the filters, one per chart: nothing injected
+    assert scripts == charts + 6  # the page's own three, filters, hands, driver, one per chart: nothing injected
+
+
+def _attr(dom: str, name: str) -> str:
+    found = re.search(rf'{name}="([^"]*)"', _root(dom))
+    assert found is not None, f"{name} missing: {_root(dom)[:500]}"
+    return html.unescape(found.group(1))
+
+
+def test_a_table_sorts_by_a_column(opened: tuple[str, str, Path], report: Report) -> None:
+    dom, _, _ = opened
+    assert "data-driver-error" not in _root(dom), _root(dom)
+    players = next(t for s in report.sections for t in s.tables if t.name == "results_by_player").rows
+    expected = sorted((r["points_per_hand"] for r in players), reverse=True)  # a number column: high first
+    once = [float(v) for v in json.loads(_attr(dom, "data-sorted-once"))]
+    assert once == pytest.approx(expected)
+    assert _attr(dom, "data-aria-once") == "descending"
+    twice = [float(v) for v in json.loads(_attr(dom, "data-sorted-twice"))]
+    assert twice == pytest.approx(expected[::-1])
+
+
+def test_a_listed_hand_opens_with_every_board(opened: tuple[str, str, Path], report: Report) -> None:
+    dom, _, _ = opened
+    hand = report.hands[_attr(dom, "data-clicked")]
+    assert _attr(dom, "data-dialog-open") == "true"
+    assert int(_attr(dom, "data-boards")) == len(hand["boards"])
+    assert int(_attr(dom, "data-cards")) == 13 * len(hand["boards"])
+    assert f'data-hand-open="{hand["id"]}"' in _root(dom)
 
 
 def test_screenshot_saved(opened: tuple[str, str, Path]) -> None:

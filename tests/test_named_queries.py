@@ -19,6 +19,7 @@ from pipeline.lake.snapshot import Snapshot
 from pipeline.lake.store import Lake
 from pipeline.query import named
 from pipeline.query.db import connect
+from pipeline.query.players import FilterError
 from tests.test_report_lake import INJECTION, XSS, ReportLake, shared_lake
 
 
@@ -329,7 +330,8 @@ def test_filters_are_bound_values(
     rows = run(con, report_lake, "results", player=INJECTION)
     assert {r["group"] for r in rows if r["dimension"] == "player"} == {INJECTION}
     assert by(rows, "dimension")["all"]["hands"] == boards.filter(pl.col("player") == INJECTION).height
-    assert run(con, report_lake, "results", player="nobody' OR '1'='1") == []
+    with pytest.raises(FilterError, match="no player"):  # matches nothing: an error, not an empty result
+        run(con, report_lake, "results", player="nobody' OR '1'='1")
     for name in XSS:
         assert by(run(con, report_lake, "foul_rate", player=name), "dimension")["all"]["boards"] > 0
     since = date(2026, 3, 5)

@@ -47,7 +47,7 @@ def test_report_is_one_self_contained_page(page: tuple[Path, str]) -> None:
     charts = int(re.search(r'data-charts="(\d+)"', text).group(1))
     assert charts >= 10
     assert text.count('class="chart"') == charts
-    for section in ("overview", "results", "fouls", "royalties", "fantasyland", "scoring"):
+    for section in ("overview", "player", "results", "fouls", "royalties", "fantasyland", "scoring"):
         assert f'<section id="{section}">' in text
 
 
@@ -58,10 +58,10 @@ def test_data_text_is_escaped_everywhere(page: tuple[Path, str]) -> None:
     assert html.escape(XSS[0]) in text  # shown as text in the tables
     scripts = _scripts(text)
     assert len(scripts) == text.count("<script")  # no script was closed early by a name
-    for body in scripts[2:]:  # after the page's own script and plotly.js: the filters and the charts, as data
+    for body in scripts[3:]:  # after the page's own scripts and plotly.js: the filters, hands and charts, as data
         assert "<" not in body
     assert "<img" not in text
-    assert text.count("<script") == 3 + int(re.search(r'data-charts="(\d+)"', text).group(1))
+    assert text.count("<script") == 5 + int(re.search(r'data-charts="(\d+)"', text).group(1))
 
 
 def test_a_chart_cannot_be_broken_out_of() -> None:
@@ -75,7 +75,7 @@ def test_a_chart_cannot_be_broken_out_of() -> None:
 
 
 def test_report_numbers_match_the_lake(report_lake: ReportLake) -> None:
-    report = build(report_lake.lake, Options())
+    report = build(report_lake.lake, Options(min_hands=1))
     data = report.data()
     boards = report_lake.boards()
     assert data["filters"]["rules"] == "as played"
@@ -83,17 +83,17 @@ def test_report_numbers_match_the_lake(report_lake: ReportLake) -> None:
     fouls = {r["dimension"]: r for r in data["queries"]["foul_rate"]}["all"]
     assert fouls["boards"] == boards.height
     assert fouls["fouled"] == boards["fouled"].sum()
-    assert data["headline"]["fouls"]["foul rate"].startswith(f"{boards['fouled'].mean():.2%}")
+    assert data["headline"]["fouls"]["foul rate"].startswith(f"{boards['fouled'].mean():.1%}")
     hands = report_lake.frame("hands").height
     assert data["headline"]["overview"]["hands"] == f"{hands:,}"
     for row in ("top", "middle", "bottom"):  # every rule set's boards as played, each counted once
         share = (boards[f"royalty_{row}"] > 0).mean()
-        assert data["headline"]["royalties"][f"{row}: boards with a royalty"] == f"{share:.2%}"
+        assert data["headline"]["royalties"][f"{row}: boards with a royalty"] == f"{share:.1%}"
     fl = boards.filter(pl.col("fantasyland"))
     normal = boards.filter(~pl.col("fantasyland") & (pl.col("variant") != "classic"))
-    assert data["headline"]["fantasyland"]["entry rate"] == f"{normal['fantasyland_entry'].mean():.2%}"
-    assert data["headline"]["fantasyland"]["stay rate"] == f"{fl['fantasyland_stay'].mean():.2%}"
-    assert data["headline"]["fantasyland"]["foul rate in Fantasyland"] == f"{fl['fouled'].mean():.2%}"
+    assert data["headline"]["fantasyland"]["entry rate"] == f"{normal['fantasyland_entry'].mean():.1%}"
+    assert data["headline"]["fantasyland"]["stay rate"] == f"{fl['fantasyland_stay'].mean():.1%}"
+    assert data["headline"]["fantasyland"]["foul rate in Fantasyland"] == f"{fl['fouled'].mean():.1%}"
 
 
 def test_report_for_one_player(report_lake: ReportLake, tmp_path: Path) -> None:

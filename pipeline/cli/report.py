@@ -8,10 +8,9 @@ from pathlib import Path
 
 import typer
 
-from pipeline.cli.console import EXIT_USAGE, err, fail, interrupts
-from pipeline.cli.ingest import lake_option
+from pipeline.cli.console import EXIT_USAGE, err, fail, interrupts, user_errors
+from pipeline.cli.options import existing_lake, json_option, lake_option, out_option, rules_option
 from pipeline.files import written
-from pipeline.paths import default_lake
 
 
 def _day(text: str | None) -> date | None:
@@ -24,33 +23,54 @@ def _day(text: str | None) -> date | None:
 
 
 def report(
-    out: Path | None = typer.Option(None, "--out", "-o", help="Where to write the report (HTML; JSON with --json)."),
+    out: Path | None = out_option("Where to write the report (HTML; JSON with --json). Folders are made."),
     lake: Path | None = lake_option(),
-    player: str | None = typer.Option(None, "--player", help="Report on this player.", show_default=False),
-    variant: str | None = typer.Option(
-        None, "--variant", help="Only this variant, e.g. pineapple.", show_default=False
-    ),
-    rules: list[str] | None = typer.Option(
+    player: str | None = typer.Option(
         None,
-        "--rules",
-        "-r",
-        help="Read every hand as if played under this rule set (name or name@key) and compare it with the hands as "
-        "played; repeat to compare several, the first leads. Default: each hand under its own rules, compared with "
-        "every rule set the lake was rescored under.",
+        "--player",
+        metavar="NAME",
+        help="Report on this player only, and feature them (any case; an alias from the settings file works too). "
+        "Default: every player, featuring OFC_PLAYER or the settings file's player, else the one with the most hands.",
         show_default=False,
     ),
-    since: str | None = typer.Option(None, "--since", help="Only hands played on or after this day (YYYY-MM-DD, UTC)."),
-    as_json: bool = typer.Option(
-        False, "--json", help="Write the numbers as JSON instead of HTML (stdout without --out)."
+    variant: str | None = typer.Option(
+        None, "--variant", metavar="VARIANT", help="Only this variant, e.g. pineapple.", show_default=False
     ),
+    rules: list[str] | None = rules_option(
+        "Read every hand as if played under this rule set (a name, name@key, or a rule file's path) and compare it "
+        "with the hands as played; repeat to compare several, the first leads. Default: each hand under its own "
+        "rules, compared with the latest version of every rule set the lake was rescored under."
+    ),
+    since: str | None = typer.Option(
+        None,
+        "--since",
+        metavar="DAY",
+        help="Only hands played on or after this day (YYYY-MM-DD, UTC).",
+        show_default=False,
+    ),
+    min_hands: int | None = typer.Option(
+        None,
+        "--min-hands",
+        metavar="N",
+        min=1,
+        help="Leave players with fewer hands out of rankings and per-player charts (default 100, or the settings "
+        "file's min_hands).",
+        show_default=False,
+    ),
+    all_versions: bool = typer.Option(
+        False, "--all-versions", help="Compare earlier versions of an edited rule set too, not only the latest."
+    ),
+    as_json: bool = json_option(),
 ) -> None:
-    """Write a report: results, foul rate, royalties, Fantasyland and scoring variants.
+    """Write a report: the featured player, results, foul rate, royalties, Fantasyland and scoring variants.
 
-    The HTML file holds everything it needs (plotly.js included): it opens offline in any browser. Every
-    figure reads each hand under the rules it was played by, unless --rules asks for another rule set.
+    The HTML file holds everything it needs (plotly.js included) and opens offline in any browser: tables sort,
+    filter and save as CSV; listed hands open in a viewer. Every figure reads each hand under the rules it was
+    played by, unless --rules asks for another rule set. Settings (your player name and aliases, the minimum of
+    hands) can be set once in ofc.toml or ~/.config/ofc/config.toml; see the README.
     """
-    with interrupts("no report was written; the lake is as it was"):
-        _report(out, lake, player, variant, tuple(rules or ()), since, as_json)
+    with interrupts("no report was written; the lake is as it was"), user_errors():
+        _report(out, lake, player, variant, tuple(rules or ()), since, min_hands, all_versions, as_json)
 
 
 def _report(
@@ -60,18 +80,33 @@ def _report(
     variant: str | None,
     rules: tuple[str, ...],
     since: str | None,
+    min_hands: int | None,
+    all_versions: bool,
     as_json: bool,
 ) -> None:
-    from pipeline.lake.store import Lake
+    from pipeline.config import load_config
     from reports.html import render
     from reports.report import Options, build
 
     if out is None and not as_json:
         fail("--out FILE is needed for the HTML report (or --json for the numbers)", EXIT_USAGE)
-    store = Lake(lake or default_lake())
-    if not store.exists():
-        fail(f"{store.root}: not a lake (ofc ingest creates one)", EXIT_USAGE)
-    options = Options(player=player, variant=variant, rules=rules, since=_day(since))
+    store = existing_lake(lake)
+    config = load_config()
+    aliases = config.alias_map()
+    wanted = aliases.get(player, player) if player else None
+    if wanted is not None:
+        folded = {a.casefold(): p for a, p in aliases.items()}
+        wanted = folded.get(wanted.casefold(), wanted)
+    options = Options(
+        player=wanted,
+        variant=variant,
+        rules=rules,
+        since=_day(since),
+        min_hands=min_hands or config.min_hands,
+        all_versions=all_versions,
+        aliases=aliases,
+        featured=config.player,
+    )
     result = build(store, options)
     if as_json:
         import json
@@ -80,12 +115,15 @@ def _report(
         if out is None:
             sys.stdout.write(text + "\n")
         else:
+            out.parent.mkdir(parents=True, exist_ok=True)
             with written(out) as stream:
                 stream.write((text + "\n").encode("utf-8"))
         return
+    assert out is not None
+    out.parent.mkdir(parents=True, exist_ok=True)
     with written(out) as stream:
         stream.write(render(result).encode("utf-8"))
-    err.print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB)")
+    err.print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB), featuring {result.featured}")
     for note in result.notes:
         err.print(note)
     if len(result.sections) == 1:

@@ -31,6 +31,7 @@ from pipeline.errors import InputError
 from pipeline.lake.snapshot import Snapshot
 from pipeline.native import cannot_apply
 from pipeline.query.db import SQL_DIR, QueryError, run_query
+from pipeline.query.players import LakeFilters
 from schemas.rules import Variant
 
 __all__ = [
@@ -40,6 +41,7 @@ __all__ = [
     "Param",
     "RuleSetsInLake",
     "bind",
+    "display_names",
     "get",
     "parse_assignments",
     "queries",
@@ -256,6 +258,15 @@ class RuleSetsInLake:
 _VARIANTS = frozenset(v.value for v in Variant)
 
 
+def display_names(keys: Iterable[str]) -> dict[str, str]:
+    """Each rule set key (``name@hash``) as people read it: its name, with the start of its hash only where two
+    versions of one name are shown together."""
+    by_name: dict[str, set[str]] = {}
+    for key in keys:
+        by_name.setdefault(key.rsplit("@", 1)[0], set()).add(key)
+    return {k: (n if len(ks) == 1 else f"{n} ({k.rsplit('@', 1)[-1][:6]})") for n, ks in by_name.items() for k in ks}
+
+
 def _looks_like_a_file(text: str) -> bool:
     """A rule file's path rather than a name: it has a folder or a suffix, or names a file that exists."""
     return "/" in text or "\\" in text or text.endswith((".toml", ".json", ".yaml", ".yml")) or Path(text).is_file()
@@ -299,16 +310,40 @@ def bind(query: NamedQuery, values: Mapping[str, Any], rule_sets: RuleSetsInLake
 
 
 def run(
-    con: duckdb.DuckDBPyConnection, snapshot: Snapshot, name: str, values: Mapping[str, Any] | None = None
+    con: duckdb.DuckDBPyConnection,
+    snapshot: Snapshot,
+    name: str,
+    values: Mapping[str, Any] | None = None,
+    *,
+    check_filters: bool = True,
 ) -> pa.Table:
-    """Run a named query on ``con``, a connection over ``snapshot`` (``pipeline.query.db.connect``)."""
+    """Run a named query on ``con``, a connection over ``snapshot`` (``pipeline.query.db.connect``).
+
+    A player, variant or day given is checked against the lake first (``check_filters``): one that matches no
+    hand is a :class:`~pipeline.query.players.FilterError` naming the closest, and a player is found without
+    regard to case. A caller that has checked them already (the report) leaves the check out.
+    """
     query = get(name)
-    bound = bind(query, values or {}, RuleSetsInLake(snapshot))
+    values = _matched(con, query, dict(values or {})) if check_filters else values or {}
+    bound = bind(query, values, RuleSetsInLake(snapshot))
     try:
         result = run_query(con, query.sql, bound)
     except QueryError as exc:
         raise NamedQueryError(f"{name}: {exc}") from None
     return plain_numbers(result)
+
+
+def _matched(con: duckdb.DuckDBPyConnection, query: NamedQuery, values: dict[str, Any]) -> dict[str, Any]:
+    """``values`` with the player as the lake spells them, once the filters are known to match some hand."""
+    takes = {p.name: p for p in query.params}
+    wanted = {
+        k: values.get(k) for k in ("player", "variant", "since") if k in takes and values.get(k) not in (None, "")
+    }
+    if not wanted:
+        return values
+    since = _convert(takes["since"], wanted["since"]) if "since" in wanted else None
+    found = LakeFilters(con).check(wanted.get("player"), wanted.get("variant"), since)
+    return {**values, "player": found.player} if "player" in wanted else values
 
 
 def plain_numbers(table: pa.Table) -> pa.Table:

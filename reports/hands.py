@@ -1,0 +1,183 @@
+"""The hands a report lists for a second look, and what its hand viewer draws of each: every board as cards with
+each row's hand and royalty, the points of each pair, the placements street by street and the discards where the
+history records them, and what the hand pays under each rule set compared.
+
+Only the listed hands are read (a few dozen): each row is named by the evaluator in one call for all of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+
+from pipeline.cards import format_cards
+from pipeline.evaluate import describe, lowball27, lowball_high_rank, strength3, strength5
+from pipeline.game import ROW_ENDS, ROW_STARTS, ROWS, facts
+from reports.tables import Column, Table
+
+__all__ = ["KINDS", "hand_id", "load", "tables"]
+
+Rows = list[dict[str, Any]]
+
+KINDS = {
+    "fouled": "fouled",
+    "biggest win": "biggest win",
+    "biggest loss": "biggest loss",
+    "fantasyland": "Fantasyland",
+    "winner changes": "winner changes",
+}
+POSITIONS = ("button", "1st to act", "2nd to act", "3rd to act")
+
+
+def hand_id(hand_key: int) -> str:
+    """The viewer's id of a hand: its key in hex (a link's ``#hand-ID``)."""
+    return f"{hand_key:016x}"
+
+
+def tables(notable: Rows, who: str) -> list[Table]:
+    """The featured player's listed hands as one table, each hand a link to the viewer."""
+    for r in notable:
+        r["hand"] = hand_id(r["hand_key"])
+        r["why"] = KINDS.get(r["kind"], r["kind"])
+        if r["kind"] == "winner changes" and r.get("changed_under"):
+            r["why"] = f"winner changes under {r['changed_under']}"
+        r["label"] = r["hand_id"]
+    columns = [
+        Column("why", "Listed as", "text"),
+        Column("hand", "Hand", "hand"),
+        Column("played_at", "Played (UTC)", "time"),
+        Column("session", "Session", "text"),
+        Column("variant", "Variant", "text"),
+        Column("points", f"{who}'s points", "signed"),
+    ]
+    note = "" if notable else f"{who} has no hands to list."
+    labels = {r["hand"]: r["label"] for r in notable}
+    return [Table(f"{who}'s hands worth a second look", "hands", notable, columns, note=note, hands=labels)]
+
+
+def load(run: Callable[..., Rows], notable: Rows, featured: str | None) -> dict[str, dict[str, Any]]:
+    """Every listed hand (``notable``: rows of the query ``notable_hands``) as the viewer's JSON, by id."""
+    keys = list(dict.fromkeys(r["hand_key"] for r in notable))
+    if not keys:
+        return {}
+    wanted = ",".join(str(k) for k in keys)
+    boards = run("hand_boards", hands=wanted)
+    pairs = run("hand_pairs", hands=wanted)
+    names = _row_names(boards)
+    why: dict[int, list[str]] = {}
+    for r in notable:
+        why.setdefault(r["hand_key"], []).append(r["why"])
+    out: dict[str, dict[str, Any]] = {}
+    for key in keys:
+        mine = [b for b in boards if b["hand_key"] == key]
+        if not mine:
+            continue
+        first = mine[0]
+        hid = hand_id(key)
+        out[hid] = {
+            "id": hid,
+            "title": f"{featured}: " + ", ".join(why[key]),
+            "hand_id": first["hand_id"],
+            "session": first["session"],
+            "table": first["table"],
+            "hand_number": first["hand_number"],
+            "played_at": _time(first["played_at"]),
+            "variant": first["variant"],
+            "rules": first["rules"],
+            "boards": [_board(b, names[id(b)]) for b in mine],
+            "pairs": [_pair(p) for p in pairs if p["hand_key"] == key and p["player_b"] is not None],
+            "compare": _compare([p for p in pairs if p["hand_key"] == key and p["player_b"] is None]),
+        }
+    return out
+
+
+def _time(value: datetime | None) -> str | None:
+    return value.strftime("%Y-%m-%d %H:%M UTC") if value is not None else None
+
+
+def _row_names(boards: Rows) -> dict[int, list[str]]:
+    """Each board's three row names, from one evaluator call per row width."""
+    if not boards:
+        return {}
+    cards = np.array([b["cards"] for b in boards], dtype=np.uint8)
+    lowball = np.array([facts(b["variant"]).lowball_middle for b in boards])
+    names = {}
+    for row, start, end in zip(ROWS, ROW_STARTS, ROW_ENDS, strict=True):
+        part = cards[:, start:end]
+        named = describe(strength3(part) if end - start == 3 else strength5(part)).tolist()
+        if row == "middle" and lowball.any():
+            low = lowball_high_rank(lowball27(part)).tolist()
+            named = [f"{_low_name(h)}-low (2-7)" if lb else n for n, h, lb in zip(named, low, lowball, strict=True)]
+        names[row] = named
+    return {id(b): [names[row][i] for row in ROWS] for i, b in enumerate(boards)}
+
+
+def _low_name(rank: int) -> str:
+    return "23456789TJQKA"[rank] if 0 <= rank < 13 else "?"
+
+
+def _board(b: dict[str, Any], names: list[str]) -> dict[str, Any]:
+    cards = format_cards(np.array(b["cards"], dtype=np.uint8)).tolist()
+    royalties = [b["royalty_top"], b["royalty_middle"], b["royalty_bottom"]]
+    rows = [
+        {"row": row, "cards": cards[start:end], "hand": name, "royalty": royalty}
+        for row, start, end, name, royalty in zip(ROWS, ROW_STARTS, ROW_ENDS, names, royalties, strict=True)
+    ]
+    return {
+        "player": b["player"],
+        "seat": b["seat"],
+        "position": POSITIONS[b["position"]] if 0 <= (b["position"] or 0) < len(POSITIONS) else None,
+        "fantasyland": b["fantasyland"],
+        "fantasyland_cards": b["fantasyland_cards"] if b["fantasyland"] else None,
+        "fouled": b["fouled"],
+        "natural": b["natural"],
+        "surrendered": b["surrendered"],
+        "entry": b["fantasyland_entry"],
+        "stay": b["fantasyland_stay"],
+        "rows": rows,
+        "royalties": sum(r or 0 for r in royalties) if not b["fouled"] else 0,
+        "points": b["points"],
+        "streets": _streets(b, cards, rows),
+    }
+
+
+def _streets(b: dict[str, Any], cards: list[str], rows: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
+    """Street by street: the cards placed (with their rows) and discarded, from the board's street digits."""
+    placed_at, discarded_at = b.get("streets"), b.get("discard_streets")
+    if not placed_at:
+        return None
+    row_of = [r["row"] for r in rows for _ in r["cards"]]
+    discards = format_cards(np.array(b.get("discards") or [], dtype=np.uint8)).tolist()
+    streets: dict[int, dict[str, Any]] = {}
+    for card, row, street in zip(cards, row_of, placed_at, strict=False):
+        streets.setdefault(int(street), {"street": int(street), "placed": [], "discarded": []})["placed"].append(
+            {"card": card, "row": row}
+        )
+    for card, street in zip(discards, discarded_at or "", strict=False):
+        streets.setdefault(int(street), {"street": int(street), "placed": [], "discarded": []})["discarded"].append(
+            card
+        )
+    return [streets[s] for s in sorted(streets)]
+
+
+def _pair(p: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "a": p["player_a"],
+        "b": p["player_b"],
+        "settled": p["settled"],
+        "rows": [p["row_top"], p["row_middle"], p["row_bottom"]],
+        "scoop": p["scoop"],
+        "royalties_a": p["royalties_a"],
+        "royalties_b": p["royalties_b"],
+        "points": p["points"],
+    }
+
+
+def _compare(rows: Rows) -> list[dict[str, Any]]:
+    by_rules: dict[str, dict[str, int]] = {}
+    for r in rows:
+        by_rules.setdefault(r["rules"], {})[r["player_a"]] = r["points"]
+    return [{"rules": rules, "points": points} for rules, points in by_rules.items()]

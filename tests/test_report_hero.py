@@ -1,0 +1,263 @@
+"""Whom a report features and what it leaves out: players found without regard to case and under aliases, filters
+that match nothing refused with the closest matches, rankings above a minimum of hands, rule sets by name (their
+latest versions), and the hands the viewer opens checked against the lake's own results."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from pathlib import Path
+
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from pipeline.cli import app
+from pipeline.config import Config, ConfigError, load_config
+from pipeline.lake.store import Lake
+from pipeline.native import deal_only_difference
+from pipeline.query.players import FilterError
+from pipeline.rule_files import load_rules
+from reports.html import render
+from reports.report import Options, build
+from tests.test_report_lake import ReportLake, make_records, shared_lake
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def report_lake(tmp_path_factory: pytest.TempPathFactory) -> ReportLake:
+    return shared_lake(tmp_path_factory)
+
+
+def _report(lake: ReportLake, *args: str, env: dict[str, str] | None = None) -> tuple[int, dict, str]:
+    result = runner.invoke(app, ["report", "--lake", str(lake.lake.root), "--json", *args], env=env)
+    data = json.loads(result.stdout) if result.exit_code == 0 else {}
+    return result.exit_code, data, result.output
+
+
+def _visible(page: str) -> str:
+    """The page's text without its scripts (what a reader sees, and the hand data)."""
+    return re.sub(r"<script.*?</script>", "", page, flags=re.S)
+
+
+def test_a_player_is_found_without_regard_to_case(report_lake: ReportLake) -> None:
+    code, data, output = _report(report_lake, "--player", "aNN")
+    assert code == 0, output
+    assert data["filters"]["player"] == "Ann"
+    assert data["filters"]["featured"] == "Ann"
+    assert {r["group"] for r in data["queries"]["results"] if r["dimension"] == "player"} == {"Ann"}
+
+
+def test_an_unknown_player_is_an_error_naming_the_closest(report_lake: ReportLake) -> None:
+    code, _, output = _report(report_lake, "--player", "Anne")
+    assert code == 2
+    assert "no player 'Anne'" in output
+    assert "Ann" in output.split("closest names:")[1]
+    assert "Traceback" not in output
+
+
+def test_a_variant_or_day_that_matches_nothing_is_an_error(report_lake: ReportLake) -> None:
+    code, _, output = _report(report_lake, "--variant", "pinapple")
+    assert code == 2
+    assert "did you mean 'pineapple'" in output
+    code, _, output = _report(report_lake, "--since", "2031-01-01")
+    assert code == 2
+    assert "no hands were played on or after 2031-01-01" in output
+
+
+def test_without_a_player_the_one_with_most_hands_is_featured(report_lake: ReportLake) -> None:
+    boards = report_lake.boards()
+    counts = Counter(boards["player"].to_list())
+    expected = min(counts, key=lambda p: (-counts[p], p))
+    code, data, output = _report(report_lake)
+    assert code == 0, output
+    assert data["filters"]["featured"] == expected
+    assert data["filters"]["player"] is None
+    featured = {r["dimension"]: r for r in data["queries"]["featured_results"]}["all"]
+    assert featured["hands"] == counts[expected]
+
+
+def test_the_featured_player_can_be_set_once(report_lake: ReportLake, tmp_path: Path) -> None:
+    code, data, _ = _report(report_lake, env={"OFC_PLAYER": "carla", "OFC_CONFIG": str(tmp_path / "none.toml")})
+    assert code == 2  # a settings file named but missing is an error, not ignored
+    settings = tmp_path / "ofc.toml"
+    settings.write_text('player = "carla"\nmin_hands = 3\n', encoding="utf-8")
+    code, data, output = _report(report_lake, env={"OFC_CONFIG": str(settings)})
+    assert code == 0, output
+    assert data["filters"]["featured"] == "Carla"
+    assert data["filters"]["player"] is None  # featured, not a filter
+    assert data["filters"]["min_hands"] == 3
+    code, data, _ = _report(report_lake, env={"OFC_CONFIG": str(settings), "OFC_PLAYER": "Bo"})
+    assert data["filters"]["featured"] == "Bo"  # the variable wins over the file
+
+
+def test_aliases_read_as_one_player(report_lake: ReportLake, tmp_path: Path) -> None:
+    settings = tmp_path / "ofc.toml"
+    settings.write_text('[aliases]\nAnn = ["Bo"]\n', encoding="utf-8")
+    boards = report_lake.boards()
+    both = boards.filter(pl.col("player").is_in(["Ann", "Bo"]))
+    code, data, output = _report(report_lake, "--player", "bo", "--min-hands", "1", env={"OFC_CONFIG": str(settings)})
+    assert code == 0, output
+    assert data["filters"]["player"] == "Ann"
+    results = {r["dimension"]: r for r in data["queries"]["results"]}
+    assert results["all"]["hands"] == both.height
+    assert results["all"]["points"] == both["points"].sum()
+    assert "Bo" not in {r["opponent"] for r in data["queries"]["head_to_head"]}
+
+
+def test_settings_are_checked() -> None:
+    with pytest.raises(ValueError, match="alias of both"):
+        Config.model_validate({"aliases": {"Ann": ["x"], "Bo": ["x"]}})
+    assert Config.model_validate({"aliases": {"Ann": ["a1", "a2"]}}).alias_map() == {"a1": "Ann", "a2": "Ann"}
+
+
+def test_a_settings_file_that_does_not_parse_names_itself(tmp_path: Path) -> None:
+    bad = tmp_path / "ofc.toml"
+    bad.write_text("min_hands = 0\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"ofc.toml: min_hands"):
+        load_config(bad)
+
+
+def test_rankings_leave_out_players_with_few_hands_and_say_so(report_lake: ReportLake) -> None:
+    counts = Counter(report_lake.boards()["player"].to_list())
+    limit = sorted(counts.values())[len(counts) // 2] + 1
+    report = build(report_lake.lake, Options(min_hands=limit))
+    table = next(t for s in report.sections for t in s.tables if t.name == "results_by_player")
+    assert {r["group"] for r in table.rows} == {p for p, n in counts.items() if n >= limit}
+    left = sum(1 for n in counts.values() if n < limit)
+    assert f"{left:,} players with fewer than {limit:,} hands left out." == table.note
+    assert f"fewer than {limit:,} hands" in render(report)
+
+
+def test_rule_sets_are_named_not_hashed(report_lake: ReportLake) -> None:
+    report = build(report_lake.lake, Options(min_hands=1))
+    page = _visible(render(report))
+    for key in report_lake.rule_keys:
+        name, digest = key.rsplit("@", 1)
+        assert digest[:6] not in page
+        assert name in page
+
+
+@pytest.fixture(scope="module")
+def versions(tmp_path_factory: pytest.TempPathFactory) -> tuple[Lake, Path, list[str]]:
+    """A small lake rescored under two versions of one house rule file, and under the pineapple presets."""
+    from pipeline.ingest.run import ingest
+    from pipeline.rescore.run import rescore
+
+    root = tmp_path_factory.mktemp("versions")
+    history = root / "hands.jsonl"
+    records = [r for r in make_records(60) if r["variant"] in ("pineapple", "ofc")]
+    history.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    lake = Lake(root / "lake")
+    ingest([history], lake)
+    house = root / "house.toml"
+    keys = []
+    for scoop in (3, 6):
+        house.write_text(f'name = "house"\nextends = "ofc"\n[scoring]\nscoop_bonus = {scoop}\n', encoding="utf-8")
+        rules = load_rules(house)
+        rescore(lake, [rules])
+        keys.append(rules.key)
+    rescore(lake, [load_rules("pineapple"), load_rules("progressive-pineapple")])
+    return lake, house, keys
+
+
+def test_earlier_versions_are_left_out_unless_asked(versions: tuple[Lake, Path, list[str]]) -> None:
+    lake, _, (old, new) = versions
+    report = build(lake, Options(min_hands=1))
+    assert new in report.compared
+    assert old not in report.compared
+    assert report.name(new) == "house"
+    every = build(lake, Options(min_hands=1, all_versions=True))
+    assert old in every.compared
+    assert new in every.compared
+    assert every.name(old) == f"house ({old.rsplit('@', 1)[1][:6]})"  # two versions shown: told apart
+    assert every.name(new) != every.name(old)
+
+
+def test_rules_are_taken_by_path(versions: tuple[Lake, Path, list[str]], tmp_path: Path) -> None:
+    lake, house, (_, new) = versions
+    out = tmp_path / "missing" / "folder" / "r.html"
+    result = runner.invoke(app, ["report", "--lake", str(lake.root), "--rules", str(house), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert out.is_file()  # the folders were made
+    report = build(lake, Options(rules=(str(house),), min_hands=1))
+    assert report.lead == new
+    edited = tmp_path / "house.toml"
+    edited.write_text('name = "house"\nextends = "ofc"\n[scoring]\nscoop_bonus = 9\n', encoding="utf-8")
+    refused = runner.invoke(app, ["report", "--lake", str(lake.root), "--rules", str(edited), "--json"])
+    assert refused.exit_code == 2
+    assert "run ofc rescore --rules" in refused.output
+
+
+def test_rules_that_differ_only_in_the_deal_are_explained(versions: tuple[Lake, Path, list[str]]) -> None:
+    diff = deal_only_difference(load_rules("progressive-pineapple"), load_rules("pineapple"))
+    assert diff is not None
+    assert "fantasyland.entry_cards" in diff
+    assert deal_only_difference(load_rules("classic-2-4"), load_rules("classic-1-6")) is None
+    assert deal_only_difference(load_rules("ofc"), load_rules("ofc")) == []
+    lake, _, _ = versions
+    report = build(lake, Options(variant="pineapple", rules=("pineapple", "progressive-pineapple"), min_hands=1))
+    scoring = next(s for s in report.sections if s.key == "scoring")
+    assert "progressive-pineapple scores every hand here exactly as pineapple does" in scoring.note
+    assert "the cards a Fantasyland entry deals" in scoring.note
+
+
+def test_the_listed_hands_agree_with_the_lake(report_lake: ReportLake) -> None:
+    report = build(report_lake.lake, Options(min_hands=1))
+    listed = next(t for s in report.sections for t in s.tables if t.name == "hands")
+    assert listed.rows
+    assert {r["hand"] for r in listed.rows} == set(report.hands)
+    boards = report_lake.boards()
+    for hand in report.hands.values():
+        mine = boards.filter(pl.col("hand_id") == hand["hand_id"])
+        assert len(hand["boards"]) == mine.height
+        net = Counter()
+        for pair in hand["pairs"]:
+            net[pair["a"]] += pair["points"]
+            net[pair["b"]] -= pair["points"]
+        for board in hand["boards"]:
+            row = mine.filter(pl.col("player") == board["player"]).row(0, named=True)
+            assert board["points"] == row["points"] == net[board["player"]]
+            assert [len(r["cards"]) for r in board["rows"]] == [3, 5, 5]
+            if not board["fouled"]:
+                paid = row["royalty_top"] + row["royalty_middle"] + row["royalty_bottom"]
+                assert board["royalties"] == paid
+            if board["streets"]:
+                placed = sorted(c["card"] for s in board["streets"] for c in s["placed"])
+                assert placed == sorted(c for r in board["rows"] for c in r["cards"])
+
+
+def test_sessions_and_running_totals_add_up(report_lake: ReportLake) -> None:
+    report = build(report_lake.lake, Options(min_hands=1))
+    who = report.featured
+    mine = report_lake.boards().filter(pl.col("player") == who)
+    sessions = report.queries["session_summary"]
+    assert sum(r["hands"] for r in sessions) == mine.height
+    assert sum(r["points"] for r in sessions) == mine["points"].sum()
+    assert sum(r["fouls"] for r in sessions) == mine["fouled"].sum()
+    running = [r for r in report.queries["running_totals"] if r["player"] == who]
+    timed = mine.filter(pl.col("played_at").is_not_null())
+    assert running[-1]["hands"] == timed.height
+    assert running[-1]["points"] == timed["points"].sum()
+    assert [r["hands"] for r in running] == sorted(r["hands"] for r in running)
+
+
+def test_a_filter_error_is_the_library_error_too(report_lake: ReportLake) -> None:
+    with pytest.raises(FilterError, match="no player"):
+        build(report_lake.lake, Options(player="nobody at all"))
+
+
+def test_a_named_query_finds_its_player_or_names_the_closest(report_lake: ReportLake) -> None:
+    lake = ["--lake", str(report_lake.lake.root)]
+    found = runner.invoke(app, ["sql", "results", *lake, "-p", "player=ann", "--json"])
+    assert found.exit_code == 0, found.output
+    rows = [json.loads(line) for line in found.stdout.splitlines()]
+    assert {r["group"] for r in rows if r["dimension"] == "player"} == {"Ann"}
+    missing = runner.invoke(app, ["sql", "results", *lake, "-p", "player=annie"])
+    assert missing.exit_code == 2
+    assert "closest names: Ann" in missing.output
+    typo = runner.invoke(app, ["sql", "foul_rate", *lake, "-p", "variant=pinapple"])
+    assert typo.exit_code == 2
+    assert "did you mean 'pineapple'" in typo.output
