@@ -91,11 +91,15 @@ def print_summary(summary: dict[str, Any]) -> None:
         title="rescore",
         title_justify="left",
     )
+    from pipeline.query.named import display_names
+
+    names = display_names([r["key"] for r in summary["rules"]])
+    shown = {**{n["native"]: n["native"].rsplit("@", 1)[0] for n in summary["natives"]}, **names}
     for r in summary["rules"]:
         lake = r["lake"]
         left = ", ".join(f"{v} {x['hands']:,}" for v, x in lake["not_applied"].items()) or "-"
         table.add_row(
-            Text(r["key"]),
+            Text(names[r["key"]]),
             r["scope"],
             f"{r['batches']:,}",
             f"{r['hands']:,}",
@@ -109,13 +113,17 @@ def print_summary(summary: dict[str, Any]) -> None:
     natives = Table("variant", "house rules", "native rules", "how", "hands", title="rules the hands were played by")
     for n in summary["natives"]:
         natives.add_row(
-            Text(n["variant"]), Text(n["house_rules"] or "-"), Text(n["native"]), n["how"], f"{n['hands']:,}"
+            Text(n["variant"]),
+            Text(shown.get(n["house_rules"], n["house_rules"]) if n["house_rules"] else "-"),
+            Text(shown[n["native"]]),
+            n["how"],
+            f"{n['hands']:,}",
         )
     if summary["natives"]:
         out.print(natives)
     for r in summary["rules"]:
         for variant, x in r["lake"]["not_applied"].items():
-            out.print(Text(f"{r['key']} does not score {variant} hands: {x['why']}"))
+            out.print(Text(f"{names[r['key']]} does not score {variant} hands: {x['why']}"))
     unknown = [n for n in summary["natives"] if n["how"] != "house rules" and n["house_rules"]]
     for n in unknown:
         out.print(

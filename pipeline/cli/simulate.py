@@ -180,7 +180,7 @@ def print_simulation(result: dict[str, Any]) -> None:
         "Fantasyland rate",
         "FL hands",
         "FL stays",
-        title=f"{result['variant']} x{result['players']}, rules {result['rules']}, run {result['run']}",
+        title=f"{result['variant']} x{result['players']}, rules {_name(result['rules'])}, run {result['run']}",
         title_justify="left",
     )
     for row in result["summary"]:
@@ -209,3 +209,8 @@ def print_simulation(result: dict[str, Any]) -> None:
         f"-> {where}{counts}",
         markup=False,
     )
+
+
+def _name(key: str) -> str:
+    """A rule set as people read it: its name (the key's hash is in --json)."""
+    return key.rsplit("@", 1)[0]
