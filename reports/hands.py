@@ -82,7 +82,6 @@ def load(run: Callable[..., Rows], notable: Rows, featured: str | None) -> dict[
             "title": f"{featured}: " + ", ".join(why[key]),
             "hand_id": first["hand_id"],
             "session": first["session"],
-            "table": first["table"],
             "hand_number": first["hand_number"],
             "played_at": _time(first["played_at"]),
             "variant": first["variant"],

@@ -304,10 +304,9 @@ def _featured(run: _Runner, report: Report) -> Section:
     who = report.featured
     assert who is not None
     options = report.options
-    results = run("results", key="featured_results", player=who)
-    me = _one(results, dimension="all")
-    scoops = run("scoops", key="featured_scoops", player=who)
-    scoop = _one(scoops, player=who)
+    # Every player's results and scoops hold the featured player's row: no query of their own.
+    me = _one(run("results"), dimension="player", group=who)
+    scoop = _one(run("scoops"), player=who)
     headline = [
         ("hands", f"{me.get('hands', 0):,}"),
         ("points per hand", interval(me.get("points_per_hand"), me.get("ci_low"), me.get("ci_high"), num)),
@@ -377,8 +376,8 @@ def _featured(run: _Runner, report: Report) -> Section:
 
 def _results(run: _Runner, report: Report) -> Section:
     options = report.options
-    results = run("results")
-    scoops = run("scoops")
+    results = run.rows.get("results") or run("results")
+    scoops = run.rows.get("scoops") or run("scoops")
     players = [r for r in results if r["dimension"] == "player"]
     ranked, left = _ranked(players, options)
     headline = [("players", f"{len(players):,}"), (f"players with {options.min_hands:,}+ hands", f"{len(ranked):,}")]

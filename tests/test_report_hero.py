@@ -75,8 +75,7 @@ def test_without_a_player_the_one_with_most_hands_is_featured(report_lake: Repor
     assert code == 0, output
     assert data["filters"]["featured"] == expected
     assert data["filters"]["player"] is None
-    featured = {r["dimension"]: r for r in data["queries"]["featured_results"]}["all"]
-    assert featured["hands"] == counts[expected]
+    assert data["headline"]["player"]["hands"] == f"{counts[expected]:,}"
 
 
 def test_the_featured_player_can_be_set_once(report_lake: ReportLake, tmp_path: Path) -> None:

@@ -6,12 +6,9 @@
 WITH wanted AS (
     SELECT unnest(string_split($hands, ','))::UBIGINT AS hand_key
 ),
--- Each table is cut to the hands asked for before the three are joined: joining first reads every row of each.
+-- Each table is cut to the hands asked for before the two are joined: joining first reads every row of both.
 results AS (
     SELECT * FROM scored_boards($rules, NULL, NULL, NULL) WHERE hand_key IN (SELECT hand_key FROM wanted)
-),
-facts AS (
-    SELECT hand_key, "table" FROM hands WHERE hand_key IN (SELECT hand_key FROM wanted)
 ),
 placed AS (
     SELECT hand_key, seat, streets, discards, discard_streets FROM boards
@@ -22,8 +19,7 @@ SELECT
     r.seat, r.position, r.player, r.cards, r.fouled, r.natural, r.surrendered,
     r.royalty_top, r.royalty_middle, r.royalty_bottom,
     r.fantasyland, r.fantasyland_cards, r.fantasyland_entry, r.fantasyland_stay, r.points,
-    f."table", p.streets, p.discards, p.discard_streets
+    p.streets, p.discards, p.discard_streets
 FROM results r
-JOIN facts f USING (hand_key)
 LEFT JOIN placed p ON p.hand_key = r.hand_key AND p.seat = r.seat
 ORDER BY r.played_at, r.hand_key, r.position;
