@@ -92,6 +92,7 @@ def _chunk(first: int, n: int, seats: int, batch: str, rng: np.random.Generator)
             "hand_key": hand_key,
             "batch": _const(batch, n),
             "content_hash": hand_key ^ np.uint64(0x5BD1E995),
+            "record_hash": hand_key ^ np.uint64(0x27D4EB2F),
             "hand_id": pa.array(number).cast(pa.string()),
             "source": _const("bench", n),
             "variant": _dictionary(hand_variant, list(VARIANTS)),
