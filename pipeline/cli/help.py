@@ -7,6 +7,8 @@ Every command and group of the app is given a command class whose parameters ren
 
 from __future__ import annotations
 
+import inspect
+import re
 from typing import Any
 
 import typer
@@ -52,12 +54,38 @@ def _plain(params: list[Any]) -> list[Any]:
     return params
 
 
+_KEPT = re.compile(r"^(\s|[-*$]|ofc )")
+"""Lines that keep their own line: indented ones, list items, commands."""
+
+
+def reflow(text: str | None) -> str | None:
+    """A docstring's paragraphs as single lines, where rich help would break each line where the source does;
+    indented lines, list items and commands keep their breaks."""
+    if not text:
+        return text
+    out: list[str] = []
+    for line in inspect.cleandoc(text).splitlines():
+        if out and out[-1] and line.strip() and not _KEPT.match(line) and not _KEPT.match(out[-1]):
+            out[-1] += " " + line.strip()
+        else:
+            out.append(line.rstrip())
+    return "\n".join(out)
+
+
 class PlainCommand(TyperCommand):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["help"] = reflow(kwargs.get("help"))
+        super().__init__(*args, **kwargs)
+
     def get_params(self, ctx: Any) -> list[Any]:
         return _plain(super().get_params(ctx))
 
 
 class PlainGroup(TyperGroup):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["help"] = reflow(kwargs.get("help"))
+        super().__init__(*args, **kwargs)
+
     def get_params(self, ctx: Any) -> list[Any]:
         return _plain(super().get_params(ctx))
 
