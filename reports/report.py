@@ -25,7 +25,7 @@ from pipeline.query import named
 from pipeline.query.db import connect
 from pipeline.query.players import LakeFilters, apply_aliases
 from reports import figures, hands
-from reports.tables import Column, Table
+from reports.tables import Column, Table, interval_columns
 
 __all__ = ["Options", "Report", "Section", "build"]
 
@@ -282,8 +282,7 @@ RESULT_COLUMNS = [
     Column("hands", "Hands", "int"),
     Column("points", "Net points", "int"),
     Column("points_per_hand", "Points per hand", "num"),
-    Column("ci_low", "95% low", "num"),
-    Column("ci_high", "95% high", "num"),
+    *interval_columns("num"),
     Column("stddev", "Std dev", "num"),
     Column("won_share", "Hands won", "pct"),
 ]
@@ -356,8 +355,7 @@ def _featured(run: _Runner, report: Report) -> Section:
                 Column("matchups", "Hands together", "int"),
                 Column("points", "Net points", "signed"),
                 Column("points_per_matchup", "Points per hand", "num"),
-                Column("ci_low", "95% low", "num"),
-                Column("ci_high", "95% high", "num"),
+                *interval_columns("num"),
                 Column("scoops", "Scooped them", "int"),
                 Column("scooped", "Scooped by them", "int"),
             ],
@@ -415,8 +413,7 @@ def _results(run: _Runner, report: Report) -> Section:
                 Column("matchups", "Hands against an opponent", "int"),
                 Column("scoops", "Scoops", "int"),
                 Column("scoop_rate", "Scoop rate", "pct"),
-                Column("ci_low", "95% low", "pct"),
-                Column("ci_high", "95% high", "pct"),
+                *interval_columns("pct"),
                 Column("scooped", "Scooped", "int"),
                 Column("scooped_rate", "Scooped rate", "pct"),
             ],
@@ -434,8 +431,7 @@ FOUL_COLUMNS = [
     Column("boards", "Boards", "int"),
     Column("fouled", "Fouled", "int"),
     Column("foul_rate", "Foul rate", "pct"),
-    Column("ci_low", "95% low", "pct"),
-    Column("ci_high", "95% high", "pct"),
+    *interval_columns("pct"),
 ]
 
 
@@ -524,8 +520,7 @@ def _royalties(run: _Runner, report: Report) -> Section:
                 Column("points", "Royalty", "int"),
                 Column("boards_made", "Boards", "int"),
                 Column("frequency", "Share of boards", "pct"),
-                Column("ci_low", "95% low", "pct"),
-                Column("ci_high", "95% high", "pct"),
+                *interval_columns("pct"),
             ],
         ),
         Table(
@@ -598,8 +593,7 @@ def _fantasyland(run: _Runner) -> Section:
             Column("fouls", "Fouls", "int"),
             Column("foul_rate", "Foul rate", "pct"),
             Column("points_per_hand", "Points per hand", "num"),
-            Column("points_ci_low", "95% low", "num"),
-            Column("points_ci_high", "95% high", "num"),
+            *interval_columns("num", "points_ci_low", "points_ci_high"),
         ],
     )
     figs = [figures.fantasyland_flow(rows), figures.fantasyland_rates(rows), figures.fantasyland_points(rows)]
@@ -634,8 +628,7 @@ def _scoring(run: _Runner, report: Report, snapshot: Snapshot) -> Section:
                 Column("player", "Player", "text", empty="all players"),
                 Column("hands", "Hands", "int"),
                 Column("points_per_hand", "Points per hand", "num"),
-                Column("ci_low", "95% low", "num"),
-                Column("ci_high", "95% high", "num"),
+                *interval_columns("num"),
                 Column("stddev", "Std dev", "num"),
                 Column("gain_per_hand", "Gain per hand against as played", "signed"),
             ],
@@ -653,8 +646,7 @@ def _scoring(run: _Runner, report: Report, snapshot: Snapshot) -> Section:
                     Column("hands", "Hands", "int"),
                     Column("changed", "Winner changed", "int"),
                     Column("change_rate", "Share changed", "pct"),
-                    Column("ci_low", "95% low", "pct"),
-                    Column("ci_high", "95% high", "pct"),
+                    *interval_columns("pct"),
                 ],
             )
         )

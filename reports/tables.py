@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any, Literal
 
-__all__ = ["KINDS", "Column", "Table", "cell_text"]
+__all__ = ["KINDS", "Column", "Table", "cell_text", "interval_columns"]
 
 Kind = Literal["text", "int", "num", "signed", "pct", "day", "time", "hand"]
 KINDS: tuple[str, ...] = ("text", "int", "num", "signed", "pct", "day", "time", "hand")
@@ -25,6 +25,11 @@ class Column:
     kind: Kind = "num"
     empty: str = ""
     """What a null shows as."""
+
+
+def interval_columns(kind: Kind, low: str = "ci_low", high: str = "ci_high") -> list[Column]:
+    """The two bounds of a figure's 95% interval, shown as the figure is."""
+    return [Column(low, "95% low", kind), Column(high, "95% high", kind)]
 
 
 @dataclass
