@@ -105,3 +105,13 @@ def test_simulate_out_into_a_missing_folder(tmp_path: Path) -> None:
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     assert len(out.read_text().splitlines()) == 4
+
+
+def test_score_skips_a_record_of_an_unknown_variant_and_scores_the_rest(tmp_path: Path) -> None:
+    example = (SAMPLES / "worked-examples.jsonl").read_text(encoding="utf-8").splitlines()[0]
+    bad = tmp_path / "hands.jsonl"
+    bad.write_text(json.dumps({"hand_id": "x", "variant": "ofcc", "players": []}) + "\n" + example + "\n")
+    result = runner.invoke(app, ["score", str(bad), "--json"])
+    assert result.exit_code == 0, result.output
+    assert "line 1 (hand x): variant: unknown variant 'ofcc'; did you mean 'ofc'?" in result.stderr
+    assert [json.loads(line)["hand_id"] for line in result.stdout.splitlines()] == ["E1"]

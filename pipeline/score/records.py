@@ -10,6 +10,7 @@ reported with the record's line and field, the rest of the batch going on.
 
 from __future__ import annotations
 
+import difflib
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -22,7 +23,7 @@ from pipeline.cards import parse_card_column
 from pipeline.game import default_buttons, facts
 from pipeline.score.compile import NATURALS
 from pipeline.score.engine import NO_NATURAL, Boards, Scored, score
-from schemas.rules import RuleSet
+from schemas.rules import RuleSet, Variant
 
 ROWS = tuple(zip(game.ROWS, game.ROW_SIZES, strict=True))
 """Each row and its size, in board order."""
@@ -74,12 +75,20 @@ def _int(value: Any, where: str, default: int) -> int:
     return value
 
 
+_VARIANT_NAMES = tuple(v.value for v in Variant)
+
+
 def _check_structure(rec: Any) -> list[str]:
     """Shape checks of one record; returns its card tokens in board order."""
     if not isinstance(rec, dict):
         raise _BadRecordError("expected a JSON object")
     if "hand_id" not in rec:
         raise _BadRecordError("hand_id: missing")
+    variant = rec.get("variant")
+    if variant is not None and variant not in _VARIANT_NAMES:
+        hint = difflib.get_close_matches(str(variant), list(_VARIANT_NAMES), n=1)
+        said = f"; did you mean {hint[0]!r}?" if hint else f" (variants: {', '.join(_VARIANT_NAMES)})"
+        raise _BadRecordError(f"variant: unknown variant {variant!r}{said}")
     players = rec.get("players")
     if not isinstance(players, list):
         raise _BadRecordError("players: expected a list")
