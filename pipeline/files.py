@@ -35,6 +35,9 @@ def written(path: Path) -> Iterator[BinaryIO]:
         path.parent.mkdir(parents=True, exist_ok=True)
         stream = partial.open("wb")
     except OSError as exc:
+        blocking = next((p for p in path.parents if p.exists() and not p.is_dir()), None)
+        if blocking is not None:
+            raise OutputPathError(f"{path}: cannot write: {blocking} is a file, not a folder") from None
         raise OutputPathError(f"{path}: cannot write: {exc.strerror or exc}") from None
     try:
         with stream:
