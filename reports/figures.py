@@ -12,6 +12,8 @@ from typing import Any
 
 import plotly.graph_objects as go
 
+from pipeline.evaluate import CATEGORY_NAMES
+
 Rows = list[dict[str, Any]]
 
 COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
@@ -40,6 +42,7 @@ def _layout(fig: go.Figure, title: str, x: str = "", y: str = "", height: int = 
         xaxis_title=text(x),
         yaxis_title=text(y),
         legend={"orientation": "h", "y": -0.2},
+        modebar={"orientation": "v"},  # beside the chart: across the top it covered the titles of narrow charts
     )
     return fig
 
@@ -83,6 +86,8 @@ def bars_with_intervals(
 
 FEATURED = "#d62728"
 """The featured player's colour in charts of every player."""
+OTHERS = tuple(c for c in COLORS if c != FEATURED)
+"""Every other player's colours: never the featured player's."""
 POSITION_WORDS = ("button", "1st to act", "2nd to act", "3rd to act")
 
 
@@ -120,14 +125,17 @@ def running_totals(rows: Rows, featured: str | None) -> go.Figure:
         fig.add_trace(
             go.Scatter(
                 name=text(player),
-                x=[r["hands"] for r in mine],
-                y=[r["points"] for r in mine],
-                mode="lines",
-                line={"color": FEATURED if me else COLORS[i % len(COLORS)], "width": 3 if me else 1.5},
+                x=[0, *(r["hands"] for r in mine)],
+                y=[0, *(r["points"] for r in mine)],
+                mode="lines+markers" if len(mine) <= 30 else "lines",
+                line={"color": FEATURED if me else OTHERS[i % len(OTHERS)], "width": 3 if me else 1.5},
                 hovertemplate=f"{text(player)}: %{{y:+,}} points after %{{x:,}} hands<extra></extra>",
             )
         )
-    return _layout(fig, "Running total of net points over hands played", "hands played", "net points")
+    _layout(fig, "Running total of net points over hands played", "hands played", "net points")
+    if max((r["hands"] for r in rows), default=0) < 10:
+        fig.update_xaxes(dtick=1)  # whole hands: no tick at 1.5
+    return fig
 
 
 def cumulative(rows: Rows, player: str) -> go.Figure:
@@ -230,19 +238,26 @@ def royalty_heatmap(rows: Rows) -> go.Figure:
     return fig
 
 
-def _category_order(rows: Rows, category: str) -> tuple[int, str]:
-    return (min(r["points"] for r in rows if r["category"] == category), category)
+def _category_order(rows: Rows, category: str) -> tuple[int, int, str]:
+    """Hands in the evaluator's order, weakest first; a name it does not know (a 2-7 low) after them."""
+    known = CATEGORY_NAMES.index(category) if category in CATEGORY_NAMES else len(CATEGORY_NAMES)
+    return (known, min(r["points"] for r in rows if r["category"] == category), category)
 
 
-def royalty_points(rows: Rows, featured: str | None = None) -> go.Figure:
-    """Royalty points per board by row, stacked, for all boards, each variant and each player shown."""
-    picked = [r for r in rows if r["dimension"] != "player"]
-    picked += sorted((r for r in rows if r["dimension"] == "player"), key=lambda r: -r["boards"])[:MAX_BARS]
+def royalty_points(rows: Rows, players: bool, featured: str | None = None) -> go.Figure | None:
+    """Royalty points per board by row, stacked: all boards and each variant, or (``players``) each player shown."""
+    if players:
+        picked = sorted((r for r in rows if r["dimension"] == "player"), key=lambda r: -r["boards"])[:MAX_BARS]
+    else:
+        picked = [r for r in rows if r["dimension"] != "player"]
+    if not picked:
+        return None
     labels = [text(r["label"]) if r["group"] != featured else f"<b>{text(r['label'])}</b>" for r in picked]
     fig = go.Figure(
         [go.Bar(name=row, x=labels, y=[r[row] for r in picked], marker_color=COLORS[i]) for i, row in enumerate(ROWS)]
     )
-    _layout(fig, "Royalty points per board, by row", "", "points per board")
+    by = "player" if players else "variant"
+    _layout(fig, f"Royalty points per board by {by}, by row", "", "points per board", height=380)
     fig.update_layout(barmode="stack")
     fig.update_xaxes(type="category")
     return fig
@@ -311,12 +326,17 @@ def fantasyland_points(rows: Rows) -> go.Figure:
     picked = [
         r for r in rows if r["variant"] != "all variants" and (r["hand_kind"] == "normal" or r["cards"] is not None)
     ]
-    labels = [text(f"{r['variant']}: {hand_kind(r)}") for r in picked]
-    colors = [COLORS[1] if r["hand_kind"] == "fantasyland" else COLORS[0] for r in picked]
-    fig = go.Figure(
-        _interval_bars(picked, labels, "points_per_hand", colors, low="points_ci_low", high="points_ci_high")
-    )
-    return _layout(fig, "Points per hand, normal and Fantasyland (95% intervals)", "", "points per hand")
+    fig = go.Figure()
+    kinds = sorted({hand_kind(r) for r in picked}, key=lambda k: (k != "normal", k))
+    for i, kind in enumerate(kinds):
+        mine = [r for r in picked if hand_kind(r) == kind]
+        x = [text(r["variant"]) for r in mine]
+        fig.add_trace(
+            _interval_bars(mine, x, "points_per_hand", COLORS[i % len(COLORS)], kind, "points_ci_low", "points_ci_high")
+        )
+    _layout(fig, "Points per hand, normal and Fantasyland (95% intervals)", "", "points per hand", height=380)
+    fig.update_layout(barmode="group")
+    return fig
 
 
 def hand_kind(row: dict[str, Any]) -> str:

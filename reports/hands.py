@@ -33,8 +33,8 @@ POSITIONS = ("button", "1st to act", "2nd to act", "3rd to act")
 
 
 def hand_id(hand_key: int) -> str:
-    """The viewer's id of a hand: its key in hex (a link's ``#hand-ID``)."""
-    return f"{hand_key:016x}"
+    """The viewer's id of a hand: its key (a link's ``#hand-ID``; ``ofc sql hand_boards --param hands=ID``)."""
+    return str(hand_key)
 
 
 def tables(notable: Rows, who: str) -> list[Table]:

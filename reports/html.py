@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import html
 import json
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
 
@@ -20,7 +20,7 @@ import plotly.graph_objects as go
 
 from pipeline import __version__
 from reports.report import Report, Section
-from reports.tables import Table, cell_text
+from reports.tables import Table, cell_text, raw_text
 
 ASSETS = Path(__file__).resolve().parent / "assets"
 """The page's own script (sortable, filterable tables saved as CSV; the hand viewer) and its styles."""
@@ -108,7 +108,7 @@ def _table(t: Table) -> str:
         cells = []
         for c, is_text in zip(t.columns, texts, strict=True):
             value = row.get(c.key)
-            raw = "" if value is None else (value.isoformat() if isinstance(value, date | datetime) else str(value))
+            raw = raw_text(value)
             shown = html.escape(cell_text(value, c.kind, c.empty))
             if c.kind == "hand" and value is not None:
                 ident = html.escape(str(value))

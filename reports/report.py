@@ -25,7 +25,7 @@ from pipeline.query import named
 from pipeline.query.db import connect
 from pipeline.query.players import LakeFilters, apply_aliases
 from reports import figures, hands
-from reports.tables import Column, Table, interval_columns
+from reports.tables import Column, Table, cell_text, interval_columns
 
 __all__ = ["Options", "Report", "Section", "build"]
 
@@ -120,11 +120,11 @@ def _jsonable(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.1%}"
+    return "n/a" if value is None else cell_text(value, "pct")
 
 
-def num(value: float | None, digits: int = 2) -> str:
-    return "n/a" if value is None else f"{value:,.{digits}f}"
+def num(value: float | None) -> str:
+    return "n/a" if value is None else cell_text(value, "num")
 
 
 def interval(value: float | None, low: float | None, high: float | None, fmt: Callable[[float | None], str]) -> str:
@@ -206,8 +206,14 @@ def build(source: Lake | Snapshot, options: Options) -> Report:
     found = LakeFilters(con).check(options.player, options.variant, options.since)
     player = found.player
     featured = player or found.featured(options.featured)
+    settings = []
+    if options.featured and not player and found.match(options.featured) is None:
+        settings.append(
+            f"The settings name {options.featured!r} as the player to feature, who has no hands here; featuring "
+            f"{featured}, the player with the most hands."
+        )
     run = _Runner(snapshot, con, options, player, lead, compared)
-    names = named.display_names([*asked, *compared])
+    names = named.display_names([*asked, *compared], {k.rsplit("@", 1)[0]: k for k in in_lake.keys}.values())
     overview = run("overview", player=player)
     scored = bool(snapshot.scored_keys)
     report = Report(options, lead, compared, featured, player, run.rows, [], [], run.seconds, {}, names)
@@ -222,7 +228,7 @@ def build(source: Lake | Snapshot, options: Options) -> Report:
             _scoring(run, report, snapshot),
         ]
         report.hands = hands.load(run, run.rows.get("notable_hands", []), featured)
-    report.notes = _notes(snapshot, lead, options.variant)
+    report.notes = settings + _notes(snapshot, lead, options.variant)
     return report
 
 
@@ -241,7 +247,7 @@ def _overview(rows: Rows, report: Report, players: int, scored: bool) -> Section
     headline = [
         ("hands", f"{total.get('hands', 0):,}"),
         ("boards", f"{total.get('boards', 0):,}"),
-        ("players", f"{players:,}"),
+        ("players in the lake" if report.player else "players", f"{players:,}"),
         ("days", _days(total)),
         ("featured player", report.featured or "n/a"),
         ("figures read", read if scored else "none yet: run ofc rescore"),
@@ -279,7 +285,7 @@ def _days(total: dict[str, Any]) -> str:
 
 
 RESULT_COLUMNS = [
-    Column("hands", "Hands", "int"),
+    Column("hands", "Hands", "int"),  # a player's boards are their hands; a variant's rows say boards
     Column("points", "Net points", "int"),
     Column("points_per_hand", "Points per hand", "num"),
     *interval_columns("num"),
@@ -294,8 +300,11 @@ def _ranked(rows: Rows, options: Options, key: str = "hands") -> tuple[Rows, int
     return kept, len(rows) - len(kept)
 
 
-def _left_out(n: int, options: Options, what: str = "players") -> str:
-    return f"{n:,} {what} with fewer than {options.min_hands:,} hands left out." if n else ""
+def _left_out(n: int, options: Options) -> str:
+    if not n:
+        return ""
+    who = "1 player" if n == 1 else f"{n:,} players"
+    return f"{who} with fewer than {options.min_hands:,} hands left out."
 
 
 def _featured(run: _Runner, report: Report) -> Section:
@@ -389,7 +398,8 @@ def _results(run: _Runner, report: Report) -> Section:
     by_variant = [r for r in results if r["dimension"] != "player"]
     for r in by_variant:
         r["label"] = "all boards" if r["dimension"] == "all" else r["group"]
-    scoop_ranked, _ = _ranked(scoops, options, "matchups")
+    kept = {r["group"] for r in ranked}
+    scoop_ranked = [r for r in scoops if r["player"] in kept]
     tables = [
         Table(
             "Results by player",
@@ -402,7 +412,7 @@ def _results(run: _Runner, report: Report) -> Section:
             "Results by variant",
             "results_by_variant",
             by_variant,
-            [Column("label", "Variant", "text"), *RESULT_COLUMNS],
+            [Column("label", "Variant", "text"), Column("hands", "Boards", "int"), *RESULT_COLUMNS[1:]],
         ),
         Table(
             "Scoops",
@@ -417,6 +427,7 @@ def _results(run: _Runner, report: Report) -> Section:
                 Column("scooped", "Scooped", "int"),
                 Column("scooped_rate", "Scooped rate", "pct"),
             ],
+            note=_left_out(left, options) or "",
         ),
     ]
     intro = (
@@ -474,7 +485,7 @@ def _fouls(run: _Runner, report: Report) -> Section:
             dead,
             [
                 Column("variant", "Variant", "text"),
-                Column("street", "Street", "int"),
+                Column("street", "Street", "int", empty="no placements"),
                 Column("boards_dead", "Fouled boards", "int"),
                 Column("share_of_fouled", "Share of fouled", "pct"),
                 Column("cumulative_share", "Dead by then", "pct"),
@@ -543,7 +554,12 @@ def _royalties(run: _Runner, report: Report) -> Section:
         "How often each row earns each royalty, read from the royalties the rule set paid (the hand named for "
         "each royalty comes from the rule set's table), and the royalty points a board earns by row."
     )
-    figs = [figures.royalty_heatmap(freq), figures.royalty_points(shown, report.featured)]
+    figs = [
+        figures.royalty_heatmap(freq),
+        figures.royalty_points(shown, players=False),
+        figures.royalty_points(shown, players=True, featured=report.featured),
+    ]
+    figs = [f for f in figs if f is not None]
     return Section("royalties", "Royalties", intro, headline, figs, tables)
 
 
@@ -557,6 +573,9 @@ def _plus(r: dict[str, Any]) -> float | None:
 
 def _fantasyland(run: _Runner) -> Section:
     rows = run("fantasyland")
+    if not rows:
+        note = "No open-face hands here: Fantasyland is played in OFC and the Pineapple variants only."
+        return Section("fantasyland", "Fantasyland", note)
     normal = _one(rows, variant="all variants", hand_kind="normal")
     fl = _one(rows, variant="all variants", hand_kind="fantasyland")
     headline = [
@@ -613,6 +632,7 @@ def _scoring(run: _Runner, report: Report, snapshot: Snapshot) -> Section:
         (f"winner changes, {r['rule_set']}", pct(r["change_rate"])) for r in changes if r["variant"] == "all variants"
     ]
     ranked_players = {r["player"] for r in rows if r["player"] is not None and r["hands"] >= report.options.min_hands}
+    ranked_players |= {report.featured, report.player} - {None}
     shown = [r for r in rows if r["player"] is None or r["player"] in ranked_players]
     order = ["as played", *(report.name(k) for k in compared)]
     figs = [figures.scoring_variants(shown, order, report.featured), figures.swing(rows)]
@@ -626,7 +646,7 @@ def _scoring(run: _Runner, report: Report, snapshot: Snapshot) -> Section:
             [
                 Column("rule_set", "Rule set", "text"),
                 Column("player", "Player", "text", empty="all players"),
-                Column("hands", "Hands", "int"),
+                Column("hands", "Boards", "int"),
                 Column("points_per_hand", "Points per hand", "num"),
                 *interval_columns("num"),
                 Column("stddev", "Std dev", "num"),

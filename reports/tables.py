@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any, Literal
 
-__all__ = ["KINDS", "Column", "Table", "cell_text", "interval_columns"]
+__all__ = ["KINDS", "Column", "Table", "cell_text", "interval_columns", "plain", "raw_text"]
 
 Kind = Literal["text", "int", "num", "signed", "pct", "day", "time", "hand"]
 KINDS: tuple[str, ...] = ("text", "int", "num", "signed", "pct", "day", "time", "hand")
@@ -63,7 +63,24 @@ def cell_text(value: Any, kind: str, empty: str = "") -> str:
     if kind == "int":
         return f"{value:,.0f}"
     if kind == "pct":
-        return f"{value:.1%}"
+        return f"{round(value * 100, 1) + 0.0:.1f}%"  # + 0.0: a share that rounds to nothing shows no sign
     if kind == "signed":
-        return f"{value:+,.0f}" if float(value).is_integer() else f"{value:+,.2f}"
-    return f"{value:,.2f}"
+        return f"{value:+,}" if isinstance(value, int) else f"{round(value, 2) + 0.0:+,.2f}"
+    return f"{round(value, 2) + 0.0:,.2f}"
+
+
+def plain(value: float) -> float:
+    """A float without its noise: sums of products leave ``4.3e-19`` where the figure is 0, and a rounded ``-0.0``
+    would show its sign."""
+    return round(value, 12) + 0.0
+
+
+def raw_text(value: Any) -> str:
+    """A value as a table keeps it for sorting and CSV: every digit that means something."""
+    if value is None:
+        return ""
+    if isinstance(value, date | datetime):
+        return value.isoformat()
+    if isinstance(value, float):
+        return repr(plain(value))
+    return str(value)

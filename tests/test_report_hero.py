@@ -172,6 +172,7 @@ def test_earlier_versions_are_left_out_unless_asked(versions: tuple[Lake, Path, 
     assert old in every.compared
     assert new in every.compared
     assert every.name(old) == f"house ({old.rsplit('@', 1)[1][:6]})"  # two versions shown: told apart
+    assert every.name(new) == f"house ({new.rsplit('@', 1)[1][:6]}, latest)"
     assert every.name(new) != every.name(old)
 
 
@@ -260,3 +261,88 @@ def test_a_named_query_finds_its_player_or_names_the_closest(report_lake: Report
     typo = runner.invoke(app, ["sql", "foul_rate", *lake, "-p", "variant=pinapple"])
     assert typo.exit_code == 2
     assert "did you mean 'pineapple'" in typo.output
+
+
+def test_listed_hands_keep_each_kind_in_its_own_order(report_lake: ReportLake) -> None:
+    report = build(report_lake.lake, Options(min_hands=1))
+    rows = report.queries["notable_hands"]
+    kinds = [r["kind"] for r in rows]
+    assert kinds == sorted(kinds, key=["fouled", "biggest win", "biggest loss", "fantasyland", "winner changes"].index)
+    wins = [r["points"] for r in rows if r["kind"] == "biggest win"]
+    losses = [r["points"] for r in rows if r["kind"] == "biggest loss"]
+    fouls = [r["points"] for r in rows if r["kind"] == "fouled"]
+    assert wins
+    assert all(p > 0 for p in wins)
+    assert wins == sorted(wins, reverse=True)
+    assert losses
+    assert all(p < 0 for p in losses)
+    assert losses == sorted(losses)
+    assert fouls == sorted(fouls)
+    assert all(r["fouled"] for r in rows if r["kind"] == "fouled")
+
+
+def test_a_player_filter_reaches_the_winner_changes(report_lake: ReportLake) -> None:
+    key = report_lake.rule_keys[0]
+    report = build(report_lake.lake, Options(player="Ann", min_hands=1))
+    rows = {r["variant"]: r for r in report.queries["winner_changes"] if r["rules_key"] == key}
+    mine = report_lake.boards(key).filter(pl.col("player") == "Ann")
+    assert rows["all variants"]["hands"] == mine.height
+    changed = mine.filter(pl.col("winner_seat") != pl.col("native_winner_seat")).height
+    assert rows["all variants"]["changed"] == changed
+
+
+def test_running_totals_follow_every_hand_of_a_small_player(report_lake: ReportLake) -> None:
+    report = build(report_lake.lake, Options(player="Ann", min_hands=1))
+    running = report.queries["running_totals"]
+    mine = report_lake.boards().filter(pl.col("player") == "Ann").sort("played_at", "session", "hand_number")
+    assert [r["hands"] for r in running] == list(range(1, mine.height + 1))[-len(running) :]
+    assert running[-1]["points"] == mine["points"].sum()
+
+
+def test_a_lake_without_open_face_hands_draws_no_fantasyland_chart(report_lake: ReportLake) -> None:
+    report = build(report_lake.lake, Options(variant="classic", min_hands=1))
+    section = next(s for s in report.sections if s.key == "fantasyland")
+    assert section.figures == []
+    assert "No open-face hands" in section.intro
+
+
+def test_a_featured_player_the_lake_does_not_have_is_said(report_lake: ReportLake) -> None:
+    report = build(report_lake.lake, Options(featured="nobody", min_hands=1))
+    assert any("'nobody'" in n and "no hands here" in n for n in report.notes)
+
+
+def test_a_hand_id_of_the_page_reads_in_sql(report_lake: ReportLake) -> None:
+    report = build(report_lake.lake, Options(min_hands=1))
+    hand = next(iter(report.hands.values()))
+    args = ["sql", "hand_boards", "--lake", str(report_lake.lake.root), "-p", f"hands={hand['id']}", "--json"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert len(result.stdout.splitlines()) == len(hand["boards"])
+
+
+def test_an_output_under_a_file_is_a_usage_error(report_lake: ReportLake, tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("x")
+    out = tmp_path / "file" / "r.html"
+    result = runner.invoke(app, ["report", "--lake", str(report_lake.lake.root), "--out", str(out)])
+    assert result.exit_code == 2
+    assert "is a file, not a folder" in result.output
+
+
+@pytest.mark.parametrize(
+    ("value", "kind", "shown"),
+    [
+        (-1e-9, "pct", "0.0%"),
+        (0.1234, "pct", "12.3%"),
+        (-0.0001, "num", "0.00"),
+        (0.0, "signed", "+0.00"),
+        (-6.1, "signed", "-6.10"),
+        (5, "signed", "+5"),
+        (1234567, "int", "1,234,567"),
+        (None, "num", ""),
+    ],
+)
+def test_numbers_show_one_precision_per_kind_and_no_noise(value: float | None, kind: str, shown: str) -> None:
+    from reports.tables import cell_text, raw_text
+
+    assert cell_text(value, kind) == shown
+    assert raw_text(4.3e-19) == "0.0"

@@ -90,6 +90,8 @@ def _report(
 
     if out is None and not as_json:
         fail("--out FILE is needed for the HTML report (or --json for the numbers)", EXIT_USAGE)
+    if player is not None and not player.strip():
+        fail("--player takes a name; without it the report features the player with the most hands", EXIT_USAGE)
     store = existing_lake(lake)
     config = load_config()
     aliases = config.alias_map()
@@ -115,12 +117,10 @@ def _report(
         if out is None:
             sys.stdout.write(text + "\n")
         else:
-            out.parent.mkdir(parents=True, exist_ok=True)
             with written(out) as stream:
                 stream.write((text + "\n").encode("utf-8"))
         return
     assert out is not None
-    out.parent.mkdir(parents=True, exist_ok=True)
     with written(out) as stream:
         stream.write(render(result).encode("utf-8"))
     err.print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB), featuring {result.featured}")

@@ -206,7 +206,10 @@ class RuleSetsInLake:
             names = list(dict.fromkeys(k.rsplit("@", 1)[0] for k in scored))
             have = ", ".join(names) or "none (ofc rescore writes them)"
             hint = _closest(wanted, names)
-            raise NamedQueryError(f"the lake has no results under rules {wanted!r}{hint} It has: {have}")
+            raise NamedQueryError(
+                f"the lake has no results under rules {wanted!r}{hint or '.'} It has: {have}; "
+                f"ofc rescore --rules {wanted} scores the lake under it"
+            )
         return matches[-1]
 
     def _from_file(self, path: str) -> str:
@@ -258,13 +261,20 @@ class RuleSetsInLake:
 _VARIANTS = frozenset(v.value for v in Variant)
 
 
-def display_names(keys: Iterable[str]) -> dict[str, str]:
+def display_names(keys: Iterable[str], latest: Iterable[str] = ()) -> dict[str, str]:
     """Each rule set key (``name@hash``) as people read it: its name, with the start of its hash only where two
-    versions of one name are shown together."""
+    versions of one name are shown together (and which of them is the ``latest``)."""
     by_name: dict[str, set[str]] = {}
     for key in keys:
         by_name.setdefault(key.rsplit("@", 1)[0], set()).add(key)
-    return {k: (n if len(ks) == 1 else f"{n} ({k.rsplit('@', 1)[-1][:6]})") for n, ks in by_name.items() for k in ks}
+    newest = set(latest)
+
+    def shown(name: str, key: str, versions: set[str]) -> str:
+        if len(versions) == 1:
+            return name
+        return f"{name} ({key.rsplit('@', 1)[-1][:6]}{', latest' if key in newest else ''})"
+
+    return {k: shown(n, k, ks) for n, ks in by_name.items() for k in ks}
 
 
 def _looks_like_a_file(text: str) -> bool:

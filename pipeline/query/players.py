@@ -64,12 +64,15 @@ class Found:
     def players(self) -> int:
         return len(self.boards)
 
+    def match(self, name: str) -> str | None:
+        """The player ``name`` is, as the lake spells them (ignoring case), or None."""
+        return _match(name, list(self.boards))
+
     def featured(self, preferred: str | None = None) -> str | None:
         """The player a report features: ``preferred`` when it matches one, else the one with the most boards."""
-        if preferred:
-            match = _match(preferred, list(self.boards))
-            if match is not None:
-                return match
+        match = self.match(preferred) if preferred else None
+        if match is not None:
+            return match
         return min(self.boards, key=lambda p: (-self.boards[p], p)) if self.boards else None
 
 

@@ -1,14 +1,18 @@
 -- How often a hand's winner (the player with strictly the most points) changes between the hands as played and
 -- each rule set, per variant and over all; a hand with a tie for the most has no winner, and a winner appearing
--- or vanishing counts as a change. With 95% Wilson intervals. One board of each hand (the button's) counts it.
+-- or vanishing counts as a change. With 95% Wilson intervals. One board of each hand counts it: the button's, or
+-- the player's when one is asked for.
 -- @param rules rules[]: the rule sets compared with the hands as played (every one asked for by default)
+-- @param player text?: only the hands this player played in
 -- @param variant text?: only this variant
 -- @param since date?: only hands played on or after this day (UTC)
 WITH fine AS (
     SELECT rules, rules_key, variant, count(*) AS hands,
            count(*) FILTER (WHERE winner_seat <> native_winner_seat) AS changed
     FROM board_results
-    WHERE list_contains($rules, rules_key) AND position = 0 AND kept(player, variant, played_at, NULL, $variant, $since)
+    WHERE list_contains($rules, rules_key)
+      AND (CASE WHEN $player IS NULL THEN position = 0 ELSE player = $player END)
+      AND kept(player, variant, played_at, NULL, $variant, $since)
     GROUP BY ALL
 ),
 per AS (
