@@ -108,3 +108,12 @@ def test_card_macros_read_the_lakes_boards(lake: Path) -> None:
     assert [len(r.split()) for r in b.split(" / ")] == [3, 5, 5]
     help_text = " ".join(runner.invoke(app, ["sql", "--help"], env={"COLUMNS": "300"}).output.split())
     assert "board_text(cards)" in help_text
+
+
+def test_a_misspelt_named_query_names_the_closest_and_one_output_is_chosen() -> None:
+    misspelt = CliRunner().invoke(app, ["sql", "fould_rate"])
+    assert misspelt.exit_code == 2
+    assert "did you mean 'foul_rate'?" in misspelt.output
+    both = CliRunner().invoke(app, ["sql", "SELECT 1", "--csv", "--json"])
+    assert both.exit_code == 2
+    assert "give one" in both.output

@@ -206,12 +206,14 @@ def validate_paths(
         t = summary["total"]
         files = len(summary["files"])
         bad_files = sum(1 for f in summary["files"] if f["quarantined"])
-        verdict = (
-            f"{t['quarantined']:,} of {t['read']:,} records are bad, in {bad_files} of {files} file(s)"
-            if t["quarantined"]
-            else f"no bad records: {t['accepted']:,} would be accepted, {t['duplicates']:,} are duplicates"
-        )
-        out.print(verdict, markup=False, highlight=False)
+        if t["quarantined"]:
+            verdict = f"{t['quarantined']:,} of {t['read']:,} records are bad, in {bad_files} of {files} file(s)"
+        elif t["read"]:
+            verdict = f"no bad records: {t['accepted']:,} would be accepted, {t['duplicates']:,} are duplicates"
+        else:
+            verdict = ""  # nothing was read: said below, with why
+        if verdict:
+            out.print(verdict, markup=False, highlight=False)
     _finish(summary, wrote=False)
     if summary["total"]["quarantined"]:
         raise typer.Exit(EXIT_FAILED)

@@ -223,8 +223,10 @@ def sql(
     'top / middle / bottom', e.g. "SELECT player, board_text(cards) FROM hand_boards".
     """
     from pipeline.query.db import connect, run_query
-    from pipeline.query.named import parse_assignments, queries, run
+    from pipeline.query.named import NamedQueryError, get, parse_assignments, queries, run
 
+    if csv and as_json:
+        fail("--csv and --json each choose the output: give one", EXIT_USAGE)
     if list_:
         _list(as_json)
         return
@@ -234,7 +236,10 @@ def sql(
     if param and not named:
         fail("--param goes with a named query (ofc sql --list shows them)", EXIT_USAGE)
     if named and query.strip() not in queries():
-        fail(f"no named query {query.strip()!r} (ofc sql --list shows them)", EXIT_USAGE)
+        try:
+            get(query.strip())
+        except NamedQueryError as exc:  # says the closest names
+            fail(str(exc), EXIT_USAGE)
     snapshot = existing_lake(lake).snapshot()  # every statement of the command reads this one state of the lake
     if named:
         result = run(connect(snapshot), snapshot, query.strip(), parse_assignments(param or []))
