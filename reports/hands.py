@@ -66,6 +66,9 @@ def load(run: Callable[..., Rows], notable: Rows, featured: str | None) -> dict[
     wanted = ",".join(str(k) for k in keys)
     boards = run("hand_boards", hands=wanted)
     pairs = run("hand_pairs", hands=wanted)
+    facts = {r["hand_key"]: r for r in notable}  # the hand's own facts, from the featured player's board
+    for b in boards:
+        b["variant"] = facts[b["hand_key"]]["variant"]
     names = _row_names(boards)
     why: dict[int, list[str]] = {}
     for r in notable:
@@ -75,7 +78,7 @@ def load(run: Callable[..., Rows], notable: Rows, featured: str | None) -> dict[
         mine = [b for b in boards if b["hand_key"] == key]
         if not mine:
             continue
-        first = mine[0]
+        first = facts[key]
         hid = hand_id(key)
         out[hid] = {
             "id": hid,
@@ -85,7 +88,7 @@ def load(run: Callable[..., Rows], notable: Rows, featured: str | None) -> dict[
             "hand_number": first["hand_number"],
             "played_at": _time(first["played_at"]),
             "variant": first["variant"],
-            "rules": first["rules"],
+            "rules": first["scored_under"],
             "boards": [_board(b, names[id(b)]) for b in mine],
             "pairs": [_pair(p) for p in pairs if p["hand_key"] == key and p["player_b"] is not None],
             "compare": _compare([p for p in pairs if p["hand_key"] == key and p["player_b"] is None]),

@@ -8,8 +8,8 @@
 -- @param since date?: only hands played on or after this day (UTC)
 -- @param hands int = 12: hands of each kind at most
 WITH mine AS MATERIALIZED (
-    SELECT hand_key, hand_id, session, hand_number, played_at, variant, points, fouled, fantasyland,
-           fantasyland_cards, fantasyland_entry
+    SELECT hand_key, hand_id, session, hand_number, played_at, variant, rules AS scored_under, points, fouled,
+           fantasyland, fantasyland_cards, fantasyland_entry
     FROM scored_boards($rules, $player, $variant, $since)
 ),
 changed AS (
@@ -36,7 +36,7 @@ listed AS (
     (SELECT 'winner changes', row_number() OVER (ORDER BY m.played_at DESC NULLS LAST, m.hand_key), m.*, c.rules
      FROM mine m JOIN changed c USING (hand_key) ORDER BY 2 LIMIT $hands)
 )
-SELECT kind, hand_key, hand_id, session, hand_number, played_at, variant, points, fouled, fantasyland,
-       fantasyland_cards, fantasyland_entry, rules AS changed_under
+SELECT kind, hand_key, hand_id, session, hand_number, played_at, variant, scored_under, points, fouled,
+       fantasyland, fantasyland_cards, fantasyland_entry, rules AS changed_under
 FROM listed
 ORDER BY list_position(['fouled', 'biggest win', 'biggest loss', 'fantasyland', 'winner changes'], kind), rank;
