@@ -58,6 +58,11 @@ class Config(BaseModel):
         """``{alias: player}`` for every alias that is not the player's own name."""
         return {a: p for p, names in self.aliases.items() for a in names if a != p}
 
+    def canonical(self, name: str) -> str:
+        """The player ``name`` stands for: the player an alias (in any case) belongs to, else ``name``."""
+        folded = {a.casefold(): p for a, p in self.alias_map().items()}
+        return folded.get(name.casefold(), name)
+
     def names_of(self, player: str) -> list[str]:
         """The player's name and every alias."""
         return [player, *(a for a in self.aliases.get(player, []) if a != player)]

@@ -106,6 +106,15 @@ def test_aliases_read_as_one_player(report_lake: ReportLake, tmp_path: Path) -> 
     assert "Bo" not in {r["opponent"] for r in data["queries"]["head_to_head"]}
 
 
+def test_a_featured_alias_is_its_player(report_lake: ReportLake, tmp_path: Path) -> None:
+    settings = tmp_path / "ofc.toml"
+    settings.write_text('player = "BO"\n[aliases]\nAnn = ["Bo"]\n', encoding="utf-8")
+    code, data, output = _report(report_lake, env={"OFC_CONFIG": str(settings)})
+    assert code == 0, output
+    assert data["filters"]["featured"] == "Ann"
+    assert not data["notes"]
+
+
 def test_settings_are_checked() -> None:
     with pytest.raises(ValueError, match="alias of both"):
         Config.model_validate({"aliases": {"Ann": ["x"], "Bo": ["x"]}})

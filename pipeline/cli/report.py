@@ -94,20 +94,15 @@ def _report(
         fail("--player takes a name; without it the report features the player with the most hands", EXIT_USAGE)
     store = existing_lake(lake)
     config = load_config()
-    aliases = config.alias_map()
-    wanted = aliases.get(player, player) if player else None
-    if wanted is not None:
-        folded = {a.casefold(): p for a, p in aliases.items()}
-        wanted = folded.get(wanted.casefold(), wanted)
     options = Options(
-        player=wanted,
+        player=config.canonical(player) if player else None,
         variant=variant,
         rules=rules,
         since=_day(since),
         min_hands=min_hands or config.min_hands,
         all_versions=all_versions,
-        aliases=aliases,
-        featured=config.player,
+        aliases=config.alias_map(),
+        featured=config.canonical(config.player) if config.player else None,
     )
     result = build(store, options)
     if as_json:
