@@ -98,7 +98,8 @@ class Report:
         return "as played" if key is None else self.names.get(key, key.rsplit("@", 1)[0])
 
     def data(self) -> dict[str, Any]:
-        """Every number of the report, for ``--json``: the filters, the headline figures, each query's rows."""
+        """Every number of the report, for ``--json``: the filters, the headline figures, each query's rows and the
+        hands the viewer opens."""
         return {
             "filters": {
                 "player": self.player,
@@ -112,6 +113,7 @@ class Report:
             "notes": self.notes,
             "headline": {s.key: dict(s.headline) for s in self.sections},
             "queries": {name: [_jsonable(r) for r in rows] for name, rows in self.queries.items()},
+            "hands": self.hands,
         }
 
 
