@@ -355,3 +355,19 @@ def test_numbers_show_one_precision_per_kind_and_no_noise(value: float | None, k
 
     assert cell_text(value, kind) == shown
     assert raw_text(4.3e-19) == "0.0"
+
+
+def test_running_totals_in_slices_of_time_end_at_each_players_total(report_lake: ReportLake) -> None:
+    """The path for players with many hands (here forced with exact=0): slices of time, thinned to `steps`."""
+    from pipeline.query import named
+    from pipeline.query.db import connect
+
+    snapshot = report_lake.lake.snapshot()
+    rows = named.run(connect(snapshot), snapshot, "running_totals", {"exact": 0, "steps": 7}).to_pylist()
+    boards = report_lake.boards()
+    for player in {r["player"] for r in rows}:
+        mine = [r for r in rows if r["player"] == player]
+        theirs = boards.filter(pl.col("player") == player)
+        assert len(mine) <= 8
+        assert [r["hands"] for r in mine] == sorted({r["hands"] for r in mine})
+        assert (mine[-1]["hands"], mine[-1]["points"]) == (theirs.height, theirs["points"].sum())
