@@ -23,7 +23,7 @@ from pipeline.lake.store import Lake
 from pipeline.native import deal_only_difference
 from pipeline.query import named
 from pipeline.query.db import connect
-from pipeline.query.players import LakeFilters, apply_aliases
+from pipeline.query.players import LakeFilters, apply_aliases, self_pairs
 from reports import figures, hands
 from reports.tables import Column, Table, cell_text, interval_columns
 
@@ -208,7 +208,11 @@ def build(source: Lake | Snapshot, options: Options) -> Report:
     found = LakeFilters(con).check(options.player, options.variant, options.since)
     player = found.player
     featured = player or found.featured(options.featured)
-    settings = []
+    settings = [
+        f"{n:,} hands seat {who} twice under two of the names the settings give as aliases: those names were "
+        "two people there, and the pairs between them show the player against themself."
+        for who, n in (self_pairs(con) if options.aliases else {}).items()
+    ]
     if options.featured and not player and found.match(options.featured) is None:
         settings.append(
             f"The settings name {options.featured!r} as the player to feature, who has no hands here; featuring "

@@ -104,6 +104,10 @@ def test_aliases_read_as_one_player(report_lake: ReportLake, tmp_path: Path) -> 
     assert results["all"]["hands"] == both.height
     assert results["all"]["points"] == both["points"].sum()
     assert "Bo" not in {r["opponent"] for r in data["queries"]["head_to_head"]}
+    pairs = report_lake.pairs()
+    shared = pairs.filter(pl.col("player_a").is_in(["Ann", "Bo"]) & pl.col("player_b").is_in(["Ann", "Bo"]))
+    together = shared.filter(pl.col("player_a") != pl.col("player_b"))["hand_key"].n_unique()
+    assert any(n.startswith(f"{together:,} hands seat Ann twice") for n in data["notes"]), data["notes"]
 
 
 def test_a_featured_alias_is_its_player(report_lake: ReportLake, tmp_path: Path) -> None:
@@ -112,7 +116,7 @@ def test_a_featured_alias_is_its_player(report_lake: ReportLake, tmp_path: Path)
     code, data, output = _report(report_lake, env={"OFC_CONFIG": str(settings)})
     assert code == 0, output
     assert data["filters"]["featured"] == "Ann"
-    assert not data["notes"]
+    assert not [n for n in data["notes"] if "no hands here" in n]
 
 
 def test_settings_are_checked() -> None:

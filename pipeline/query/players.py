@@ -14,7 +14,7 @@ import duckdb
 from pipeline.errors import InputError
 from schemas.rules import Variant
 
-__all__ = ["FilterError", "Found", "LakeFilters", "apply_aliases", "closest"]
+__all__ = ["FilterError", "Found", "LakeFilters", "apply_aliases", "closest", "self_pairs"]
 
 _NAMED = {"board_results": ("player",), "pair_results": ("player_a", "player_b"), "boards": ("player",)}
 """The lake tables that name players, and their columns of names."""
@@ -50,6 +50,14 @@ def apply_aliases(con: duckdb.DuckDBPyConnection, aliases: Mapping[str, str]) ->
         )
         con.execute(f"ALTER VIEW {table} RENAME TO {table}_as_recorded")
         con.execute(f"CREATE VIEW {table} AS SELECT * REPLACE ({cases}) FROM {table}_as_recorded")
+
+
+def self_pairs(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
+    """Hands in which aliases put one player at a table twice, by player: their two names were two people."""
+    rows = con.execute(
+        "SELECT player_a, count(DISTINCT hand_key) FROM pair_results WHERE native AND player_a = player_b GROUP BY ALL"
+    ).fetchall()
+    return dict(rows)
 
 
 @dataclass(frozen=True)
