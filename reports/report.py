@@ -26,6 +26,7 @@ from pipeline.query.db import connect
 from pipeline.query.players import LakeFilters, apply_aliases, self_pairs
 from reports import figures, hands
 from reports.tables import Column, Table, cell_text, interval_columns
+from schemas.rules import key_name
 
 __all__ = ["Options", "Report", "Section", "build"]
 
@@ -95,7 +96,7 @@ class Report:
         return list(dict.fromkeys([*([self.lead] if self.lead else []), *self.compared]))
 
     def name(self, key: str | None) -> str:
-        return "as played" if key is None else self.names.get(key, key.rsplit("@", 1)[0])
+        return "as played" if key is None else self.names.get(key, key_name(key))
 
     def data(self) -> dict[str, Any]:
         """Every number of the report, for ``--json``: the filters, the headline figures, each query's rows and the
@@ -219,7 +220,7 @@ def build(source: Lake | Snapshot, options: Options) -> Report:
             f"{featured}, the player with the most hands."
         )
     run = _Runner(snapshot, con, options, player, lead, compared)
-    names = named.display_names([*asked, *compared], {k.rsplit("@", 1)[0]: k for k in in_lake.keys}.values())
+    names = named.display_names([*asked, *compared], in_lake.latest)
     overview = run("overview", player=player)
     scored = bool(snapshot.scored_keys)
     report = Report(options, lead, compared, featured, player, run.rows, [], [], run.seconds, {}, names)

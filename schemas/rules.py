@@ -360,6 +360,16 @@ class RuleSet(Model):
         return f"{self.name}@{self.content_hash}"
 
 
+def key_name(key: str) -> str:
+    """The name part of a rule set's key (``ofc@1a2b3c4d5e6f`` -> ``ofc``)."""
+    return key.rsplit("@", 1)[0]
+
+
+def key_hash(key: str) -> str:
+    """The content hash part of a rule set's key."""
+    return key.rsplit("@", 1)[-1]
+
+
 def normalise_rank(token: str) -> int | None:
     t = str(token).strip().upper()
     t = "T" if t == "10" else t

@@ -92,9 +92,10 @@ def print_summary(summary: dict[str, Any]) -> None:
         title_justify="left",
     )
     from pipeline.query.named import display_names
+    from schemas.rules import key_name
 
     names = display_names([r["key"] for r in summary["rules"]])
-    shown = {**{n["native"]: n["native"].rsplit("@", 1)[0] for n in summary["natives"]}, **names}
+    shown = {**{n["native"]: key_name(n["native"]) for n in summary["natives"]}, **names}
     for r in summary["rules"]:
         lake = r["lake"]
         left = ", ".join(f"{v} {x['hands']:,}" for v, x in lake["not_applied"].items()) or "-"

@@ -170,6 +170,8 @@ def simulation_result(outcome: Any, seconds: float) -> dict[str, Any]:
 
 
 def print_simulation(result: dict[str, Any]) -> None:
+    from schemas.rules import key_name
+
     table = Table(
         "bot",
         "seats",
@@ -180,7 +182,7 @@ def print_simulation(result: dict[str, Any]) -> None:
         "Fantasyland rate",
         "FL hands",
         "FL stays",
-        title=f"{result['variant']} x{result['players']}, rules {_name(result['rules'])}, run {result['run']}",
+        title=f"{result['variant']} x{result['players']}, rules {key_name(result['rules'])}, run {result['run']}",
         title_justify="left",
     )
     for row in result["summary"]:
@@ -209,8 +211,3 @@ def print_simulation(result: dict[str, Any]) -> None:
         f"-> {where}{counts}",
         markup=False,
     )
-
-
-def _name(key: str) -> str:
-    """A rule set as people read it: its name (the key's hash is in --json)."""
-    return key.rsplit("@", 1)[0]

@@ -32,7 +32,7 @@ from pipeline.lake.snapshot import Snapshot
 from pipeline.native import cannot_apply
 from pipeline.query.db import SQL_DIR, QueryError, run_query
 from pipeline.query.players import LakeFilters
-from schemas.rules import Variant
+from schemas.rules import Variant, key_hash, key_name
 
 __all__ = [
     "TYPES",
@@ -43,6 +43,7 @@ __all__ = [
     "bind",
     "display_names",
     "get",
+    "latest_versions",
     "parse_assignments",
     "queries",
     "run",
@@ -199,11 +200,9 @@ class RuleSetsInLake:
             return wanted
         if _looks_like_a_file(wanted):
             return self._from_file(wanted)
-        matches = [k for k in self.keys if k.rsplit("@", 1)[0] == wanted] or [
-            k for k in scored if k.rsplit("@", 1)[0] == wanted
-        ]
+        matches = [k for k in self.keys if key_name(k) == wanted] or [k for k in scored if key_name(k) == wanted]
         if not matches:
-            names = list(dict.fromkeys(k.rsplit("@", 1)[0] for k in scored))
+            names = list(dict.fromkeys(key_name(k) for k in scored))
             have = ", ".join(names) or "none (ofc rescore writes them)"
             hint = _closest(wanted, names)
             raise NamedQueryError(
@@ -218,8 +217,8 @@ class RuleSetsInLake:
         key = load_rules(path).key
         if key in self.snapshot.scored_keys:
             return key
-        name = key.rsplit("@", 1)[0]
-        older = [k for k in self.snapshot.scored_keys if k.rsplit("@", 1)[0] == name]
+        name = key_name(key)
+        older = [k for k in self.snapshot.scored_keys if key_name(k) == name]
         also = f" (it has results under earlier versions: {', '.join(older)})" if older else ""
         raise NamedQueryError(
             f"the lake has no results under the rules in {path} ({key}){also}: run ofc rescore --rules {path}"
@@ -229,7 +228,7 @@ class RuleSetsInLake:
         """Why the rule set cannot be read "as if every hand had been played under it" (None: it can): it must
         have scored every hand it applies to, and apply to the variant asked for."""
         rules = self.snapshot.rule_sets.get(key)
-        name = key.rsplit("@", 1)[0]
+        name = key_name(key)
         if rules is not None and variant is not None and variant in _VARIANTS:
             reason = cannot_apply(rules, variant)
             if reason is not None:
@@ -248,17 +247,27 @@ class RuleSetsInLake:
             )
         return None
 
+    @property
+    def latest(self) -> list[str]:
+        """Of the rule sets the lake compares, the latest version of each name."""
+        return latest_versions(self.keys)
+
     def compared(self, variant: str | None = None, *, all_versions: bool = False) -> list[str]:
         """The rule sets a comparison reads by default: those asked for that can be read for ``variant``; of a
         rule set edited since (one name, several versions), only the latest unless ``all_versions``."""
         keys = [k for k in self.keys if self.problem(k, variant) is None]
         if all_versions:
             return keys
-        latest = {k.rsplit("@", 1)[0]: k for k in keys}
-        return [k for k in keys if latest[k.rsplit("@", 1)[0]] == k]
+        latest = set(latest_versions(keys))
+        return [k for k in keys if k in latest]
 
 
 _VARIANTS = frozenset(v.value for v in Variant)
+
+
+def latest_versions(keys: Iterable[str]) -> list[str]:
+    """Of rule set keys oldest first, the last of each name."""
+    return list({key_name(k): k for k in keys}.values())
 
 
 def display_names(keys: Iterable[str], latest: Iterable[str] = ()) -> dict[str, str]:
@@ -266,13 +275,13 @@ def display_names(keys: Iterable[str], latest: Iterable[str] = ()) -> dict[str, 
     versions of one name are shown together (and which of them is the ``latest``)."""
     by_name: dict[str, set[str]] = {}
     for key in keys:
-        by_name.setdefault(key.rsplit("@", 1)[0], set()).add(key)
+        by_name.setdefault(key_name(key), set()).add(key)
     newest = set(latest)
 
     def shown(name: str, key: str, versions: set[str]) -> str:
         if len(versions) == 1:
             return name
-        return f"{name} ({key.rsplit('@', 1)[-1][:6]}{', latest' if key in newest else ''})"
+        return f"{name} ({key_hash(key)[:6]}{', latest' if key in newest else ''})"
 
     return {k: shown(n, k, ks) for n, ks in by_name.items() for k in ks}
 
