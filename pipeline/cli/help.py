@@ -72,22 +72,23 @@ def reflow(text: str | None) -> str | None:
     return "\n".join(out)
 
 
-class PlainCommand(TyperCommand):
+class _Plain:
+    """Help in plain words, for a command and a group alike: paragraphs reflowed, parameters in words."""
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs["help"] = reflow(kwargs.get("help"))
         super().__init__(*args, **kwargs)
 
     def get_params(self, ctx: Any) -> list[Any]:
-        return _plain(super().get_params(ctx))
+        return _plain(super().get_params(ctx))  # type: ignore[misc]
 
 
-class PlainGroup(TyperGroup):
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        kwargs["help"] = reflow(kwargs.get("help"))
-        super().__init__(*args, **kwargs)
+class PlainCommand(_Plain, TyperCommand):
+    pass
 
-    def get_params(self, ctx: Any) -> list[Any]:
-        return _plain(super().get_params(ctx))
+
+class PlainGroup(_Plain, TyperGroup):
+    pass
 
 
 def plain_help(app: typer.Typer) -> None:
