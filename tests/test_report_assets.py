@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.test_browser import _browser
+from tests.test_browser import FLAGS, _browser
 
 ASSETS = Path(__file__).resolve().parents[1] / "reports" / "assets"
 XSS_NAME = "<script>document.documentElement.setAttribute('data-pwned','1')</script>"
@@ -35,7 +35,6 @@ RESULTS: list[tuple[str, int | None, float | None]] = [
     (FORMULA, 1, 0.0),
 ]
 LONG_ROWS = 30
-FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--hide-scrollbars")
 
 
 def _row(row: tuple[str, int | None, float | None]) -> str:

@@ -28,6 +28,7 @@ import pyarrow as pa
 from pipeline.cards import deal
 from pipeline.lake.store import Lake
 from tests.bench.common import Figure, report
+from tests.test_browser import FLAGS as BROWSER_FLAGS
 
 HANDS = int(os.environ.get("OFC_BENCH_REPORT_HANDS", "10000000"))
 KEEP = os.environ.get("OFC_BENCH_REPORT_LAKE", "")
@@ -207,9 +208,6 @@ def _report(lake: Path, out: Path) -> float:
     return time.perf_counter() - t0
 
 
-BROWSER_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking")
-
-
 def _drawn(page: Path) -> tuple[float, float] | None:
     """Open the report in headless Chromium: (milliseconds from opening the file until its last chart was drawn,
     as the page records it, and the browser's whole run in seconds), or None without Chromium."""
@@ -221,7 +219,7 @@ def _drawn(page: Path) -> tuple[float, float] | None:
         dom = subprocess.run(
             [
                 browser,
-                *BROWSER_FLAGS,
+                *BROWSER_FLAGS,  # the browser test's, so that both open the page alike
                 f"--user-data-dir={profile}",
                 "--window-size=1400,1000",
                 "--dump-dom",
