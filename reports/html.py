@@ -20,7 +20,7 @@ import plotly.graph_objects as go
 
 from pipeline import __version__
 from reports.report import Report, Section
-from reports.tables import Table, cell_text, raw_text
+from reports.tables import TEXT_KINDS, Table, cell_text, raw_text
 
 ASSETS = Path(__file__).resolve().parent / "assets"
 """The page's own script (sortable, filterable tables saved as CSV; the hand viewer) and its styles."""
@@ -97,7 +97,7 @@ def _table(t: Table) -> str:
     if not t.rows:
         note = t.note or "no rows."
         return f'<p class="table-empty">{html.escape(t.caption)}: {html.escape(note)}</p>'
-    texts = [c.kind in ("text", "hand", "day", "time") for c in t.columns]
+    texts = [c.kind in TEXT_KINDS for c in t.columns]
     head = "".join(
         f'<th class="{"text" if is_text else "num"}" data-type="{"text" if is_text else "num"}">'
         f"{html.escape(c.header)}</th>"

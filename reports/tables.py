@@ -10,12 +10,14 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any, Literal
 
-__all__ = ["KINDS", "Column", "Table", "cell_text", "interval_columns", "plain", "raw_text"]
+__all__ = ["KINDS", "TEXT_KINDS", "Column", "Table", "cell_text", "interval_columns", "plain", "raw_text"]
 
 Kind = Literal["text", "int", "num", "signed", "pct", "day", "time", "hand"]
 KINDS: tuple[str, ...] = ("text", "int", "num", "signed", "pct", "day", "time", "hand")
 """text; int: whole numbers with separators; num: two decimals; signed: with a + or - sign; pct: a share as a
 percentage to one decimal; day, time: ISO, UTC; hand: a link that opens the hand viewer."""
+TEXT_KINDS = frozenset({"text", "hand", "day", "time"})
+"""The kinds shown and sorted as text (left-aligned); the others are numbers."""
 
 
 @dataclass(frozen=True)
@@ -50,7 +52,7 @@ def cell_text(value: Any, kind: str, empty: str = "") -> str:
     """A value as its column shows it."""
     if value is None:
         return empty
-    if kind == "text" or kind == "hand":
+    if kind in ("text", "hand"):
         return str(value)
     if isinstance(value, bool):
         return "yes" if value else "no"

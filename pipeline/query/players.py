@@ -112,7 +112,12 @@ class LakeFilters:
 
     def check(self, player: str | None, variant: str | None, since: date | None) -> Found:
         """The filters' matches; a filter that matches no hand is a :class:`FilterError` naming the closest."""
-        variants = dict(self.con.execute("SELECT variant, count(*) FROM hands GROUP BY ALL").fetchall())
+        # The lake's variants are counted only for a variant asked for: every hand read for nothing otherwise.
+        variants = (
+            {}
+            if variant is None
+            else dict(self.con.execute("SELECT variant, count(*) FROM hands GROUP BY ALL").fetchall())
+        )
         if variant is not None and variant not in variants:
             known = [v.value for v in Variant]
             if variant in known:
