@@ -138,7 +138,7 @@ def interval(value: float | None, low: float | None, high: float | None, fmt: Ca
 
 class _Runner:
     """Runs named queries with the report's filters on one connection over one snapshot, keeping each one's rows
-    and time."""
+    and time. A query asked for again with the same values is not run again: sections share what they read."""
 
     def __init__(
         self,
@@ -153,8 +153,9 @@ class _Runner:
         self.lead, self.compared = lead, compared
         self.rows: dict[str, Rows] = {}
         self.seconds: dict[str, float] = {}
+        self._done: dict[tuple[str, str], Rows] = {}
 
-    def __call__(self, name: str, key: str | None = None, **extra: Any) -> Rows:
+    def __call__(self, name: str, **extra: Any) -> Rows:
         query = named.get(name)
         values: dict[str, Any] = {}
         for p in query.params:
@@ -167,10 +168,13 @@ class _Runner:
             elif p.name in ("variant", "since"):
                 values[p.name] = getattr(self.options, p.name)
         values.update(extra)
+        asked = (name, repr(sorted(values.items())))
+        if asked in self._done:
+            return self._done[asked]
         t0 = time.perf_counter()
         rows = named.run(self.con, self.snapshot, name, values, check_filters=False).to_pylist()
-        self.seconds[key or name] = time.perf_counter() - t0
-        self.rows[key or name] = rows
+        self.seconds[name] = time.perf_counter() - t0
+        self.rows[name] = self._done[asked] = rows
         return rows
 
 
@@ -390,8 +394,7 @@ def _featured(run: _Runner, report: Report) -> Section:
 
 def _results(run: _Runner, report: Report) -> Section:
     options = report.options
-    results = run.rows.get("results") or run("results")
-    scoops = run.rows.get("scoops") or run("scoops")
+    results, scoops = run("results"), run("scoops")
     players = [r for r in results if r["dimension"] == "player"]
     ranked, left = _ranked(players, options)
     headline = [("players", f"{len(players):,}"), (f"players with {options.min_hands:,}+ hands", f"{len(ranked):,}")]
