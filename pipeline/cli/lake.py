@@ -162,12 +162,11 @@ def files(
     files a later batch hid (replaced results, removed or corrected hands) that ofc lake vacuum has not yet
     deleted.
     """
-    import difflib
-
+    from pipeline.suggest import closest
     from schemas.lake import TABLES
 
     if table not in TABLES:
-        near = difflib.get_close_matches(table, list(TABLES), n=3, cutoff=0.3) or list(TABLES)
+        near = closest(table, TABLES, cutoff=0.3) or list(TABLES)
         fail(f"no table {table!r}; closest: {', '.join(near)}", EXIT_USAGE)
     paths = [str(p) for p in existing_lake(lake or ctx.obj).snapshot().files(table)]
     if as_json:

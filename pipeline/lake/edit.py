@@ -8,7 +8,6 @@ disk, for readers that listed them, until ``ofc lake vacuum``.
 
 from __future__ import annotations
 
-import difflib
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +20,7 @@ from pipeline import __version__
 from pipeline.errors import InputError
 from pipeline.lake.snapshot import Snapshot
 from pipeline.lake.store import BatchWriter, Lake
+from pipeline.suggest import closest
 
 __all__ = ["HAND_TABLES", "EditError", "remove", "remove_batch", "remove_hands", "vacuum"]
 
@@ -68,7 +68,7 @@ class EditError(InputError):
 
 
 def _closest(name: str, known: list[str]) -> str:
-    near = difflib.get_close_matches(name, known, n=3, cutoff=0.4) or known[-3:]
+    near = closest(name, known, cutoff=0.4) or known[-3:]
     return f"closest: {', '.join(near)}" if near else "the lake holds none"
 
 

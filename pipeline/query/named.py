@@ -15,7 +15,6 @@ not given); ``= value`` gives a default.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -32,6 +31,7 @@ from pipeline.lake.snapshot import Snapshot
 from pipeline.native import cannot_apply
 from pipeline.query.db import SQL_DIR, QueryError, run_query
 from pipeline.query.players import LakeFilters
+from pipeline.suggest import closest, did_you_mean
 from schemas.rules import Variant, key_hash, key_name
 
 __all__ = [
@@ -136,8 +136,7 @@ def get(name: str) -> NamedQuery:
 
 def _closest(word: str, choices: Iterable[str]) -> str:
     """``; did you mean 'x'?`` for the nearest choices, or nothing."""
-    close = difflib.get_close_matches(word, list(choices), n=3, cutoff=0.6)
-    return f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+    return did_you_mean(closest(word, choices))
 
 
 # ------------------------------------------------------------------ parameters

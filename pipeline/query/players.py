@@ -4,13 +4,13 @@ than an empty result."""
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
 
 import duckdb
 
+from pipeline import suggest
 from pipeline.errors import InputError
 from schemas.rules import Variant
 
@@ -26,10 +26,7 @@ class FilterError(InputError):
 
 def closest(word: str, choices: list[str], n: int = 5) -> list[str]:
     """The choices nearest ``word``, ignoring case: close spellings first, then names that contain it."""
-    lowered = {c.lower(): c for c in choices}
-    near = difflib.get_close_matches(word.lower(), list(lowered), n=n, cutoff=0.5)
-    inside = [c for c in lowered if word.lower() in c and c not in near]
-    return [lowered[c] for c in [*near, *inside][:n]]
+    return suggest.closest(word, choices, n, 0.5, any_case=True, containing=True)
 
 
 def _quoted(name: str) -> str:
@@ -124,11 +121,7 @@ class LakeFilters:
                 have = ", ".join(f"{v} ({n:,} hands)" for v, n in sorted(variants.items())) or "no hands"
                 raise FilterError(f"the lake has no {variant} hands; it has {have}")
             hint = closest(variant, known, 3)
-            raise FilterError(
-                f"no variant {variant!r}"
-                + (f"; did you mean {' or '.join(map(repr, hint))}?" if hint else "")
-                + f" (variants: {', '.join(known)})"
-            )
+            raise FilterError(f"no variant {variant!r}{suggest.did_you_mean(hint)} (variants: {', '.join(known)})")
         boards = self._counts(variant, since)
         if not boards:
             last = self.con.execute("SELECT CAST(max(played_at) AS DATE) FROM hands").fetchone()[0]

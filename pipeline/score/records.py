@@ -10,7 +10,6 @@ reported with the record's line and field, the rest of the batch going on.
 
 from __future__ import annotations
 
-import difflib
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -23,6 +22,7 @@ from pipeline.cards import parse_card_column
 from pipeline.game import default_buttons, facts
 from pipeline.score.compile import NATURALS
 from pipeline.score.engine import NO_NATURAL, Boards, Scored, score
+from pipeline.suggest import closest, did_you_mean
 from schemas.rules import RuleSet, Variant
 
 ROWS = tuple(zip(game.ROWS, game.ROW_SIZES, strict=True))
@@ -86,8 +86,8 @@ def _check_structure(rec: Any) -> list[str]:
         raise _BadRecordError("hand_id: missing")
     variant = rec.get("variant")
     if variant is not None and variant not in _VARIANT_NAMES:
-        hint = difflib.get_close_matches(str(variant), list(_VARIANT_NAMES), n=1)
-        said = f"; did you mean {hint[0]!r}?" if hint else f" (variants: {', '.join(_VARIANT_NAMES)})"
+        hint = closest(str(variant), _VARIANT_NAMES, n=1)
+        said = did_you_mean(hint) if hint else f" (variants: {', '.join(_VARIANT_NAMES)})"
         raise _BadRecordError(f"variant: unknown variant {variant!r}{said}")
     players = rec.get("players")
     if not isinstance(players, list):
