@@ -73,13 +73,20 @@ def load(run: Callable[..., Rows], notable: Rows, featured: str | None) -> dict[
     why: dict[int, list[str]] = {}
     for r in notable:
         why.setdefault(r["hand_key"], []).append(r["why"])
+    by_hand: dict[int, Rows] = {}
+    for b in boards:
+        by_hand.setdefault(b["hand_key"], []).append(b)
+    pairs_of: dict[int, Rows] = {}
+    for p in pairs:
+        pairs_of.setdefault(p["hand_key"], []).append(p)
     out: dict[str, dict[str, Any]] = {}
     for key in keys:
-        mine = [b for b in boards if b["hand_key"] == key]
+        mine = by_hand.get(key)
         if not mine:
             continue
         first = facts[key]
         hid = hand_id(key)
+        theirs = pairs_of.get(key, [])
         out[hid] = {
             "id": hid,
             "title": f"{featured}: " + ", ".join(why[key]),
@@ -90,8 +97,8 @@ def load(run: Callable[..., Rows], notable: Rows, featured: str | None) -> dict[
             "variant": first["variant"],
             "rules": first["scored_under"],
             "boards": [_board(b, names[id(b)]) for b in mine],
-            "pairs": [_pair(p) for p in pairs if p["hand_key"] == key and p["player_b"] is not None],
-            "compare": _compare([p for p in pairs if p["hand_key"] == key and p["player_b"] is None]),
+            "pairs": [_pair(p) for p in theirs if p["player_b"] is not None],
+            "compare": _compare([p for p in theirs if p["player_b"] is None]),
         }
     return out
 
