@@ -319,7 +319,100 @@ PAIR_RESULTS = _results(
 + natural_points + surrender_points``, then capped by table stakes when the rules have them. The players' names
 and the hand's time ride along, so that head-to-head totals read this table alone."""
 
-RESULT_TABLES = {"board_results": BOARD_RESULTS, "pair_results": PAIR_RESULTS}
+_SUMMARY_KEY = [*_RESULT_KEY[1:5], ("player", LABEL), ("day", pa.date32())]
+"""A summary row's rule set, partition and player, and the day (UTC) its hands were played: the filters every
+report takes (rule set, variant, player, first day) apply to the summaries as to the results."""
+
+BOARD_SUMMARY = _results(
+    [
+        *_SUMMARY_KEY,
+        ("n_players", pa.int8()),
+        ("position", pa.int8()),
+        ("fantasyland", pa.bool_()),
+        ("fantasyland_cards", pa.int8()),
+        ("boards", pa.int64()),
+        ("points", pa.int64()),
+        ("squares", pa.int64()),
+        ("won", pa.int64()),
+        ("fouls", pa.int64()),
+        ("entries", pa.int64()),
+        ("stays", pa.int64()),
+        ("royalty_top", pa.int64()),
+        ("royalty_middle", pa.int64()),
+        ("royalty_bottom", pa.int64()),
+        ("royalty_squares", pa.int64()),
+        ("with_royalty", pa.int64()),
+        ("native_points", pa.int64()),
+        ("winner_changes", pa.int64()),
+    ],
+    optional=("day",),
+)
+"""``board_results`` summed by player, day, table size, seat (``position``) and Fantasyland (the cards dealt, 0
+out of it), per rule set: what every report figure about boards reads, written by the rescore that wrote the
+results, so that a report over millions of hands reads thousands of rows. Sums of the boards in each group:
+``boards``, net ``points`` and their ``squares`` (for standard deviations), boards ``won`` (more than 0 points),
+``fouls``, Fantasyland ``entries`` and ``stays``, royalties per row, the squares of their total and the boards
+``with_royalty``, ``native_points`` (the same boards as played) and ``winner_changes`` (boards whose hand's
+winner differs from the hand's as played)."""
+
+PLAYER_SESSIONS = _results(
+    [
+        *_SUMMARY_KEY,
+        ("session", LABEL),
+        ("n_players", pa.int8()),
+        ("boards", pa.int64()),
+        ("points", pa.int64()),
+        ("fouls", pa.int64()),
+        ("entries", pa.int64()),
+        ("fantasyland_hands", pa.int64()),
+        ("first_played", pa.timestamp("us", tz="UTC")),
+        ("last_played", pa.timestamp("us", tz="UTC")),
+        ("first_hand", pa.uint64()),
+    ],
+    optional=("day", "session", "first_played", "last_played"),
+)
+"""``board_results`` summed by player, session and day (and table size), per rule set: each player's sessions,
+with the first and last time played and the hand played first (``first_hand``)."""
+
+BOARD_COUNTS = _results(
+    [
+        *_SUMMARY_KEY,
+        ("counted", LABEL),
+        ("value", pa.int32()),
+        ("boards", pa.int64()),
+    ],
+    optional=("day", "value"),
+)
+"""``board_results`` counted by the value of one column, per rule set, player and day: each row's royalty
+(``counted``: royalty_top, royalty_middle, royalty_bottom; every value, 0 too) and the dead street of each fouled
+board (dead_street; null for a board without placements)."""
+
+PAIR_SUMMARY = _results(
+    [
+        *_SUMMARY_KEY[:4],
+        ("player_a", LABEL),
+        ("player_b", LABEL),
+        ("day", pa.date32()),
+        ("matchups", pa.int64()),
+        ("points", pa.int64()),
+        ("squares", pa.int64()),
+        ("a_scoops", pa.int64()),
+        ("b_scoops", pa.int64()),
+    ],
+    optional=("day",),
+)
+"""``pair_results`` summed by the two players and the day, per rule set: ``matchups`` (pairs), A's net
+``points`` and their ``squares``, and the scoops each way."""
+
+SUMMARY_TABLES = {
+    "board_summary": BOARD_SUMMARY,
+    "board_counts": BOARD_COUNTS,
+    "player_sessions": PLAYER_SESSIONS,
+    "pair_summary": PAIR_SUMMARY,
+}
+"""Sums of the result tables, written beside them by the same rescore."""
+
+RESULT_TABLES = {"board_results": BOARD_RESULTS, "pair_results": PAIR_RESULTS, **SUMMARY_TABLES}
 
 TABLES = {
     "hands": HANDS,
@@ -329,6 +422,7 @@ TABLES = {
     "quarantine": QUARANTINE,
     "board_results": BOARD_RESULTS,
     "pair_results": PAIR_RESULTS,
+    **SUMMARY_TABLES,
 }
 
 TABLE_PARTITIONS = {
@@ -337,5 +431,6 @@ TABLE_PARTITIONS = {
     "placements": PARTITIONS,
     "board_results": RESULT_PARTITIONS,
     "pair_results": RESULT_PARTITIONS,
+    **dict.fromkeys(SUMMARY_TABLES, RESULT_PARTITIONS),
 }
 """Each partitioned table's hive partition columns, outermost first."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 import pyarrow as pa
@@ -24,6 +25,7 @@ from pipeline.native import Natives, cannot_apply
 from pipeline.rescore import kernels
 from pipeline.rescore.hands import grouped, hand_keys, run_starts
 from pipeline.rescore.plan import Job
+from pipeline.rescore.summaries import Groups
 from pipeline.score import kernels as engine_kernels
 from pipeline.score.compile import NATURALS, CompiledRules, compile_rules
 from pipeline.score.engine import NO_NATURAL, Boards, Prepared, Scored, prepare, score
@@ -96,6 +98,11 @@ class Table:
     @property
     def n(self) -> int:
         return self.hand_key.size
+
+    @cached_property
+    def groups(self) -> Groups:
+        """The boards grouped as the summaries group them: once, for every rule set's summaries."""
+        return Groups.of(self)
 
 
 @dataclass

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 
 import numba
+import numpy as np
 import pyarrow as pa
 
 from pipeline import __version__
@@ -28,6 +29,7 @@ from pipeline.rescore.plan import KIND, Work
 from pipeline.rescore.report import RuleTotals
 from pipeline.rescore.royalties import royalty_hands
 from pipeline.rescore.source import READ_ROWS, Partition, partitions, read_partition
+from pipeline.rescore.summaries import board_summaries, pair_summary
 
 PENDING = 4
 """Result tables waiting for their writer at most: with the read size, what bounds memory."""
@@ -80,6 +82,13 @@ class _Writers:
         pairs = build_pairs(table, s)
         seconds = time.thread_time() - t0
         self.writer.write("pair_results", pa.Table.from_batches([pairs]))
+        if s.scored is not None:
+            a, b = s.scored.pairs.a, s.scored.pairs.b
+            if s.keep is not None:
+                kept = s.keep[a]
+                a, b = a[kept], b[kept]
+            rules = (s.job.rules.name, s.job.key)
+            self.writer.write("pair_summary", pair_summary(table.groups, pairs, np.asarray(a), np.asarray(b), rules))
         return RuleTotals(s.job.rules.name, s.job.key, pairs=pairs.num_rows, seconds=seconds)
 
     def _boards(self, table: Table, s: Scoring) -> RuleTotals:
@@ -88,6 +97,10 @@ class _Writers:
         checked, differing = recorded_check(table, s)
         seconds = time.thread_time() - t0
         self.writer.write("board_results", pa.Table.from_batches([boards]))
+        if s.scored is not None:
+            summaries = board_summaries(table.groups, boards, s.keep, (s.job.rules.name, s.job.key))
+            for name, rows in zip(("board_summary", "board_counts", "player_sessions"), summaries, strict=True):
+                self.writer.write(name, rows)
         counts = {"boards": boards.num_rows, "recorded_checked": checked, "recorded_differing": differing}
         return RuleTotals(s.job.rules.name, s.job.key, seconds=seconds, **counts)
 

@@ -47,7 +47,7 @@ REBUILT = ("poker-arena", "scoresheet")
 SCORED = ("jsonl",)
 """Formats ``ofc score`` reads."""
 INGEST_TABLES = ("hands", "boards", "placements", "quarantine", "batches")
-RESULT_TABLES = ("board_results", "pair_results")
+RESULT_TABLES = ("board_results", "pair_results", "board_summary", "board_counts", "player_sessions", "pair_summary")
 MAX_BYTES = 1 << 20
 """A golden file larger than this keeps its first HEAD_ROWS rows (records and problems), their counts and a
 digest of the whole text."""
@@ -60,6 +60,10 @@ ORDER: dict[str, tuple[str, ...]] = {
     "batches": (),
     "board_results": ("rules_key", "native", "seat"),
     "pair_results": ("rules_key", "native", "seat_a", "seat_b"),
+    "board_summary": ("rules_key", "native", "variant", "player", "day", "n_players", "position", "fantasyland"),
+    "board_counts": ("rules_key", "native", "variant", "player", "day", "counted", "value"),
+    "player_sessions": ("rules_key", "native", "variant", "player", "day", "session", "n_players"),
+    "pair_summary": ("rules_key", "native", "variant", "player_a", "player_b", "day"),
 }
 """Sort columns of each table after the hand (rows with a ``hand_key`` come in the hands' order); ties, if any,
 are broken by the row's whole text."""

@@ -1,0 +1,416 @@
+"""The result tables summed into the small tables a report reads (``schemas.lake.SUMMARY_TABLES``), chunk by
+chunk as a rescore writes them.
+
+A report over 10 M hands read 25 M board rows several times over, for a few thousand numbers; the summaries
+hold those numbers' sums by player and day (then by table size, seat and Fantasyland, or by session), and every
+figure is a sum of sums. The groups depend on the boards alone, not on the rule set, so a chunk is grouped once
+(:class:`Groups`, shared by every rule set scored on it) and each rule set's results are only added up into
+them, in one compiled pass per table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+from numba import njit
+
+from schemas.lake import BOARD_COUNTS, BOARD_SUMMARY, PAIR_SUMMARY, PLAYER_SESSIONS
+
+__all__ = ["COUNTED", "Groups", "board_summaries", "pair_summary"]
+
+DAY_US = 86_400_000_000
+NO_TIME = np.iinfo(np.int64).min
+"""A board with no time recorded."""
+COUNTED = ("royalty_top", "royalty_middle", "royalty_bottom", "dead_street")
+"""The columns ``board_counts`` counts boards by the value of (``counted``)."""
+_DENSE = 1 << 22
+"""Group codes up to this many are numbered through a table of flags, beyond it by sorting."""
+
+
+def _codes(values: pa.Array) -> tuple[np.ndarray, pa.Array]:
+    """A label column as (codes, labels); nulls get the code ``len(labels)``."""
+    if not pa.types.is_dictionary(values.type):
+        values = pc.dictionary_encode(values)
+    labels = values.dictionary
+    codes = values.indices.fill_null(len(labels)).to_numpy(zero_copy_only=False).astype(np.int64)
+    return codes, labels
+
+
+def _times(values: pa.Array) -> np.ndarray:
+    """Microseconds since 1970, ``NO_TIME`` where none is recorded."""
+    return values.cast(pa.int64()).fill_null(NO_TIME).to_numpy(zero_copy_only=False)
+
+
+def number(columns: list[np.ndarray], sizes: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Rows grouped by their values in ``columns`` (each in ``0 .. size - 1``): each row's group, numbered from
+    0, and one row of each group."""
+    n = columns[0].size if columns else 0
+    total = 1
+    for s in sizes:
+        total *= max(int(s), 1)
+    if n == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    if total >= 1 << 62:  # too many combinations for one integer: group by the columns themselves
+        stacked = np.stack(columns, axis=1)
+        _, first, index = np.unique(stacked, axis=0, return_index=True, return_inverse=True)
+        return index.reshape(-1).astype(np.int64), first.astype(np.int64)
+    key = np.zeros(n, np.int64)
+    for c, s in zip(columns, sizes, strict=True):
+        key = key * max(int(s), 1) + c
+    if total <= max(_DENSE, 4 * n):
+        present = np.zeros(total, np.bool_)
+        present[key] = True
+        numbers = np.cumsum(present) - 1
+        index = numbers[key]
+        first = np.empty(int(numbers[-1]) + 1, np.int64)
+        first[index[::-1]] = np.arange(n - 1, -1, -1)
+        return index, first
+    _, first, index = np.unique(key, return_index=True, return_inverse=True)
+    return index.astype(np.int64), first.astype(np.int64)
+
+
+@dataclass(frozen=True)
+class Groups:
+    """A chunk's boards grouped as ``board_summary`` groups them, and by player and day alone, with each group's
+    values; computed once per chunk whatever the number of rule sets."""
+
+    player: pa.Array
+    variant: pa.Array
+    session: pa.Array
+    day: np.ndarray
+    """Days since 1970 (UTC), -1 for a board with no time."""
+    times: np.ndarray
+    player_codes: np.ndarray
+    n_players: np.ndarray
+    position: np.ndarray
+    fantasyland: np.ndarray
+    fantasyland_cards: np.ndarray
+    hand_key: np.ndarray
+
+    @classmethod
+    def of(cls, table: object) -> Groups:
+        """The groups of a rescore chunk (``pipeline.rescore.batch.Table``)."""
+        t = table
+        times = _times(t.facts["played_at"])  # type: ignore[attr-defined]
+        day = np.where(times == NO_TIME, -1, times // DAY_US)
+        dealt = t.fantasyland_dealt.fill_null(0).to_numpy(zero_copy_only=False).astype(np.int64)  # type: ignore[attr-defined]
+        return cls(
+            player=t.player,  # type: ignore[attr-defined]
+            variant=t.variant,  # type: ignore[attr-defined]
+            session=t.facts["session"],  # type: ignore[attr-defined]
+            day=day,
+            times=times,
+            player_codes=t.player.indices.to_numpy(zero_copy_only=False).astype(np.int64),  # type: ignore[attr-defined]
+            n_players=np.asarray(t.n_players, np.int64),  # type: ignore[attr-defined]
+            position=np.asarray(t.position, np.int64),  # type: ignore[attr-defined]
+            fantasyland=np.asarray(t.boards.in_fantasyland, np.bool_),  # type: ignore[attr-defined]
+            fantasyland_cards=dealt,
+            hand_key=np.asarray(t.hand_key),  # type: ignore[attr-defined]
+        )
+
+    @cached_property
+    def _days(self) -> tuple[np.ndarray, int]:
+        """Days as codes from 0 (a board without a time last), and how many."""
+        known = self.day[self.day >= 0]
+        low = int(known.min()) if known.size else 0
+        high = int(known.max()) if known.size else -1
+        codes = np.where(self.day >= 0, self.day - low, high - low + 1)
+        return codes, high - low + 2
+
+    @cached_property
+    def _variant_codes(self) -> np.ndarray:
+        return self.variant.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+
+    @cached_property
+    def player_day(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each board's (variant, player, day) group, and one board of each."""
+        days, n_days = self._days
+        return number(
+            [self._variant_codes, self.player_codes, days],
+            [len(self.variant.dictionary), len(self.player.dictionary), n_days],
+        )
+
+    @cached_property
+    def boards(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each board's ``board_summary`` group (less the rule set's ``native``), and one board of each."""
+        days, n_days = self._days
+        cards = np.where(self.fantasyland, self.fantasyland_cards, 0)
+        return number(
+            [self._variant_codes, self.player_codes, days, self.n_players, self.position, cards + self.fantasyland],
+            [
+                len(self.variant.dictionary),
+                len(self.player.dictionary),
+                n_days,
+                int(self.n_players.max(initial=0)) + 1,
+                int(self.position.max(initial=0)) + 1,
+                int(cards.max(initial=0)) + 2,
+            ],
+        )
+
+    @cached_property
+    def sessions(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each board's ``player_sessions`` group (less ``native``), and one board of each."""
+        days, n_days = self._days
+        sessions, labels = _codes(self.session)
+        return number(
+            [self._variant_codes, self.player_codes, days, sessions, self.n_players],
+            [
+                len(self.variant.dictionary),
+                len(self.player.dictionary),
+                n_days,
+                len(labels) + 1,
+                int(self.n_players.max(initial=0)) + 1,
+            ],
+        )
+
+    def labels(self, rows: np.ndarray, rules: tuple[str, str]) -> dict[str, pa.Array]:
+        """The key columns every summary starts with, for groups represented by the boards ``rows``."""
+        day = self.day[rows]
+        return {
+            "rules": _constant(rules[0], rows.size),
+            "rules_key": _constant(rules[1], rows.size),
+            "variant": self.variant.take(pa.array(rows)),
+            "player": self.player.take(pa.array(rows)),
+            "day": pa.array(day.astype(np.int32), type=pa.date32(), mask=day < 0),
+        }
+
+
+def _constant(value: str, n: int) -> pa.DictionaryArray:
+    return pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, np.int32)), pa.array([value]))
+
+
+def _numbers(batch: pa.RecordBatch, name: str) -> np.ndarray:
+    return batch.column(name).to_numpy(zero_copy_only=False)
+
+
+_BOARD_SUMS = (
+    "boards",
+    "points",
+    "squares",
+    "won",
+    "fouls",
+    "entries",
+    "stays",
+    "royalty_top",
+    "royalty_middle",
+    "royalty_bottom",
+    "royalty_squares",
+    "with_royalty",
+    "native_points",
+    "winner_changes",
+)
+
+
+@njit(cache=True, nogil=True)
+def _sum_boards(
+    group, n, points, fouled, entry, stay, top, middle, bottom, native_points, winner, native_winner, fantasyland
+):
+    """Per group: the ``_BOARD_SUMS``, then the boards played in Fantasyland."""
+    sums = np.zeros((n, 15), np.int64)
+    for i in range(group.size):
+        g = group[i]
+        p = np.int64(points[i])
+        royalty = np.int64(top[i]) + np.int64(middle[i]) + np.int64(bottom[i])
+        sums[g, 0] += 1
+        sums[g, 1] += p
+        sums[g, 2] += p * p
+        sums[g, 3] += p > 0
+        sums[g, 4] += fouled[i]
+        sums[g, 5] += entry[i]
+        sums[g, 6] += stay[i]
+        sums[g, 7] += top[i]
+        sums[g, 8] += middle[i]
+        sums[g, 9] += bottom[i]
+        sums[g, 10] += royalty * royalty
+        sums[g, 11] += royalty > 0
+        sums[g, 12] += native_points[i]
+        sums[g, 13] += winner[i] != native_winner[i]
+        sums[g, 14] += fantasyland[i]
+    return sums
+
+
+@njit(cache=True, nogil=True)
+def _first_and_last(group, n, times, hands):
+    """Per group: the first and last time played, and the hand played first (the first board's without times)."""
+    first = np.full(n, np.iinfo(np.int64).max, np.int64)
+    last = np.full(n, np.iinfo(np.int64).min, np.int64)
+    hand = np.zeros(n, np.uint64)
+    seen = np.zeros(n, np.bool_)
+    for i in range(group.size):
+        g = group[i]
+        t = times[i]
+        if not seen[g]:
+            seen[g] = True
+            hand[g] = hands[i]
+        if t != np.iinfo(np.int64).min:
+            if t < first[g]:
+                first[g] = t
+                hand[g] = hands[i]
+            last[g] = max(last[g], t)
+    return first, last, hand
+
+
+def _kept(keep: np.ndarray | None, n: int) -> np.ndarray:
+    return np.arange(n) if keep is None else np.flatnonzero(keep)
+
+
+_SUMMED = (
+    "points",
+    "fouled",
+    "fantasyland_entry",
+    "fantasyland_stay",
+    "royalty_top",
+    "royalty_middle",
+    "royalty_bottom",
+    "native_points",
+    "winner_seat",
+    "native_winner_seat",
+)
+
+
+def board_summaries(
+    groups: Groups, boards: pa.RecordBatch, keep: np.ndarray | None, rules: tuple[str, str]
+) -> tuple[pa.Table, pa.Table, pa.Table]:
+    """``board_summary``, ``board_counts`` and ``player_sessions`` of one rule set's ``board_results`` for a chunk
+    (``keep``: the chunk's boards it holds, None for all; ``rules``: the rule set's name and key)."""
+    rows = _kept(keep, groups.player_codes.size)
+    native = _numbers(boards, "native").astype(np.int64)
+    columns = [_numbers(boards, c) for c in _SUMMED]
+    fantasyland = groups.fantasyland[rows]
+
+    group, first = groups.boards
+    index, where = number([group[rows], native], [first.size, 2])
+    sums = _sum_boards(index, where.size, *columns, fantasyland)
+    at = rows[where]  # a board of each summary row
+    cards = groups.fantasyland_cards[at]
+    in_fantasyland = groups.fantasyland[at]
+    summary = {
+        **groups.labels(at, rules),
+        "native": pa.array(native[where].astype(np.bool_)),
+        "n_players": pa.array(groups.n_players[at].astype(np.int8)),
+        "position": pa.array(groups.position[at].astype(np.int8)),
+        "fantasyland": pa.array(in_fantasyland),
+        "fantasyland_cards": pa.array(np.where(in_fantasyland, cards, 0).astype(np.int8)),
+        **{name: pa.array(sums[:, k]) for k, name in enumerate(_BOARD_SUMS)},
+    }
+
+    group, first = groups.sessions
+    index, where = number([group[rows], native], [first.size, 2])
+    sums = _sum_boards(index, where.size, *columns, fantasyland)
+    first_t, last_t, hand = _first_and_last(index, where.size, groups.times[rows], groups.hand_key[rows])
+    at = rows[where]
+    sessions = {
+        **groups.labels(at, rules),
+        "native": pa.array(native[where].astype(np.bool_)),
+        "session": groups.session.take(pa.array(at)),
+        "n_players": pa.array(groups.n_players[at].astype(np.int8)),
+        "boards": pa.array(sums[:, 0]),
+        "points": pa.array(sums[:, 1]),
+        "fouls": pa.array(sums[:, 4]),
+        "entries": pa.array(sums[:, 5]),
+        "fantasyland_hands": pa.array(sums[:, 14]),
+        "first_played": _timestamps(first_t),
+        "last_played": _timestamps(last_t),
+        "first_hand": pa.array(hand),
+    }
+    return (
+        _table(summary, BOARD_SUMMARY),
+        _counts(groups, boards, rows, native, rules),
+        _table(sessions, PLAYER_SESSIONS),
+    )
+
+
+def _timestamps(values: np.ndarray) -> pa.Array:
+    none = (values == np.iinfo(np.int64).max) | (values == np.iinfo(np.int64).min)
+    return pa.array(np.where(none, 0, values), type=pa.timestamp("us", tz="UTC"), mask=none)
+
+
+def _counts(
+    groups: Groups, boards: pa.RecordBatch, rows: np.ndarray, native: np.ndarray, rules: tuple[str, str]
+) -> pa.Table:
+    """``board_counts``: boards by each row's royalty, and fouled boards by dead street."""
+    group, _ = groups.player_day
+    group = group[rows]
+    fouled = _numbers(boards, "fouled").astype(np.bool_)
+    dead = boards.column("dead_street")
+    dead_values = dead.cast(pa.int64()).fill_null(-1).to_numpy(zero_copy_only=False)
+    parts = [(k, _numbers(boards, c).astype(np.int64), np.ones(rows.size, np.bool_)) for k, c in enumerate(COUNTED[:3])]
+    parts.append((3, dead_values, fouled))
+    kind = np.concatenate([np.full(int(m.sum()), k, np.int64) for k, _, m in parts])
+    value = np.concatenate([v[m] for _, v, m in parts])
+    source = np.concatenate([np.flatnonzero(m) for _, _, m in parts])
+    low = int(value.min(initial=0))
+    shifted = value - low
+    index, where = number(
+        [group[source], native[source], kind, shifted],
+        [int(group.max(initial=0)) + 1, 2, len(COUNTED), int(shifted.max(initial=0)) + 1],
+    )
+    boards_n = np.bincount(index, minlength=where.size).astype(np.int64)
+    at = rows[source[where]]
+    counted_kind = kind[where]
+    values = value[where]
+    no_value = (counted_kind == 3) & (values < 0)
+    counts = {
+        **groups.labels(at, rules),
+        "native": pa.array(native[source[where]].astype(np.bool_)),
+        "counted": pa.DictionaryArray.from_arrays(pa.array(counted_kind.astype(np.int32)), pa.array(COUNTED)),
+        "value": pa.array(values.astype(np.int32), mask=no_value),
+        "boards": pa.array(boards_n),
+    }
+    return _table(counts, BOARD_COUNTS)
+
+
+@njit(cache=True, nogil=True)
+def _sum_pairs(group, n, points, scoop):
+    """Per group: matchups, points, squares, A's scoops, B's scoops."""
+    sums = np.zeros((n, 5), np.int64)
+    for i in range(group.size):
+        g = group[i]
+        p = np.int64(points[i])
+        sums[g, 0] += 1
+        sums[g, 1] += p
+        sums[g, 2] += p * p
+        sums[g, 3] += scoop[i] > 0
+        sums[g, 4] += scoop[i] < 0
+    return sums
+
+
+def pair_summary(
+    groups: Groups, pairs: pa.RecordBatch, a: np.ndarray, b: np.ndarray, rules: tuple[str, str]
+) -> pa.Table:
+    """``pair_summary`` of one rule set's ``pair_results`` for a chunk, whose pairs are the boards ``a`` and ``b``
+    (indices into the chunk)."""
+    group, _ = groups.player_day
+    native = _numbers(pairs, "native").astype(np.int64)
+    index, where = number(
+        [group[a], groups.player_codes[b], native],
+        [int(group.max(initial=0)) + 1, len(groups.player.dictionary), 2],
+    )
+    sums = _sum_pairs(index, where.size, _numbers(pairs, "points"), _numbers(pairs, "scoop"))
+    at_a, at_b = a[where], b[where]
+    labels = groups.labels(at_a, rules)
+    summary = {
+        **{k: v for k, v in labels.items() if k != "player"},
+        "native": pa.array(native[where].astype(np.bool_)),
+        "player_a": labels["player"],
+        "player_b": groups.player.take(pa.array(at_b)),
+        **{
+            name: pa.array(sums[:, k])
+            for k, name in enumerate(("matchups", "points", "squares", "a_scoops", "b_scoops"))
+        },
+    }
+    return _table(summary, PAIR_SUMMARY)
+
+
+def _table(columns: dict[str, pa.Array], schema: pa.Schema) -> pa.Table:
+    out = {}
+    for f in schema:
+        column = columns[f.name]
+        if pa.types.is_dictionary(f.type) and not pa.types.is_dictionary(column.type):
+            column = pc.dictionary_encode(column)
+        out[f.name] = column.cast(f.type)
+    return pa.Table.from_pydict(out, schema=schema)

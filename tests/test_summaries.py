@@ -1,0 +1,148 @@
+"""The summaries a rescore writes beside its results hold exactly the sums of those results: each checked
+against the same sums taken row by row from ``board_results`` and ``pair_results`` (every rule set, as played
+and not, every group), on the report test lake and on a lake split into many small chunks."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import pytest
+
+from pipeline.lake.store import Lake
+from pipeline.query.db import connect
+from pipeline.rescore import scoring
+from pipeline.rescore.run import rescore
+from pipeline.rescore.summaries import number
+from pipeline.rule_files import load_rules
+from tests.test_report_lake import ReportLake, shared_lake
+
+_DAY = "DATE '1970-01-01' + CAST(epoch_us(played_at) // 86400000000 AS INTEGER)"
+
+BOARD_SUMS = f"""
+SELECT rules, rules_key, native, variant, player, {_DAY} AS day, n_players, position, fantasyland,
+    CASE WHEN fantasyland THEN coalesce(fantasyland_cards, 0) ELSE 0 END AS fantasyland_cards,
+    count(*) AS boards, sum(points) AS points, sum(points::BIGINT * points) AS squares,
+    count(*) FILTER (WHERE points > 0) AS won, count(*) FILTER (WHERE fouled) AS fouls,
+    count(*) FILTER (WHERE fantasyland_entry) AS entries, count(*) FILTER (WHERE fantasyland_stay) AS stays,
+    sum(royalty_top) AS royalty_top, sum(royalty_middle) AS royalty_middle, sum(royalty_bottom) AS royalty_bottom,
+    sum((royalty_top + royalty_middle + royalty_bottom)::BIGINT * (royalty_top + royalty_middle + royalty_bottom))
+        AS royalty_squares,
+    count(*) FILTER (WHERE royalty_top + royalty_middle + royalty_bottom > 0) AS with_royalty,
+    sum(native_points) AS native_points, count(*) FILTER (WHERE winner_seat <> native_winner_seat) AS winner_changes
+FROM board_results GROUP BY ALL
+"""
+SUMMARY_SUMS = """
+SELECT rules, rules_key, native, variant, player, day, n_players, position, fantasyland, fantasyland_cards,
+    sum(boards) AS boards, sum(points) AS points, sum(squares) AS squares, sum(won) AS won, sum(fouls) AS fouls,
+    sum(entries) AS entries, sum(stays) AS stays, sum(royalty_top) AS royalty_top,
+    sum(royalty_middle) AS royalty_middle, sum(royalty_bottom) AS royalty_bottom,
+    sum(royalty_squares) AS royalty_squares, sum(with_royalty) AS with_royalty, sum(native_points) AS native_points,
+    sum(winner_changes) AS winner_changes
+FROM board_summary GROUP BY ALL
+"""
+SESSION_SUMS = f"""
+SELECT rules_key, native, variant, player, {_DAY} AS day, session, n_players, count(*) AS boards,
+    sum(points) AS points, count(*) FILTER (WHERE fouled) AS fouls, count(*) FILTER (WHERE fantasyland_entry),
+    count(*) FILTER (WHERE fantasyland), min(played_at), max(played_at)
+FROM board_results GROUP BY ALL
+"""
+PLAYER_SESSION_SUMS = """
+SELECT rules_key, native, variant, player, day, session, n_players, sum(boards), sum(points), sum(fouls), sum(entries),
+    sum(fantasyland_hands), min(first_played), max(last_played)
+FROM player_sessions GROUP BY ALL
+"""
+COUNT_SUMS = f"""
+SELECT rules_key, native, variant, player, {_DAY} AS day, 'royalty_top' AS counted, royalty_top AS value,
+    count(*) AS boards FROM board_results GROUP BY ALL
+UNION ALL SELECT rules_key, native, variant, player, {_DAY}, 'royalty_middle', royalty_middle, count(*)
+    FROM board_results GROUP BY ALL
+UNION ALL SELECT rules_key, native, variant, player, {_DAY}, 'royalty_bottom', royalty_bottom, count(*)
+    FROM board_results GROUP BY ALL
+UNION ALL SELECT rules_key, native, variant, player, {_DAY}, 'dead_street', dead_street, count(*)
+    FROM board_results WHERE fouled GROUP BY ALL
+"""
+PAIR_SUMS = f"""
+SELECT rules_key, native, variant, player_a, player_b, {_DAY} AS day, count(*) AS matchups, sum(points) AS points,
+    sum(points::BIGINT * points) AS squares, count(*) FILTER (WHERE scoop > 0) AS a_scoops,
+    count(*) FILTER (WHERE scoop < 0) AS b_scoops
+FROM pair_results GROUP BY ALL
+"""
+
+
+def _rows(con: duckdb.DuckDBPyConnection, sql: str) -> list[tuple[object, ...]]:
+    return sorted((tuple(r.values()) for r in con.sql(sql).to_arrow_table().to_pylist()), key=repr)
+
+
+def _same(con: duckdb.DuckDBPyConnection, expected: str, got: str) -> int:
+    want, have = _rows(con, expected), _rows(con, got)
+    assert have == want
+    return len(want)
+
+
+def check(con: duckdb.DuckDBPyConnection) -> None:
+    assert _same(con, BOARD_SUMS, SUMMARY_SUMS) > 10
+    assert (
+        _same(
+            con,
+            COUNT_SUMS,
+            "SELECT rules_key, native, variant, player, day, counted, value, sum(boards) "
+            "FROM board_counts GROUP BY ALL",
+        )
+        > 10
+    )
+    assert (
+        _same(
+            con,
+            PAIR_SUMS,
+            "SELECT rules_key, native, variant, player_a, player_b, day, sum(matchups), "
+            "sum(points), sum(squares), sum(a_scoops), sum(b_scoops) FROM pair_summary GROUP BY ALL",
+        )
+        > 10
+    )
+    # The hand played first in a group is one of the group's, and played at the group's first time.
+    assert con.sql(
+        "SELECT count(*) FROM player_sessions s ANTI JOIN board_results r ON r.hand_key = s.first_hand "
+        "AND r.rules_key = s.rules_key AND r.player = s.player "
+        "AND r.played_at IS NOT DISTINCT FROM s.first_played"
+    ).fetchall() == [(0,)]
+
+
+@pytest.fixture(scope="module")
+def report_lake(tmp_path_factory: pytest.TempPathFactory) -> ReportLake:
+    return shared_lake(tmp_path_factory)
+
+
+def test_the_summaries_are_the_sums_of_the_results(report_lake: ReportLake) -> None:
+    con = connect(report_lake.lake)
+    assert con.sql("SELECT count(DISTINCT rules_key) FROM board_summary").fetchall()[0][0] >= 4
+    check(con)
+
+
+def test_the_summaries_add_up_over_chunks(
+    report_lake: ReportLake, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Chunks of a few hands: every group is split over many chunks, and summed back the same."""
+    lake = Lake(tmp_path / "lake")
+    shutil.copytree(report_lake.lake.root, lake.root)
+    for m in lake.root.joinpath("_manifests").iterdir():
+        if json.loads(m.read_text()).get("kind") == "rescore":
+            m.unlink()  # the hands only: scored again below
+    monkeypatch.setattr(scoring, "READ_ROWS", 40)
+    rescore(lake, [load_rules("ofc"), load_rules("classic-2-4"), load_rules("taiwanese")])
+    check(connect(lake))
+
+
+def test_grouping_numbers_rows_by_their_values() -> None:
+    rng = np.random.default_rng(3)
+    a, b = rng.integers(0, 5, 1000), rng.integers(0, 300, 1000)
+    for sizes in ([5, 300], [5, 1 << 40], [1 << 40, 1 << 30]):  # a table of flags, a sort, the columns themselves
+        index, first = number([a, b], sizes)
+        pairs = list(zip(a.tolist(), b.tolist(), strict=True))
+        assert len(first) == len(set(pairs))
+        assert [pairs[i] for i in first[index]] == pairs  # each row's group names its values
+        assert index[first].tolist() == list(range(len(first)))  # each group's row is in it
+    assert number([np.zeros(0, np.int64)], [3])[0].size == 0
