@@ -73,6 +73,42 @@ CREATE MACRO compared_boards(rule_sets, who, game, from_day) AS TABLE
     SELECT rules_key AS compared, * FROM board_results
     WHERE list_contains(rule_sets, rules_key) AND kept(player, variant, played_at, who, game, from_day);
 
+-- The same over the summaries a rescore writes beside its results (board_summary, board_counts, player_sessions
+-- and pair_summary: the results summed by player, day and more), which every figure of sums reads: over 10 M
+-- hands some hundred thousand rows where the results hold tens of millions. Their day is the UTC day the hands
+-- were played, so a first day keeps the same boards as above.
+CREATE MACRO summary_kept(player, variant, day, who, game, from_day) AS
+    (who IS NULL OR player = who)
+    AND (game IS NULL OR variant = game)
+    AND (from_day IS NULL OR day >= from_day::DATE);
+
+CREATE MACRO scored_summary(rule_set, who, game, from_day) AS TABLE
+    SELECT * FROM board_summary
+    WHERE (CASE WHEN rule_set IS NULL THEN native ELSE rules_key = rule_set END)
+      AND summary_kept(player, variant, day, who, game, from_day);
+
+CREATE MACRO scored_counts(rule_set, who, game, from_day) AS TABLE
+    SELECT * FROM board_counts
+    WHERE (CASE WHEN rule_set IS NULL THEN native ELSE rules_key = rule_set END)
+      AND summary_kept(player, variant, day, who, game, from_day);
+
+CREATE MACRO scored_sessions(rule_set, who, game, from_day) AS TABLE
+    SELECT * FROM player_sessions
+    WHERE (CASE WHEN rule_set IS NULL THEN native ELSE rules_key = rule_set END)
+      AND summary_kept(player, variant, day, who, game, from_day);
+
+CREATE MACRO scored_pair_summary(rule_set, who, game, from_day) AS TABLE
+    SELECT * FROM pair_summary
+    WHERE (CASE WHEN rule_set IS NULL THEN native ELSE rules_key = rule_set END)
+      AND (summary_kept(player_a, variant, day, who, game, from_day)
+           OR summary_kept(player_b, variant, day, who, game, from_day));
+
+CREATE MACRO compared_summary(rule_sets, who, game, from_day) AS TABLE
+    SELECT 'as played' AS compared, * FROM scored_summary(NULL, who, game, from_day)
+    UNION ALL
+    SELECT rules_key AS compared, * FROM board_summary
+    WHERE list_contains(rule_sets, rules_key) AND summary_kept(player, variant, day, who, game, from_day);
+
 -- Statistics for the reports, from counts and sums (so they roll up from any grouping): the sample standard
 -- deviation of n values with sum s and sum of squares ss; 95% intervals: Wilson's for a share of k in n (sound
 -- near 0 and 1, where the normal one is not), and the normal one's half-width for a mean.

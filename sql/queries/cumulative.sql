@@ -6,10 +6,9 @@
 -- @param since date?: only hands played on or after this day (UTC)
 -- @param players int = 8: how many players when no player is given
 WITH daily AS (
-    -- Days since 1970 (UTC) by integer division: a time zone conversion per board costs more than the rest.
-    SELECT player, epoch_us(played_at) // 86400000000 AS day_number, count(*) AS hands, sum(points) AS points
-    FROM scored_boards($rules, $player, $variant, $since)
-    WHERE played_at IS NOT NULL
+    SELECT player, day, sum(boards) AS hands, sum(points) AS points
+    FROM scored_summary($rules, $player, $variant, $since)
+    WHERE day IS NOT NULL
     GROUP BY ALL
 ),
 chosen AS (
@@ -17,11 +16,11 @@ chosen AS (
 )
 SELECT
     player,
-    DATE '1970-01-01' + CAST(day_number AS INTEGER) AS day,
+    day,
     hands,
     points,
-    sum(hands) OVER (PARTITION BY player ORDER BY day_number) AS cumulative_hands,
-    sum(points) OVER (PARTITION BY player ORDER BY day_number) AS cumulative_points
+    sum(hands) OVER (PARTITION BY player ORDER BY day) AS cumulative_hands,
+    sum(points) OVER (PARTITION BY player ORDER BY day) AS cumulative_points
 FROM daily
 WHERE player IN (SELECT player FROM chosen)
 ORDER BY player, day;

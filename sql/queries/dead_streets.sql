@@ -5,17 +5,16 @@
 -- @param player text?: only this player's boards
 -- @param variant text?: only this variant
 -- @param since date?: only hands played on or after this day (UTC)
-WITH counts AS (
-    SELECT variant, fouled, dead_street, count(*) AS n
-    FROM scored_boards($rules, $player, $variant, $since)
+WITH dead AS (
+    SELECT variant, value AS dead_street, sum(boards) AS n
+    FROM scored_counts($rules, $player, $variant, $since)
+    WHERE counted = 'dead_street'
     GROUP BY ALL
 ),
-shares AS (
-    SELECT
-        variant, fouled, dead_street, n,
-        sum(n) OVER (PARTITION BY variant) AS boards,
-        sum(CASE WHEN fouled THEN n ELSE 0 END) OVER (PARTITION BY variant) AS fouled_boards
-    FROM counts
+totals AS (
+    SELECT variant, sum(boards) AS boards, sum(fouls) AS fouled_boards
+    FROM scored_summary($rules, $player, $variant, $since)
+    GROUP BY ALL
 )
 SELECT
     variant,
@@ -24,6 +23,6 @@ SELECT
     n / fouled_boards AS share_of_fouled,
     n / boards AS share_of_boards,
     sum(n) OVER (PARTITION BY variant ORDER BY dead_street NULLS LAST) / fouled_boards AS cumulative_share
-FROM shares
-WHERE fouled
+FROM dead
+JOIN totals USING (variant)
 ORDER BY variant, dead_street NULLS LAST;

@@ -8,14 +8,14 @@
 WITH fine AS MATERIALIZED (
     SELECT
         variant, fantasyland,
-        CASE WHEN fantasyland THEN coalesce(fantasyland_cards, 0) ELSE 0 END AS cards,
-        count(*) AS hands,
-        count(*) FILTER (WHERE fantasyland_entry) AS entries,
-        count(*) FILTER (WHERE fantasyland_stay) AS stays,
-        count(*) FILTER (WHERE fouled) AS fouls,
+        fantasyland_cards AS cards,  -- 0 out of Fantasyland
+        sum(boards) AS hands,
+        sum(entries) AS entries,
+        sum(stays) AS stays,
+        sum(fouls) AS fouls,
         sum(points) AS points,
-        sum(points::BIGINT * points) AS squares
-    FROM scored_boards($rules, $player, $variant, $since)
+        sum(squares) AS squares
+    FROM scored_summary($rules, $player, $variant, $since)
     GROUP BY ALL
     -- Only open-face hands have Fantasyland (the groups are filtered, not the boards: far fewer).
     HAVING variant IN (SELECT variant FROM variants WHERE open_face)

@@ -6,9 +6,8 @@
 -- @param variant text?: only this variant
 -- @param since date?: only hands played on or after this day (UTC)
 WITH fine AS MATERIALIZED (
-    SELECT player, variant, n_players, position, fantasyland, count(*) AS boards,
-           count(*) FILTER (WHERE fouled) AS fouled
-    FROM scored_boards($rules, $player, $variant, $since)
+    SELECT player, variant, n_players, position, fantasyland, sum(boards) AS boards, sum(fouls) AS fouled
+    FROM scored_summary($rules, $player, $variant, $since)
     GROUP BY ALL
 ),
 groups AS (

@@ -5,9 +5,8 @@
 -- @param variant text?: only this variant
 -- @param since date?: only hands played on or after this day (UTC)
 WITH fine AS MATERIALIZED (
-    SELECT player, variant, count(*) AS hands, sum(points) AS points, sum(points::BIGINT * points) AS squares,
-           count(*) FILTER (WHERE points > 0) AS won
-    FROM scored_boards($rules, $player, $variant, $since)
+    SELECT player, variant, sum(boards) AS hands, sum(points) AS points, sum(squares) AS squares, sum(won) AS won
+    FROM scored_summary($rules, $player, $variant, $since)
     GROUP BY ALL
 ),
 groups AS (SELECT * FROM by_variant_and_player('fine'))

@@ -5,19 +5,13 @@
 -- @param player text?: only this player's boards
 -- @param variant text?: only this variant
 -- @param since date?: only hands played on or after this day (UTC)
-WITH fine AS MATERIALIZED (
-    SELECT rules, rules_key, royalty_top, royalty_middle, royalty_bottom, count(*) AS n
-    FROM scored_boards($rules, $player, $variant, $since)
+WITH made AS MATERIALIZED (
+    SELECT rules, rules_key, replace(counted, 'royalty_', '') AS row, value AS points, sum(boards) AS n
+    FROM scored_counts($rules, $player, $variant, $since)
+    WHERE counted IN ('royalty_top', 'royalty_middle', 'royalty_bottom')
     GROUP BY ALL
 ),
-made AS (
-    SELECT rules, rules_key, 'top' AS row, royalty_top AS points, sum(n) AS n FROM fine GROUP BY ALL
-    UNION ALL
-    SELECT rules, rules_key, 'middle', royalty_middle, sum(n) FROM fine GROUP BY ALL
-    UNION ALL
-    SELECT rules, rules_key, 'bottom', royalty_bottom, sum(n) FROM fine GROUP BY ALL
-),
-total AS (SELECT rules_key, sum(n) AS boards FROM fine GROUP BY rules_key)
+total AS (SELECT rules_key, sum(n) AS boards FROM made WHERE row = 'top' GROUP BY rules_key)
 SELECT
     m.rules,
     m.rules_key,

@@ -6,13 +6,12 @@
 -- @param since date?: only hands played on or after this day (UTC)
 WITH fine AS MATERIALIZED (
     SELECT
-        player, variant, count(*) AS boards,
+        player, variant, sum(boards) AS boards,
         sum(royalty_top) AS top, sum(royalty_middle) AS middle, sum(royalty_bottom) AS bottom,
         sum(royalty_top + royalty_middle + royalty_bottom) AS total,
-        sum((royalty_top + royalty_middle + royalty_bottom)::BIGINT * (royalty_top + royalty_middle + royalty_bottom))
-            AS squares,
-        count(*) FILTER (WHERE royalty_top + royalty_middle + royalty_bottom > 0) AS with_royalty
-    FROM scored_boards($rules, $player, $variant, $since)
+        sum(royalty_squares) AS squares,
+        sum(with_royalty) AS with_royalty
+    FROM scored_summary($rules, $player, $variant, $since)
     GROUP BY ALL
 ),
 groups AS (SELECT * FROM by_variant_and_player('fine'))

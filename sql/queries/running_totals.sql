@@ -1,7 +1,7 @@
 -- Running totals over hands: each player's net points as their hands accumulate, in the order played, in up to
 -- `steps` points per player, for one player or for the players with the most hands. A player with few hands
 -- (`exact` or fewer) has every hand in order (time, then session and hand number; hands with no time last); a
--- player with more has their span of time cut into fine slices, each slice's hands together.
+-- player with more has each session's hands of a day together, in the order the sessions began.
 -- @param rules rules?: read every hand as if played under this rule set (by default: under its own rules)
 -- @param player text?: only this player (else the players with the most hands)
 -- @param variant text?: only this variant
@@ -11,12 +11,10 @@
 -- @param players int = 8: how many players at most
 -- @param steps int = 300: points per player at most
 -- @param exact int = 5000: the most hands a player may have to be drawn hand by hand
-WITH boards AS (
-    SELECT player, played_at, session, hand_number, points FROM scored_boards($rules, $player, $variant, $since)
-),
-span AS (
-    SELECT player, count(*) AS hands, epoch_us(min(played_at)) AS first_t, epoch_us(max(played_at)) AS last_t
-    FROM boards GROUP BY player
+WITH span AS (
+    SELECT player, sum(boards) AS hands
+    FROM scored_summary($rules, $player, $variant, $since)
+    GROUP BY player
 ),
 chosen AS (
     SELECT * FROM span
@@ -25,19 +23,16 @@ chosen AS (
     LIMIT $players
 ),
 pieces AS (
-    -- Slices of time are a hash aggregate, where an order of every hand by time would sort them all: over 10 M
-    -- hands, 0.8 s against several seconds.
-    SELECT
-        b.player,
-        CASE WHEN c.hands <= $exact THEN epoch_us(b.played_at)
-             ELSE c.first_t + (epoch_us(b.played_at) - c.first_t) * ($steps * 20) // (c.last_t - c.first_t + 1)
-        END AS moment,
-        CASE WHEN c.hands <= $exact THEN b.session END AS session,
-        CASE WHEN c.hands <= $exact THEN b.hand_number END AS hand_number,
-        count(*) AS hands,
-        sum(b.points) AS points
-    FROM boards b JOIN chosen c USING (player)
-    GROUP BY ALL
+    -- A player with few hands: each hand, read from the results (only theirs).
+    SELECT player, epoch_us(played_at) AS moment, session, hand_number, 1 AS hands, points
+    FROM scored_boards($rules, $player, $variant, $since)
+    WHERE player IN (SELECT player FROM chosen WHERE hands <= $exact)
+    UNION ALL
+    -- A player with more: each session's hands together, in the order the sessions began (the summaries).
+    SELECT player, epoch_us(min(first_played)), session, NULL, sum(boards), sum(points)
+    FROM scored_sessions($rules, $player, $variant, $since)
+    WHERE player IN (SELECT player FROM chosen WHERE hands > $exact)
+    GROUP BY player, session, day
 ),
 running AS (
     SELECT player, sum(hands) OVER w AS hands, sum(points) OVER w AS points, sum(hands) OVER (PARTITION BY player) AS total

@@ -5,9 +5,8 @@
 -- @param variant text?: only this variant
 -- @param since date?: only hands played on or after this day (UTC)
 WITH fine AS (
-    SELECT player_a, player_b, count(*) AS matchups,
-           count(*) FILTER (WHERE scoop > 0) AS a_scoops, count(*) FILTER (WHERE scoop < 0) AS b_scoops
-    FROM scored_pairs($rules, $player, $variant, $since)
+    SELECT player_a, player_b, sum(matchups) AS matchups, sum(a_scoops) AS a_scoops, sum(b_scoops) AS b_scoops
+    FROM scored_pair_summary($rules, $player, $variant, $since)
     GROUP BY ALL
 ),
 sides AS (

@@ -7,9 +7,9 @@
 -- @param since date?: only hands played on or after this day (UTC)
 WITH fine AS (
     SELECT
-        compared, first(rules) AS rules, player, count(*) AS hands, sum(points) AS points,
-        sum(points::BIGINT * points) AS squares, sum(native_points) AS played_points
-    FROM compared_boards($rules, $player, $variant, $since)
+        compared, first(rules) AS rules, player, sum(boards) AS hands, sum(points) AS points,
+        sum(squares) AS squares, sum(native_points) AS played_points
+    FROM compared_summary($rules, $player, $variant, $since)
     GROUP BY compared, player
 ),
 per AS (

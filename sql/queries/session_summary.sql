@@ -6,25 +6,22 @@
 -- @param since date?: only hands played on or after this day (UTC)
 -- @param sessions int = 200: how many of the latest sessions
 WITH mine AS (
-    SELECT
-        b.hand_key, b.variant, b.n_players, b.played_at, b.points, b.fouled, b.fantasyland_entry, b.fantasyland,
-        coalesce(b.session, 'day ' || CAST(CAST(timezone('UTC', b.played_at) AS DATE) AS VARCHAR), 'unknown')
-            AS session
-    FROM scored_boards($rules, $player, $variant, $since) b
+    SELECT *, coalesce(session, 'day ' || CAST(day AS VARCHAR), 'unknown') AS session
+    FROM scored_sessions($rules, $player, $variant, $since)
 ),
 per AS (
     SELECT
         session,
-        CAST(timezone('UTC', min(played_at)) AS DATE) AS day,
-        min(played_at) AS started,
+        min(day) AS day,
+        min(first_played) AS started,
         string_agg(DISTINCT variant, ', ' ORDER BY variant) AS variant,
         max(n_players) AS players,
-        count(*) AS hands,
+        sum(boards) AS hands,
         sum(points) AS points,
-        count(*) FILTER (WHERE fouled) AS fouls,
-        count(*) FILTER (WHERE fantasyland_entry) AS fantasyland_entries,
-        count(*) FILTER (WHERE fantasyland) AS fantasyland_hands,
-        any_value(hand_key) AS some_hand
+        sum(fouls) AS fouls,
+        sum(entries) AS fantasyland_entries,
+        sum(fantasyland_hands) AS fantasyland_hands,
+        arg_min(first_hand, first_played) AS first_hand
     FROM mine
     GROUP BY session
     ORDER BY started DESC NULLS LAST, session DESC
@@ -34,5 +31,6 @@ SELECT
     p.session, p.day, h."table", p.variant, p.players, p.hands, p.points, p.points / p.hands AS points_per_hand,
     p.fouls, p.fouls / p.hands AS foul_rate, p.fantasyland_entries, p.fantasyland_hands
 FROM per p
-LEFT JOIN hands h ON h.hand_key = p.some_hand
+-- The hand played first names the table; its time lets the join skip the hands' other row groups.
+LEFT JOIN hands h ON h.hand_key = p.first_hand AND h.played_at = p.started
 ORDER BY p.started DESC NULLS LAST, p.session DESC;

@@ -5,14 +5,29 @@
 -- @param variant text?: only this variant
 -- @param since date?: only hands played on or after this day (UTC)
 -- @param sessions int = 6: how many of the latest sessions
-WITH mine AS (
+WITH latest AS (
+    SELECT coalesce(session, 'day ' || CAST(day AS VARCHAR), 'unknown') AS session, min(first_played) AS started
+    FROM scored_sessions($rules, $player, $variant, $since)
+    GROUP BY 1
+    ORDER BY max(last_played) DESC NULLS LAST, session DESC
+    LIMIT $sessions
+),
+mine AS (
+    -- Only the hands from the first of those sessions on: a bound on the time skips the files' earlier row groups
+    -- (hands with no time recorded are read apart: an OR in the bound would keep them all).
     SELECT
         coalesce(session, 'day ' || CAST(CAST(timezone('UTC', played_at) AS DATE) AS VARCHAR), 'unknown') AS session,
         hand_number, played_at, points
     FROM scored_boards($rules, $player, $variant, $since)
-),
-latest AS (
-    SELECT session FROM mine GROUP BY session ORDER BY max(played_at) DESC NULLS LAST, session DESC LIMIT $sessions
+    WHERE played_at >= coalesce((SELECT min(started) FROM latest), TIMESTAMPTZ '0001-01-01 00:00:00+00')
+    UNION ALL
+    SELECT 'unknown', hand_number, played_at, points
+    FROM scored_boards($rules, $player, $variant, $since)
+    WHERE played_at IS NULL AND session IS NULL
+    UNION ALL
+    SELECT session, hand_number, played_at, points
+    FROM scored_boards($rules, $player, $variant, $since)
+    WHERE played_at IS NULL AND session IS NOT NULL
 )
 SELECT
     session,

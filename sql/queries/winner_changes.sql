@@ -7,12 +7,11 @@
 -- @param variant text?: only this variant
 -- @param since date?: only hands played on or after this day (UTC)
 WITH fine AS (
-    SELECT rules, rules_key, variant, count(*) AS hands,
-           count(*) FILTER (WHERE winner_seat <> native_winner_seat) AS changed
-    FROM board_results
+    SELECT rules, rules_key, variant, sum(boards) AS hands, sum(winner_changes) AS changed
+    FROM board_summary
     WHERE list_contains($rules, rules_key)
       AND (CASE WHEN $player IS NULL THEN position = 0 ELSE player = $player END)
-      AND kept(player, variant, played_at, NULL, $variant, $since)
+      AND summary_kept(player, variant, day, NULL, $variant, $since)
     GROUP BY ALL
 ),
 per AS (
