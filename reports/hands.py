@@ -41,10 +41,8 @@ def tables(notable: Rows, who: str) -> list[Table]:
     """The featured player's listed hands as one table, each hand a link to the viewer."""
     for r in notable:
         r["hand"] = hand_id(r["hand_key"])
-        r["why"] = KINDS.get(r["kind"], r["kind"])
-        if r["kind"] == "winner changes" and r.get("changed_under"):
-            r["why"] = f"winner changes under {r['changed_under']}"
-        r["label"] = r["hand_id"]
+        r["why"] = _why(r)
+        r["label"] = r.get("hand_id") or r["hand"]
     columns = [
         Column("why", "Listed as", "text"),
         Column("hand", "Hand", "hand"),
@@ -58,21 +56,33 @@ def tables(notable: Rows, who: str) -> list[Table]:
     return [Table(f"{who}'s hands worth a second look", "hands", notable, columns, note=note, hands=labels)]
 
 
+def _why(row: dict[str, Any]) -> str:
+    """Why a hand is listed, in words."""
+    if row["kind"] == "winner changes" and row.get("changed_under"):
+        return f"winner changes under {row['changed_under']}"
+    return KINDS.get(row["kind"], row["kind"])
+
+
 def load(run: Callable[..., Rows], notable: Rows, featured: str | None) -> dict[str, dict[str, Any]]:
-    """Every listed hand (``notable``: rows of the query ``notable_hands``) as the viewer's JSON, by id."""
+    """Every listed hand (``notable``: rows of the query ``notable_hands``) as the viewer's JSON, by id; each
+    row of ``notable`` gains its hand's id, session and number."""
     keys = list(dict.fromkeys(r["hand_key"] for r in notable))
     if not keys:
         return {}
     wanted = ",".join(str(k) for k in keys)
     boards = run("hand_boards", hands=wanted)
     pairs = run("hand_pairs", hands=wanted)
-    facts = {r["hand_key"]: r for r in notable}  # the hand's own facts, from the featured player's board
+    facts = {r["hand_key"]: r for r in notable}  # the hand's variant and rules, from the featured player's board
+    known = {b["hand_key"]: b for b in boards}  # its id, session and number, from any of its boards
+    for r in notable:
+        for name in ("hand_id", "session", "hand_number"):
+            r[name] = known.get(r["hand_key"], {}).get(name)
     for b in boards:
         b["variant"] = facts[b["hand_key"]]["variant"]
     names = _row_names(boards)
     why: dict[int, list[str]] = {}
     for r in notable:
-        why.setdefault(r["hand_key"], []).append(r["why"])
+        why.setdefault(r["hand_key"], []).append(_why(r))
     by_hand: dict[int, Rows] = {}
     for b in boards:
         by_hand.setdefault(b["hand_key"], []).append(b)

@@ -238,7 +238,6 @@ def build(source: Lake | Snapshot, options: Options) -> Report:
             _fantasyland(run),
             _scoring(run, report, snapshot),
         ]
-        report.hands = hands.load(run, run.rows.get("notable_hands", []), featured)
     report.notes = settings + _notes(snapshot, lead, options.variant)
     return report
 
@@ -347,6 +346,7 @@ def _featured(run: _Runner, report: Report) -> Section:
         figs.append(figures.head_to_head(shown_h2h, who))
     sessions = run("session_summary", player=who)
     notable = run("notable_hands", player=who)
+    report.hands = hands.load(run, notable, who)
     tables = [
         Table(
             f"{who}'s sessions",

@@ -30,7 +30,7 @@ __all__ = ["SQL_DIR", "QueryError", "connect", "run_query"]
 
 SQL_DIR = SQL
 QUERY_STATEMENTS = {duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN}
-_CARD_CODES = "list_transform(range(13), lambda i: ('0x' || hex(cards)[2 * i + 1:2 * i + 2])::UTINYINT)"
+CARD_CODES = "list_transform(range(13), lambda i: ('0x' || hex(cards)[2 * i + 1:2 * i + 2])::UTINYINT)"
 """The 13 bytes of a result row's ``cards`` as the list of codes the boards table holds."""
 
 
@@ -118,7 +118,7 @@ def connect(source: Snapshot | Lake) -> duckdb.DuckDBPyConnection:
     for name, schema in TABLES.items():
         rel = _table(con, snapshot, name)
         if CARDS13 in [f.type for f in schema]:
-            rel = rel.select(f"* REPLACE ({_CARD_CODES} AS cards)")
+            rel = rel.select(f"* REPLACE ({CARD_CODES} AS cards)")
         rel.create_view(name)
     con.from_arrow(_variants()).create_view("variants")
     con.from_arrow(recorded_royalty_hands(snapshot)).create_view("royalty_hands")

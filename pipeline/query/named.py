@@ -29,9 +29,11 @@ import pyarrow as pa
 from pipeline.errors import InputError
 from pipeline.lake.snapshot import Snapshot
 from pipeline.native import cannot_apply
+from pipeline.query import lookup
 from pipeline.query.db import SQL_DIR, QueryError, run_query
-from pipeline.query.players import LakeFilters
+from pipeline.query.players import LakeFilters, aliases_of
 from pipeline.suggest import closest, did_you_mean
+from schemas.lake import TABLES
 from schemas.rules import Variant, key_hash, key_name
 
 __all__ = [
@@ -53,6 +55,7 @@ QUERY_DIR = SQL_DIR / "queries"
 TYPES = ("text", "date", "int", "rules", "rules[]")
 _PARAM = re.compile(r"^--\s*@param\s+(\w+)\s+(text|date|int|rules\[\]|rules)(\?)?(?:\s*=\s*([^:]+?))?\s*:\s*(.*)$")
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+_LOOKUP = re.compile(r"^--\s*@lookup\s+(\w+)(?:\s+under\s+\$(rules|compared))?(?:\s*\(([\w\s,]+)\))?\s*:\s*(.*)$")
 
 
 class NamedQueryError(InputError):
@@ -79,6 +82,10 @@ class NamedQuery:
     params: tuple[Param, ...]
     sql: str
     path: Path
+    lookups: tuple[tuple[str, str | None, tuple[str, ...] | None], ...] = ()
+    """Tables whose rows of the hands in ``$hands`` the query reads as ``wanted_TABLE`` (``pipeline.query.lookup``),
+    each with the parameter naming the rule sets read from it (None: every one the query takes) and the columns
+    read (None: those the query names)."""
 
     def param(self, name: str) -> Param:
         for p in self.params:
@@ -93,10 +100,19 @@ def parse_query(path: Path) -> NamedQuery:
     text = path.read_text(encoding="utf-8")
     description: list[str] = []
     params: list[Param] = []
+    lookups: list[tuple[str, str | None, tuple[str, ...] | None]] = []
     for line in text.splitlines():
         if not line.startswith("--"):
             break
-        if "@param" in line:
+        if "@lookup" in line:
+            found = _LOOKUP.match(line)
+            if found is None or found.group(1) not in TABLES:
+                raise NamedQueryError(
+                    f"{path}: cannot read lookup line {line!r} (-- @lookup TABLE [under $P] [(COLUMNS)]: why)"
+                )
+            listed = tuple(c.strip() for c in found.group(3).split(",")) if found.group(3) else None
+            lookups.append((found.group(1), found.group(2), listed))
+        elif "@param" in line:
             m = _PARAM.match(line)
             if m is None:
                 raise NamedQueryError(f"{path}: cannot read parameter line {line!r}")
@@ -110,7 +126,9 @@ def parse_query(path: Path) -> NamedQuery:
     for p in params:
         if not _uses(text, p.name):
             raise NamedQueryError(f"{path}: parameter {p.name!r} is declared but never used as ${p.name}")
-    return NamedQuery(name, " ".join(d for d in description if d), tuple(params), text, path)
+    if lookups and not any(p.name == "hands" for p in params):
+        raise NamedQueryError(f"{path}: a query that looks hands up takes them as the parameter hands")
+    return NamedQuery(name, " ".join(d for d in description if d), tuple(params), text, path, tuple(lookups))
 
 
 def _uses(sql: str, name: str) -> bool:
@@ -344,11 +362,29 @@ def run(
     query = get(name)
     values = _matched(con, query, dict(values or {})) if check_filters else values or {}
     bound = bind(query, values, RuleSetsInLake(snapshot))
+    if query.lookups:
+        _look_up(con, snapshot, query, bound)
     try:
         result = run_query(con, query.sql, bound)
     except QueryError as exc:
         raise NamedQueryError(f"{name}: {exc}") from None
     return plain_numbers(result)
+
+
+def _look_up(con: duckdb.DuckDBPyConnection, snapshot: Snapshot, query: NamedQuery, bound: dict[str, Any]) -> None:
+    """Fetch the rows of the hands ``$hands`` names from each table the query looks up, under the rule sets it
+    reads there (``$rules``, the hands' own when null; ``$compared``), and only the columns its SQL names."""
+    try:
+        keys = [int(k) for k in str(bound["hands"]).split(",") if k.strip()]
+    except ValueError:
+        raise NamedQueryError(f"{query.name}: hands are hand keys (whole numbers), comma-separated") from None
+    under: dict[str, list[str | None]] = {"rules": [bound.get("rules")], "compared": list(bound.get("compared") or [])}
+    aliases = aliases_of(con)
+    named = set(re.findall(r"\b\w+\b", query.sql))
+    for table, by, listed in query.lookups:
+        rule_sets = under[by] if by else [s for p in under if p in bound for s in under[p]]
+        columns = [c for c in TABLES[table].names if c in (listed or named)]
+        lookup.register(con, snapshot, table, keys, rule_sets, aliases, columns)
 
 
 def _matched(con: duckdb.DuckDBPyConnection, query: NamedQuery, values: dict[str, Any]) -> dict[str, Any]:

@@ -9,14 +9,23 @@ from dataclasses import dataclass
 from datetime import date
 
 import duckdb
+import pyarrow as pa
 
 from pipeline import suggest
 from pipeline.errors import InputError
 from schemas.rules import Variant
 
-__all__ = ["FilterError", "Found", "LakeFilters", "apply_aliases", "closest", "self_pairs"]
+__all__ = ["FilterError", "Found", "LakeFilters", "alias_case", "aliases_of", "apply_aliases", "closest", "self_pairs"]
 
-_NAMED = {"board_results": ("player",), "pair_results": ("player_a", "player_b"), "boards": ("player",)}
+_NAMED = {
+    "board_results": ("player",),
+    "pair_results": ("player_a", "player_b"),
+    "boards": ("player",),
+    "board_summary": ("player",),
+    "board_counts": ("player",),
+    "player_sessions": ("player",),
+    "pair_summary": ("player_a", "player_b"),
+}
 """The lake tables that name players, and their columns of names."""
 
 
@@ -33,20 +42,31 @@ def _quoted(name: str) -> str:
     return "'" + name.replace("'", "''") + "'"
 
 
+def alias_case(column: str, aliases: Mapping[str, str]) -> str:
+    """SQL reading ``column`` with every alias as its player's name."""
+    cases = " ".join(f"WHEN {_quoted(a)} THEN {_quoted(p)}" for a, p in aliases.items())
+    return f"CASE {column} {cases} ELSE {column} END AS {column}"
+
+
 def apply_aliases(con: duckdb.DuckDBPyConnection, aliases: Mapping[str, str]) -> None:
     """Make every alias read as its player in the tables that name players (and so in every view, macro and
-    query over them). Names are mapped by one CASE per column; no aliases, nothing changes."""
+    query over them), and keep the aliases as ``player_aliases`` (for the rows a lookup reads). Names are
+    mapped by one CASE per column; no aliases, nothing changes."""
     if not aliases:
         return
     for table, columns in _NAMED.items():
-        cases = ", ".join(
-            f"CASE {c} "
-            + " ".join(f"WHEN {_quoted(a)} THEN {_quoted(p)}" for a, p in aliases.items())
-            + f" ELSE {c} END AS {c}"
-            for c in columns
-        )
+        cases = ", ".join(alias_case(c, aliases) for c in columns)
         con.execute(f"ALTER VIEW {table} RENAME TO {table}_as_recorded")
         con.execute(f"CREATE VIEW {table} AS SELECT * REPLACE ({cases}) FROM {table}_as_recorded")
+    con.from_arrow(pa.table({"alias": list(aliases), "player": list(aliases.values())})).create_view("player_aliases")
+
+
+def aliases_of(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    """The aliases ``apply_aliases`` gave ``con`` (none: empty)."""
+    tables = {r[0] for r in con.execute("SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall()}
+    if "player_aliases" not in tables:
+        return {}
+    return dict(con.execute("SELECT alias, player FROM player_aliases").fetchall())
 
 
 def self_pairs(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
