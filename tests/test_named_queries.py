@@ -439,3 +439,59 @@ def test_shares_add_up_whichever_rules_are_read(
         assert mine[-1]["cumulative_share"] == pytest.approx(1)
         total = boards.filter(pl.col("variant") == variant).height
         assert sum(r["share_of_boards"] for r in mine) == pytest.approx(fouled / total)
+
+
+def _direct(con: duckdb.DuckDBPyConnection, sql: str, **params: Any) -> list[dict[str, Any]]:
+    return con.sql(sql, params=params).to_arrow_table().to_pylist()
+
+
+@pytest.mark.parametrize("aliased", [False, True])
+def test_hands_looked_up_are_the_lakes_rows(report_lake: ReportLake, snapshot: Snapshot, aliased: bool) -> None:
+    """hand_boards and hand_pairs read the hands' rows fetched apart (``@lookup``): the same rows, cards, aliases
+    and rule sets as DuckDB reads from the lake's own views, whichever rule set is read."""
+    from pipeline.query.players import apply_aliases
+
+    con = connect(snapshot)
+    if aliased:
+        apply_aliases(con, {XSS[0]: "Ann"})
+    keys = [k for (k,) in con.sql("SELECT DISTINCT hand_key FROM hand_boards ORDER BY hand_key LIMIT 25").fetchall()]
+    wanted = ",".join(map(str, keys))
+    for rules in (None, report_lake.rule_keys[1]):
+        boards = named.run(con, snapshot, "hand_boards", {"hands": wanted, "rules": rules}).to_pylist()
+        expected = _direct(
+            con,
+            """SELECT r.hand_key, r.hand_id, r.seat, r.player, r.cards, r.points, r.royalty_bottom,
+                      b.streets, b.discards
+               FROM board_results r LEFT JOIN boards b USING (hand_key, seat)
+               WHERE list_contains($keys, r.hand_key)
+                 AND CASE WHEN $rules IS NULL THEN r.native ELSE r.rules_key = $rules END
+               ORDER BY r.hand_key, r.position""",
+            keys=keys,
+            rules=rules,
+        )
+        got = [{k: b[k] for k in expected[0]} for b in boards]
+        assert got == expected
+        assert len(got) >= 40
+        pairs = named.run(con, snapshot, "hand_pairs", {"hands": wanted, "rules": rules}).to_pylist()
+        expected_pairs = _direct(
+            con,
+            "SELECT hand_key, player_a, player_b, settled, points FROM pair_results "
+            "WHERE list_contains($keys, hand_key) AND CASE WHEN $rules IS NULL THEN native ELSE rules_key = $rules END "
+            "ORDER BY hand_key, rules, seat_a, seat_b",
+            keys=keys,
+            rules=rules,
+        )
+        assert [{k: p[k] for k in expected_pairs[0]} for p in pairs if p["player_b"] is not None] == expected_pairs
+        compared = [(p["hand_key"], p["rules"], p["player_a"], p["points"]) for p in pairs if p["player_b"] is None]
+        expected_compared = _direct(
+            con,
+            "SELECT hand_key, rules, player, points FROM board_results "
+            "WHERE list_contains($keys, hand_key) AND list_contains($compared, rules_key) "
+            "ORDER BY hand_key, rules, seat",
+            keys=keys,
+            compared=report_lake.rule_keys,
+        )
+        assert compared == [tuple(r.values()) for r in expected_compared]
+        assert compared
+    if aliased:
+        assert XSS[0] not in {b["player"] for b in boards}

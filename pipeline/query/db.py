@@ -115,6 +115,7 @@ def connect(source: Snapshot | Lake) -> duckdb.DuckDBPyConnection:
     con.execute("SET enable_progress_bar = false")
     con.execute("SET preserve_insertion_order = false")  # what a query orders, it orders itself
     con.execute("SET TimeZone = 'UTC'")  # days and times are the lake's, in UTC, whatever the machine's zone
+    con.execute("SET parquet_metadata_cache = true")  # committed files never change: each footer is read once
     for name, schema in TABLES.items():
         rel = _table(con, snapshot, name)
         if CARDS13 in [f.type for f in schema]:
@@ -125,7 +126,6 @@ def connect(source: Snapshot | Lake) -> duckdb.DuckDBPyConnection:
     con.execute((SQL_DIR / "views.sql").read_text(encoding="utf-8"))
     root = str(snapshot.root.resolve())
     con.execute("SET allowed_directories = $dirs", {"dirs": [root]})
-    con.execute("SET parquet_metadata_cache = true")  # committed files never change
     con.execute("SET enable_external_access = false")
     con.execute("SET lock_configuration = true")
     return con
