@@ -27,8 +27,10 @@ NO_TIME = np.iinfo(np.int64).min
 """A board with no time recorded."""
 COUNTED = ("royalty_top", "royalty_middle", "royalty_bottom", "dead_street")
 """The columns ``board_counts`` counts boards by the value of (``counted``)."""
-_DENSE = 1 << 22
-"""Group codes up to this many are numbered through a table of flags, beyond it by sorting."""
+_DENSE = 4
+"""Combinations up to this many per row are numbered through a table of flags, more by sorting: the table costs
+its size, the sort its rows' logarithm (over a chunk of 131,072 boards, a table of 4 M flags took longer than
+everything else the summaries do)."""
 
 
 def _codes(values: pa.Array) -> tuple[np.ndarray, pa.Array]:
@@ -38,6 +40,11 @@ def _codes(values: pa.Array) -> tuple[np.ndarray, pa.Array]:
     labels = values.dictionary
     codes = values.indices.fill_null(len(labels)).to_numpy(zero_copy_only=False).astype(np.int64)
     return codes, labels
+
+
+def _label(values: pa.Array) -> pa.DictionaryArray:
+    """A label column dictionary-encoded once per chunk, so that every rule set's summary takes codes."""
+    return values if pa.types.is_dictionary(values.type) else pc.dictionary_encode(values)
 
 
 def _times(values: pa.Array) -> np.ndarray:
@@ -61,7 +68,7 @@ def number(columns: list[np.ndarray], sizes: list[int]) -> tuple[np.ndarray, np.
     key = np.zeros(n, np.int64)
     for c, s in zip(columns, sizes, strict=True):
         key = key * max(int(s), 1) + c
-    if total <= max(_DENSE, 4 * n):
+    if total <= _DENSE * n + 1024:
         present = np.zeros(total, np.bool_)
         present[key] = True
         numbers = np.cumsum(present) - 1
@@ -101,7 +108,7 @@ class Groups:
         return cls(
             player=t.player,  # type: ignore[attr-defined]
             variant=t.variant,  # type: ignore[attr-defined]
-            session=t.facts["session"],  # type: ignore[attr-defined]
+            session=_label(t.facts["session"]),  # type: ignore[attr-defined]
             day=day,
             times=times,
             player_codes=t.player.indices.to_numpy(zero_copy_only=False).astype(np.int64),  # type: ignore[attr-defined]
@@ -254,10 +261,6 @@ def _first_and_last(group, n, times, hands):
     return first, last, hand
 
 
-def _kept(keep: np.ndarray | None, n: int) -> np.ndarray:
-    return np.arange(n) if keep is None else np.flatnonzero(keep)
-
-
 _SUMMED = (
     "points",
     "fouled",
@@ -277,15 +280,19 @@ def board_summaries(
 ) -> tuple[pa.Table, pa.Table, pa.Table]:
     """``board_summary``, ``board_counts`` and ``player_sessions`` of one rule set's ``board_results`` for a chunk
     (``keep``: the chunk's boards it holds, None for all; ``rules``: the rule set's name and key)."""
-    rows = _kept(keep, groups.player_codes.size)
+    rows = None if keep is None else np.flatnonzero(keep)
+
+    def kept(values: np.ndarray) -> np.ndarray:
+        return values if rows is None else values[rows]
+
     native = _numbers(boards, "native").astype(np.int64)
     columns = [_numbers(boards, c) for c in _SUMMED]
-    fantasyland = groups.fantasyland[rows]
+    fantasyland = kept(groups.fantasyland)
 
     group, first = groups.boards
-    index, where = number([group[rows], native], [first.size, 2])
+    index, where = number([kept(group), native], [first.size, 2])
     sums = _sum_boards(index, where.size, *columns, fantasyland)
-    at = rows[where]  # a board of each summary row
+    at = rows[where] if rows is not None else where  # a board of each summary row
     cards = groups.fantasyland_cards[at]
     in_fantasyland = groups.fantasyland[at]
     summary = {
@@ -299,10 +306,10 @@ def board_summaries(
     }
 
     group, first = groups.sessions
-    index, where = number([group[rows], native], [first.size, 2])
+    index, where = number([kept(group), native], [first.size, 2])
     sums = _sum_boards(index, where.size, *columns, fantasyland)
-    first_t, last_t, hand = _first_and_last(index, where.size, groups.times[rows], groups.hand_key[rows])
-    at = rows[where]
+    first_t, last_t, hand = _first_and_last(index, where.size, kept(groups.times), kept(groups.hand_key))
+    at = rows[where] if rows is not None else where
     sessions = {
         **groups.labels(at, rules),
         "native": pa.array(native[where].astype(np.bool_)),
@@ -330,36 +337,36 @@ def _timestamps(values: np.ndarray) -> pa.Array:
 
 
 def _counts(
-    groups: Groups, boards: pa.RecordBatch, rows: np.ndarray, native: np.ndarray, rules: tuple[str, str]
+    groups: Groups, boards: pa.RecordBatch, rows: np.ndarray | None, native: np.ndarray, rules: tuple[str, str]
 ) -> pa.Table:
-    """``board_counts``: boards by each row's royalty, and fouled boards by dead street."""
+    """``board_counts``: boards by each row's royalty, and fouled boards by dead street; one counting pass a
+    column, over (player and day, native, value)."""
     group, _ = groups.player_day
-    group = group[rows]
+    base = (group if rows is None else group[rows]) * 2 + native
+    n_base = int(base.max(initial=0)) + 1
     fouled = _numbers(boards, "fouled").astype(np.bool_)
-    dead = boards.column("dead_street")
-    dead_values = dead.cast(pa.int64()).fill_null(-1).to_numpy(zero_copy_only=False)
-    parts = [(k, _numbers(boards, c).astype(np.int64), np.ones(rows.size, np.bool_)) for k, c in enumerate(COUNTED[:3])]
-    parts.append((3, dead_values, fouled))
-    kind = np.concatenate([np.full(int(m.sum()), k, np.int64) for k, _, m in parts])
-    value = np.concatenate([v[m] for _, v, m in parts])
-    source = np.concatenate([np.flatnonzero(m) for _, _, m in parts])
-    low = int(value.min(initial=0))
-    shifted = value - low
-    index, where = number(
-        [group[source], native[source], kind, shifted],
-        [int(group.max(initial=0)) + 1, 2, len(COUNTED), int(shifted.max(initial=0)) + 1],
-    )
-    boards_n = np.bincount(index, minlength=where.size).astype(np.int64)
-    at = rows[source[where]]
-    counted_kind = kind[where]
-    values = value[where]
-    no_value = (counted_kind == 3) & (values < 0)
+    dead = boards.column("dead_street").cast(pa.int64()).fill_null(-1).to_numpy(zero_copy_only=False)
+    columns = [(_numbers(boards, c).astype(np.int64), None) for c in COUNTED[:3]] + [(dead, fouled)]
+    kinds, values, firsts, sizes = [], [], [], []
+    for k, (value, only) in enumerate(columns):
+        at = base if only is None else base[only]
+        value = value if only is None else value[only]
+        low = int(value.min(initial=0))
+        index, first = number([at, value - low], [n_base, int(value.max(initial=0)) - low + 1])
+        sizes.append(np.bincount(index, minlength=first.size))
+        kinds.append(np.full(first.size, k, np.int64))
+        values.append(value[first])
+        firsts.append(first if only is None else np.flatnonzero(only)[first])
+    board = np.concatenate(firsts)  # a board of each count, among the rule set's
+    kind = np.concatenate(kinds)
+    value = np.concatenate(values)
+    at = board if rows is None else rows[board]
     counts = {
         **groups.labels(at, rules),
-        "native": pa.array(native[source[where]].astype(np.bool_)),
-        "counted": pa.DictionaryArray.from_arrays(pa.array(counted_kind.astype(np.int32)), pa.array(COUNTED)),
-        "value": pa.array(values.astype(np.int32), mask=no_value),
-        "boards": pa.array(boards_n),
+        "native": pa.array(native[board].astype(np.bool_)),
+        "counted": pa.DictionaryArray.from_arrays(pa.array(kind.astype(np.int32)), pa.array(COUNTED)),
+        "value": pa.array(value.astype(np.int32), mask=(kind == 3) & (value < 0)),
+        "boards": pa.array(np.concatenate(sizes).astype(np.int64)),
     }
     return _table(counts, BOARD_COUNTS)
 
