@@ -26,7 +26,7 @@ from pipeline.paths import SQL
 from pipeline.rescore.royalties import recorded_royalty_hands
 from schemas.lake import CARDS13, TABLE_PARTITIONS, TABLES
 
-__all__ = ["SQL_DIR", "QueryError", "connect", "run_query"]
+__all__ = ["CARD_CODES", "SQL_DIR", "QueryError", "connect", "partition_values", "plain_schema", "run_query"]
 
 SQL_DIR = SQL
 QUERY_STATEMENTS = {duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN}
@@ -38,7 +38,7 @@ class QueryError(InputError):
     """SQL that cannot be run: not a query, or DuckDB rejected it."""
 
 
-def _plain(schema: pa.Schema) -> pa.Schema:
+def plain_schema(schema: pa.Schema) -> pa.Schema:
     """``schema`` with its labels as plain strings, as the files' are read."""
     return pa.schema([f.with_type(f.type.value_type) if pa.types.is_dictionary(f.type) else f for f in schema])
 
@@ -59,7 +59,7 @@ def _literal(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
-def _partition(relative: str) -> dict[str, str]:
+def partition_values(relative: str) -> dict[str, str]:
     """``board_results/rules_key=x/variant=y/native=true/file`` -> its folders' values."""
     return dict(part.split("=", 1) for part in relative.split("/")[1:-1] if "=" in part)
 
@@ -74,7 +74,7 @@ def _table(con: duckdb.DuckDBPyConnection, snapshot: Snapshot, name: str) -> duc
     filter is lost when one query scans the same files twice (a window over an aggregate does), and sums come
     out over every partition.
     """
-    schema = _plain(TABLES[name])
+    schema = plain_schema(TABLES[name])
     empty = con.from_arrow(pa.Table.from_batches([], schema=schema))
     types = dict(zip(empty.columns, empty.types, strict=True))
     parts = TABLE_PARTITIONS.get(name, ())
@@ -83,7 +83,7 @@ def _table(con: duckdb.DuckDBPyConnection, snapshot: Snapshot, name: str) -> duc
         # A batch's files were written by one version: one footer tells their columns.
         columns = _columns(files[0], name)
         for f in files:
-            values = _partition(str(f.relative_to(snapshot.root)))
+            values = partition_values(str(f.relative_to(snapshot.root)))
             groups.setdefault((tuple(values.get(k, "") for k in parts), columns), []).append(str(f))
     branches = []
     for (values, columns), files in groups.items():

@@ -1,11 +1,11 @@
 """The rows of a few hands, read without decoding the lake's tables whole.
 
 A named query that looks hands up by key (``@lookup TABLE`` under its parameters, with a ``hands`` parameter)
-reads ``wanted_TABLE``: that table's rows of those hands, fetched before the query runs (the columns the query
-names; a list of cards costs, whether it is used or not). DuckDB decodes every
-column a query reads in each row group holding one of the hands, and a few dozen hands of a year are in nearly
-every row group: over 10 M hands, the boards of 60 hands took 2.7 s. Polars decodes the key column, then the
-other columns only where a key matched: the same rows in a fraction of that (see ``tests/bench``).
+reads ``wanted_TABLE``: that table's rows of those hands, fetched before the query runs (only the columns the
+query names: a list of cards costs whether it is used or not). DuckDB decodes every column a query reads in each
+row group holding one of the hands, and a few dozen hands of a year are in nearly every row group: over 10 M
+hands, the boards of 60 hands and their placements took 2.7 s. Polars decodes the key column, then the other
+columns only where a key matched: the same rows in 0.4 to 0.7 s a table.
 """
 
 from __future__ import annotations
@@ -18,18 +18,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipeline.lake.snapshot import Snapshot
+from pipeline.query.db import CARD_CODES, partition_values, plain_schema
 from pipeline.query.players import alias_case
 from schemas.lake import CARDS13, RESULT_PARTITIONS, TABLE_PARTITIONS, TABLES
 
 __all__ = ["hand_rows", "register"]
-
-
-def _plain(schema: pa.Schema) -> pa.Schema:
-    return pa.schema([f.with_type(f.type.value_type) if pa.types.is_dictionary(f.type) else f for f in schema])
-
-
-def _partition(relative: str) -> dict[str, str]:
-    return dict(part.split("=", 1) for part in relative.split("/")[1:-1] if "=" in part)
 
 
 def _wanted(values: dict[str, str], rule_sets: Sequence[str] | None) -> bool:
@@ -49,12 +42,12 @@ def hand_rows(
     """Every row of ``table`` whose ``hand_key`` is in ``keys``, with the table's columns and types (partition
     folders as columns); for a result table, only those of ``rule_sets`` (a key, or None for each hand's own).
     ``columns``: read only these (and the key); the others are null."""
-    schema = _plain(TABLES[table])
+    schema = plain_schema(TABLES[table])
     read = None if columns is None else [c for c in schema.names if c in columns or c == "hand_key"]
     parts = TABLE_PARTITIONS.get(table, ())
     groups: dict[tuple[str, ...], list[str]] = {}
     for f in snapshot.files(table):
-        values = _partition(str(f.relative_to(snapshot.root)))
+        values = partition_values(str(f.relative_to(snapshot.root)))
         if parts == RESULT_PARTITIONS and not _wanted(values, rule_sets):
             continue
         groups.setdefault(tuple(values.get(k, "") for k in parts), []).append(str(f))
@@ -69,16 +62,16 @@ def hand_rows(
         constants = [pl.lit(v).alias(k) for k, v in zip(parts, values, strict=True)]
         frames.append(scan.with_columns(constants) if constants else scan)
     found = pl.concat(frames, how="diagonal_relaxed").collect().to_arrow()
-    columns = []
+    arrays = []
     for field in schema:
         if field.name in found.column_names:
             column = found.column(field.name)
-            if field.type == pa.bool_() and column.type != pa.bool_():
+            if field.type == pa.bool_() and column.type != pa.bool_():  # a partition folder's true / false
                 column = pc.equal(column, "true")
-            columns.append(column.cast(field.type))
+            arrays.append(column.cast(field.type))
         else:
-            columns.append(pa.nulls(found.num_rows, field.type))
-    return pa.Table.from_arrays(columns, schema=schema)
+            arrays.append(pa.nulls(found.num_rows, field.type))
+    return pa.Table.from_arrays(arrays, schema=schema)
 
 
 def register(
@@ -92,8 +85,6 @@ def register(
 ) -> None:
     """Make ``wanted_TABLE`` on ``con`` the rows of those hands, read as the table's view reads them: cards as their
     codes, and players under their aliases' names. ``columns``: the only ones read (see ``hand_rows``)."""
-    from pipeline.query.db import CARD_CODES
-
     rows = hand_rows(snapshot, table, keys, rule_sets, columns)
     rel = con.from_arrow(rows)
     replace = [f"{CARD_CODES} AS cards"] if CARDS13 in [f.type for f in TABLES[table]] else []
