@@ -495,3 +495,9 @@ def test_hands_looked_up_are_the_lakes_rows(report_lake: ReportLake, snapshot: S
         assert compared
     if aliased:
         assert XSS[0] not in {b["player"] for b in boards}
+
+
+def test_a_hand_key_the_lake_does_not_hold_is_an_error(con: duckdb.DuckDBPyConnection, snapshot: Snapshot) -> None:
+    for hands, said in (("123", "no results for hand 123"), ("abc", "whole numbers"), ("", "at least one hand key")):
+        with pytest.raises(named.NamedQueryError, match=said):
+            named.run(con, snapshot, "hand_boards", {"hands": hands})

@@ -82,9 +82,10 @@ def register(
     rule_sets: Sequence[str | None] | None,
     aliases: Mapping[str, str],
     columns: Sequence[str] | None = None,
-) -> None:
+) -> pa.Table:
     """Make ``wanted_TABLE`` on ``con`` the rows of those hands, read as the table's view reads them: cards as their
-    codes, and players under their aliases' names. ``columns``: the only ones read (see ``hand_rows``)."""
+    codes, and players under their aliases' names (``columns``: the only ones read, see ``hand_rows``); the rows
+    as read."""
     rows = hand_rows(snapshot, table, keys, rule_sets, columns)
     rel = con.from_arrow(rows)
     replace = [f"{CARD_CODES} AS cards"] if CARDS13 in [f.type for f in TABLES[table]] else []
@@ -93,3 +94,4 @@ def register(
     if replace:
         rel = rel.select(f"* REPLACE ({', '.join(replace)})")
     rel.create_view(f"wanted_{table}", replace=True)
+    return rows

@@ -373,18 +373,29 @@ def run(
 
 def _look_up(con: duckdb.DuckDBPyConnection, snapshot: Snapshot, query: NamedQuery, bound: dict[str, Any]) -> None:
     """Fetch the rows of the hands ``$hands`` names from each table the query looks up, under the rule sets it
-    reads there (``$rules``, the hands' own when null; ``$compared``), and only the columns its SQL names."""
+    reads there (``$rules``, the hands' own when null; ``$compared``), and only the columns its SQL names. Keys
+    of which no table holds a row are an error."""
     try:
         keys = [int(k) for k in str(bound["hands"]).split(",") if k.strip()]
     except ValueError:
         raise NamedQueryError(f"{query.name}: hands are hand keys (whole numbers), comma-separated") from None
+    if not keys:
+        raise NamedQueryError(f"{query.name}: give at least one hand key (--param hands=KEY[,KEY...])")
     under: dict[str, list[str | None]] = {"rules": [bound.get("rules")], "compared": list(bound.get("compared") or [])}
     aliases = aliases_of(con)
     named = set(re.findall(r"\b\w+\b", query.sql))
+    found: set[int] = set()
     for table, by, listed in query.lookups:
         rule_sets = under[by] if by else [s for p in under if p in bound for s in under[p]]
         columns = [c for c in TABLES[table].names if c in (listed or named)]
-        lookup.register(con, snapshot, table, keys, rule_sets, aliases, columns)
+        rows = lookup.register(con, snapshot, table, keys, rule_sets, aliases, columns)
+        found.update(rows.column("hand_key").to_pylist())
+    if not found:
+        shown = ", ".join(str(k) for k in keys[:5]) + (" ..." if len(keys) > 5 else "")
+        raise NamedQueryError(
+            f"{query.name}: no results for hand {shown} (a hand key of the lake, scored: "
+            'ofc sql "SELECT hand_key, hand_id FROM hands" lists them)'
+        )
 
 
 def _matched(con: duckdb.DuckDBPyConnection, query: NamedQuery, values: dict[str, Any]) -> dict[str, Any]:
