@@ -51,27 +51,15 @@ CREATE MACRO kept(player, variant, played_at, who, game, from_day) AS
     AND (game IS NULL OR variant = game)
     AND (from_day IS NULL OR played_at >= timezone('UTC', from_day::TIMESTAMP));
 
--- The boards a figure reads: each under its hand's own rules (rule_set null), or as if every hand had been
--- played under one rule set (its key), then filtered.
+-- The rows read under one rule set: each hand under its own rules (rule_set null: native), or as if every hand
+-- had been played under the rule set keyed rule_set. On a partition column, so whole files are left out.
+CREATE MACRO read_under(rule_set, native, rules_key) AS
+    CASE WHEN rule_set IS NULL THEN native ELSE rules_key = rule_set END;
+
+-- The boards a figure about single hands reads: under one rule set, then filtered.
 CREATE MACRO scored_boards(rule_set, who, game, from_day) AS TABLE
     SELECT * FROM board_results
-    WHERE (CASE WHEN rule_set IS NULL THEN native ELSE rules_key = rule_set END)
-      AND kept(player, variant, played_at, who, game, from_day);
-
--- The same for pairs of boards: a pair is kept when either of its players is the one asked for.
-CREATE MACRO scored_pairs(rule_set, who, game, from_day) AS TABLE
-    SELECT * FROM pair_results
-    WHERE (CASE WHEN rule_set IS NULL THEN native ELSE rules_key = rule_set END)
-      AND (kept(player_a, variant, played_at, who, game, from_day)
-           OR kept(player_b, variant, played_at, who, game, from_day));
-
--- The boards a comparison of rule sets reads: as played (compared = 'as played'), then under each rule set
--- in rule_sets (compared = its key); every row carries its points as played (native_points) beside its own.
-CREATE MACRO compared_boards(rule_sets, who, game, from_day) AS TABLE
-    SELECT 'as played' AS compared, * FROM scored_boards(NULL, who, game, from_day)
-    UNION ALL
-    SELECT rules_key AS compared, * FROM board_results
-    WHERE list_contains(rule_sets, rules_key) AND kept(player, variant, played_at, who, game, from_day);
+    WHERE read_under(rule_set, native, rules_key) AND kept(player, variant, played_at, who, game, from_day);
 
 -- The same over the summaries a rescore writes beside its results (board_summary, board_counts, player_sessions
 -- and pair_summary: the results summed by player, day and more), which every figure of sums reads: over 10 M
@@ -84,25 +72,25 @@ CREATE MACRO summary_kept(player, variant, day, who, game, from_day) AS
 
 CREATE MACRO scored_summary(rule_set, who, game, from_day) AS TABLE
     SELECT * FROM board_summary
-    WHERE (CASE WHEN rule_set IS NULL THEN native ELSE rules_key = rule_set END)
-      AND summary_kept(player, variant, day, who, game, from_day);
+    WHERE read_under(rule_set, native, rules_key) AND summary_kept(player, variant, day, who, game, from_day);
 
 CREATE MACRO scored_counts(rule_set, who, game, from_day) AS TABLE
     SELECT * FROM board_counts
-    WHERE (CASE WHEN rule_set IS NULL THEN native ELSE rules_key = rule_set END)
-      AND summary_kept(player, variant, day, who, game, from_day);
+    WHERE read_under(rule_set, native, rules_key) AND summary_kept(player, variant, day, who, game, from_day);
 
 CREATE MACRO scored_sessions(rule_set, who, game, from_day) AS TABLE
     SELECT * FROM player_sessions
-    WHERE (CASE WHEN rule_set IS NULL THEN native ELSE rules_key = rule_set END)
-      AND summary_kept(player, variant, day, who, game, from_day);
+    WHERE read_under(rule_set, native, rules_key) AND summary_kept(player, variant, day, who, game, from_day);
 
+-- A pair is kept when either of its players is the one asked for.
 CREATE MACRO scored_pair_summary(rule_set, who, game, from_day) AS TABLE
     SELECT * FROM pair_summary
-    WHERE (CASE WHEN rule_set IS NULL THEN native ELSE rules_key = rule_set END)
+    WHERE read_under(rule_set, native, rules_key)
       AND (summary_kept(player_a, variant, day, who, game, from_day)
            OR summary_kept(player_b, variant, day, who, game, from_day));
 
+-- A comparison of rule sets: the boards as played (compared = 'as played'), then under each rule set in
+-- rule_sets (compared = its key); every row carries its points as played (native_points) beside its own.
 CREATE MACRO compared_summary(rule_sets, who, game, from_day) AS TABLE
     SELECT 'as played' AS compared, * FROM scored_summary(NULL, who, game, from_day)
     UNION ALL

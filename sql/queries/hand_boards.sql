@@ -13,6 +13,6 @@ SELECT
     p.streets, p.discards, p.discard_streets
 FROM wanted_board_results r
 LEFT JOIN wanted_boards p ON p.hand_key = r.hand_key AND p.seat = r.seat
-WHERE CASE WHEN $rules IS NULL THEN r.native ELSE r.rules_key = $rules END
+WHERE read_under($rules, r.native, r.rules_key)
   AND r.hand_key IN (SELECT unnest(string_split($hands, ','))::UBIGINT)
 ORDER BY r.hand_key, r.position;

@@ -13,7 +13,7 @@ SELECT
     hand_key, rules, player_a, player_b, seat_a, seat_b, settled, row_top, row_middle, row_bottom, scoop,
     royalties_a, royalties_b, points
 FROM wanted_pair_results
-WHERE (CASE WHEN $rules IS NULL THEN native ELSE rules_key = $rules END)
+WHERE read_under($rules, native, rules_key)
   AND hand_key IN (SELECT hand_key FROM wanted)
 UNION ALL
 SELECT hand_key, rules, player, NULL, seat, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, points
