@@ -146,3 +146,34 @@ def test_grouping_numbers_rows_by_their_values() -> None:
         assert [pairs[i] for i in first[index]] == pairs  # each row's group names its values
         assert index[first].tolist() == list(range(len(first)))  # each group's row is in it
     assert number([np.zeros(0, np.int64)], [3])[0].size == 0
+
+
+def test_the_pure_function_returns_the_summaries_of_its_results() -> None:
+    """``rescore_many`` (what a distributed engine maps over batches) returns each job's summaries beside its
+    results: the same sums, for a job over every hand and for one over the hands native to it."""
+    from pipeline.rescore.batch import rescore_many
+    from pipeline.rescore.plan import Job
+    from tests.test_rescore_batch import random_boards
+
+    boards = random_boards(300, seed=5)
+    classic = load_rules("classic-2-4")
+    for result in rescore_many(boards, [classic, Job(classic, native_only=True), load_rules("ofc")]):
+        con = duckdb.connect()
+        con.execute("SET TimeZone = 'UTC'")
+        con.register("board_results", result.boards)
+        con.register("pair_results", result.pairs)
+        for name, rows in result.summaries.items():
+            con.register(name, rows)
+        if result.boards.num_rows == 0:
+            assert all(t.num_rows == 0 for t in result.summaries.values())
+            continue
+        assert _same(con, BOARD_SUMS, SUMMARY_SUMS) > 0
+        assert (
+            _same(
+                con,
+                PAIR_SUMS,
+                "SELECT rules_key, native, variant, player_a, player_b, day, sum(matchups), "
+                "sum(points), sum(squares), sum(a_scoops), sum(b_scoops) FROM pair_summary GROUP BY ALL",
+            )
+            > 0
+        )

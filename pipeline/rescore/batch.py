@@ -25,7 +25,7 @@ from pipeline.native import Natives, cannot_apply
 from pipeline.rescore import kernels
 from pipeline.rescore.hands import grouped, hand_keys, run_starts
 from pipeline.rescore.plan import Job
-from pipeline.rescore.summaries import Groups
+from pipeline.rescore.summaries import Groups, board_summaries, pair_summary
 from pipeline.score import kernels as engine_kernels
 from pipeline.score.compile import NATURALS, CompiledRules, compile_rules
 from pipeline.score.engine import NO_NATURAL, Boards, Prepared, Scored, prepare, score
@@ -121,6 +121,8 @@ class Results:
     """Hands scored under their native rules here that recorded points."""
     recorded_differing: int = 0
     """Of those, hands whose recorded points differ from ours."""
+    summaries: dict[str, pa.Table] = field(default_factory=dict)
+    """The results' sums (``SUMMARY_TABLES``) by table name."""
 
 
 # ------------------------------------------------------------------ reading
@@ -573,11 +575,33 @@ def recorded_check(t: Table, s: Scoring) -> tuple[int, int]:
     return recorded_differences(t, s.scored, s.native if s.keep is None else s.native & s.keep)
 
 
+def board_sums(t: Table, s: Scoring, boards: pa.RecordBatch) -> dict[str, pa.Table]:
+    """The summaries of the job's ``BOARD_RESULTS`` (``boards``): ``board_summary``, ``board_counts``,
+    ``player_sessions``."""
+    if s.scored is None:
+        return {}
+    tables = board_summaries(t.groups, boards, s.keep, (s.job.rules.name, s.job.key))
+    return dict(zip(("board_summary", "board_counts", "player_sessions"), tables, strict=True))
+
+
+def pair_sums(t: Table, s: Scoring, pairs: pa.RecordBatch) -> dict[str, pa.Table]:
+    """The summary of the job's ``PAIR_RESULTS`` (``pairs``): ``pair_summary``."""
+    if s.scored is None:
+        return {}
+    a, b = np.asarray(s.scored.pairs.a), np.asarray(s.scored.pairs.b)
+    if s.keep is not None:
+        kept = s.keep[a]
+        a, b = a[kept], b[kept]
+    return {"pair_summary": pair_summary(t.groups, pairs, a, b, (s.job.rules.name, s.job.key))}
+
+
 def results(t: Table, scorer: Scorer, job: Job) -> Results:
-    """One job's results for a table already read."""
+    """One job's results for a table already read, with their summaries."""
     s = score_job(t, scorer, job)
     checked, differing = recorded_check(t, s)
-    return Results(job, build_boards(t, s), build_pairs(t, s), s.hands, s.not_applied, s.why, checked, differing)
+    boards, pairs = build_boards(t, s), build_pairs(t, s)
+    sums = board_sums(t, s, boards) | pair_sums(t, s, pairs)
+    return Results(job, boards, pairs, s.hands, s.not_applied, s.why, checked, differing, sums)
 
 
 def _empty(schema: pa.Schema) -> pa.RecordBatch:

@@ -15,7 +15,6 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 
 import numba
-import numpy as np
 import pyarrow as pa
 
 from pipeline import __version__
@@ -23,13 +22,22 @@ from pipeline.ahead import ahead, result_of
 from pipeline.lake.snapshot import RESULT_FORMAT
 from pipeline.lake.store import BatchWriter, Lake
 from pipeline.native import Natives
-from pipeline.rescore.batch import Scorer, Scoring, Table, build_boards, build_pairs, read_boards, recorded_check
+from pipeline.rescore.batch import (
+    Scorer,
+    Scoring,
+    Table,
+    board_sums,
+    build_boards,
+    build_pairs,
+    pair_sums,
+    read_boards,
+    recorded_check,
+)
 from pipeline.rescore.batch import score_job as score_one
 from pipeline.rescore.plan import KIND, Work
 from pipeline.rescore.report import RuleTotals
 from pipeline.rescore.royalties import royalty_hands
 from pipeline.rescore.source import READ_ROWS, Partition, partitions, read_partition
-from pipeline.rescore.summaries import board_summaries, pair_summary
 
 PENDING = 4
 """Result tables waiting for their writer at most: with the read size, what bounds memory."""
@@ -82,13 +90,8 @@ class _Writers:
         pairs = build_pairs(table, s)
         seconds = time.thread_time() - t0
         self.writer.write("pair_results", pa.Table.from_batches([pairs]))
-        if s.scored is not None:
-            a, b = s.scored.pairs.a, s.scored.pairs.b
-            if s.keep is not None:
-                kept = s.keep[a]
-                a, b = a[kept], b[kept]
-            rules = (s.job.rules.name, s.job.key)
-            self.writer.write("pair_summary", pair_summary(table.groups, pairs, np.asarray(a), np.asarray(b), rules))
+        for name, rows in pair_sums(table, s, pairs).items():
+            self.writer.write(name, rows)
         return RuleTotals(s.job.rules.name, s.job.key, pairs=pairs.num_rows, seconds=seconds)
 
     def _boards(self, table: Table, s: Scoring) -> RuleTotals:
@@ -97,10 +100,8 @@ class _Writers:
         checked, differing = recorded_check(table, s)
         seconds = time.thread_time() - t0
         self.writer.write("board_results", pa.Table.from_batches([boards]))
-        if s.scored is not None:
-            summaries = board_summaries(table.groups, boards, s.keep, (s.job.rules.name, s.job.key))
-            for name, rows in zip(("board_summary", "board_counts", "player_sessions"), summaries, strict=True):
-                self.writer.write(name, rows)
+        for name, rows in board_sums(table, s, boards).items():
+            self.writer.write(name, rows)
         counts = {"boards": boards.num_rows, "recorded_checked": checked, "recorded_differing": differing}
         return RuleTotals(s.job.rules.name, s.job.key, seconds=seconds, **counts)
 
