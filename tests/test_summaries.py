@@ -55,6 +55,11 @@ SELECT rules_key, native, variant, player, day, session, n_players, sum(boards),
     sum(fantasyland_hands), min(first_played), max(last_played)
 FROM player_sessions GROUP BY ALL
 """
+PAIR_SUMMARY_SUMS = """
+SELECT rules_key, native, variant, player_a, player_b, day, sum(matchups), sum(points), sum(squares), sum(a_scoops),
+    sum(b_scoops)
+FROM pair_summary GROUP BY ALL
+"""
 COUNT_SUMS = f"""
 SELECT rules_key, native, variant, player, {_DAY} AS day, 'royalty_top' AS counted, royalty_top AS value,
     count(*) AS boards FROM board_results GROUP BY ALL
@@ -94,15 +99,7 @@ def check(con: duckdb.DuckDBPyConnection) -> None:
         )
         > 10
     )
-    assert (
-        _same(
-            con,
-            PAIR_SUMS,
-            "SELECT rules_key, native, variant, player_a, player_b, day, sum(matchups), "
-            "sum(points), sum(squares), sum(a_scoops), sum(b_scoops) FROM pair_summary GROUP BY ALL",
-        )
-        > 10
-    )
+    assert _same(con, PAIR_SUMS, PAIR_SUMMARY_SUMS) > 10
     # The hand played first in a group is one of the group's, and played at the group's first time.
     assert con.sql(
         "SELECT count(*) FROM player_sessions s ANTI JOIN board_results r ON r.hand_key = s.first_hand "
@@ -168,12 +165,4 @@ def test_the_pure_function_returns_the_summaries_of_its_results() -> None:
             assert all(t.num_rows == 0 for t in result.summaries.values())
             continue
         assert _same(con, BOARD_SUMS, SUMMARY_SUMS) > 0
-        assert (
-            _same(
-                con,
-                PAIR_SUMS,
-                "SELECT rules_key, native, variant, player_a, player_b, day, sum(matchups), "
-                "sum(points), sum(squares), sum(a_scoops), sum(b_scoops) FROM pair_summary GROUP BY ALL",
-            )
-            > 0
-        )
+        assert _same(con, PAIR_SUMS, PAIR_SUMMARY_SUMS) > 0
