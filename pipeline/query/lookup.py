@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 from pipeline.lake.snapshot import Snapshot
 from pipeline.query.db import CARD_CODES, partition_values, plain_schema
 from pipeline.query.players import alias_case
-from schemas.lake import CARDS13, RESULT_PARTITIONS, TABLE_PARTITIONS, TABLES
+from schemas.lake import CARDS13, PARTITIONS, RESULT_PARTITIONS, TABLE_PARTITIONS, TABLES
 
 __all__ = ["hand_rows", "register"]
 
@@ -38,10 +38,12 @@ def hand_rows(
     keys: Sequence[int],
     rule_sets: Sequence[str | None] | None = None,
     columns: Sequence[str] | None = None,
+    months: set[tuple[str, str]] | None = None,
 ) -> pa.Table:
     """Every row of ``table`` whose ``hand_key`` is in ``keys``, with the table's columns and types (partition
     folders as columns); for a result table, only those of ``rule_sets`` (a key, or None for each hand's own).
-    ``columns``: read only these (and the key); the others are null."""
+    ``columns``: read only these (and the key); the others are null. ``months``: the (variant, month) the hands
+    were played in, when known: a table in those folders reads only them."""
     schema = plain_schema(TABLES[table])
     read = None if columns is None else [c for c in schema.names if c in columns or c == "hand_key"]
     parts = TABLE_PARTITIONS.get(table, ())
@@ -49,6 +51,8 @@ def hand_rows(
     for f in snapshot.files(table):
         values = partition_values(str(f.relative_to(snapshot.root)))
         if parts == RESULT_PARTITIONS and not _wanted(values, rule_sets):
+            continue
+        if months is not None and parts == PARTITIONS and (values.get("variant"), values.get("month")) not in months:
             continue
         groups.setdefault(tuple(values.get(k, "") for k in parts), []).append(str(f))
     if not keys or not groups:
@@ -82,11 +86,12 @@ def register(
     rule_sets: Sequence[str | None] | None,
     aliases: Mapping[str, str],
     columns: Sequence[str] | None = None,
+    months: set[tuple[str, str]] | None = None,
 ) -> pa.Table:
     """Make ``wanted_TABLE`` on ``con`` the rows of those hands, read as the table's view reads them: cards as their
     codes, and players under their aliases' names (``columns``: the only ones read, see ``hand_rows``); the rows
     as read."""
-    rows = hand_rows(snapshot, table, keys, rule_sets, columns)
+    rows = hand_rows(snapshot, table, keys, rule_sets, columns, months)
     rel = con.from_arrow(rows)
     replace = [f"{CARD_CODES} AS cards"] if CARDS13 in [f.type for f in TABLES[table]] else []
     if aliases:

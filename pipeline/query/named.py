@@ -385,11 +385,14 @@ def _look_up(con: duckdb.DuckDBPyConnection, snapshot: Snapshot, query: NamedQue
     aliases = aliases_of(con)
     named = set(re.findall(r"\b\w+\b", query.sql))
     found: set[int] = set()
+    months: set[tuple[str, str]] | None = None  # where the hands are, once a result table has told
     for table, by, listed in query.lookups:
         rule_sets = under[by] if by else [s for p in under if p in bound for s in under[p]]
-        columns = [c for c in TABLES[table].names if c in (listed or named)]
-        rows = lookup.register(con, snapshot, table, keys, rule_sets, aliases, columns)
+        columns = [c for c in TABLES[table].names if c in (listed or named) or c in ("variant", "month")]
+        rows = lookup.register(con, snapshot, table, keys, rule_sets, aliases, columns, months)
         found.update(rows.column("hand_key").to_pylist())
+        if months is None and {"variant", "month"} <= set(columns) and found >= set(keys):
+            months = set(zip(rows.column("variant").to_pylist(), rows.column("month").to_pylist(), strict=True))
     if not found:
         shown = ", ".join(str(k) for k in keys[:5]) + (" ..." if len(keys) > 5 else "")
         raise NamedQueryError(
