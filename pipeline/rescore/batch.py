@@ -25,7 +25,7 @@ from pipeline.native import Natives, cannot_apply
 from pipeline.rescore import kernels
 from pipeline.rescore.hands import grouped, hand_keys, run_starts
 from pipeline.rescore.plan import Job
-from pipeline.rescore.summaries import Groups, board_summaries, pair_summary
+from pipeline.rescore.summaries import Groups, board_summaries, constant_label, pair_summary
 from pipeline.score import kernels as engine_kernels
 from pipeline.score.compile import NATURALS, CompiledRules, compile_rules
 from pipeline.score.engine import NO_NATURAL, Boards, Prepared, Scored, prepare, score
@@ -397,10 +397,6 @@ def rows_of(t: Table, job: Job) -> tuple[np.ndarray | None, dict[str, int], dict
 # ------------------------------------------------------------------ building
 
 
-def _constant_label(value: str, n: int) -> pa.DictionaryArray:
-    return pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, np.int32)), pa.array([value]))
-
-
 def pair_results(t: Table, result: Scored, job: Job, native: np.ndarray) -> pa.RecordBatch:
     """One row per pair: ``PAIR_RESULTS``. ``native``: per board, the rule set is its hand's native one."""
     p, f = result.pairs, result.boards
@@ -438,8 +434,8 @@ def pair_results(t: Table, result: Scored, job: Job, native: np.ndarray) -> pa.R
     )
     columns = {
         "hand_key": pa.array(key),
-        "rules": _constant_label(job.rules.name, n),
-        "rules_key": _constant_label(job.key, n),
+        "rules": constant_label(job.rules.name, n),
+        "rules_key": constant_label(job.key, n),
         "native": pa.array(native[p.a]),
         "variant": t.variant.take(p.a),
         "month": t.month.take(p.a),
@@ -488,8 +484,8 @@ def board_results(
     columns = {
         "hand_key": pa.array(t.hand_key),
         **t.facts,
-        "rules": _constant_label(job.rules.name, n),
-        "rules_key": _constant_label(job.key, n),
+        "rules": constant_label(job.rules.name, n),
+        "rules_key": constant_label(job.key, n),
         "native": pa.array(native),
         "native_rules": pa.DictionaryArray.from_arrays(pa.array(t.native.astype(np.int32)), native_names),
         "variant": t.variant,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -20,7 +21,10 @@ from numba import njit
 
 from schemas.lake import BOARD_COUNTS, BOARD_SUMMARY, PAIR_SUMMARY, PLAYER_SESSIONS
 
-__all__ = ["COUNTED", "Groups", "board_summaries", "pair_summary"]
+if TYPE_CHECKING:
+    from pipeline.rescore.batch import Table
+
+__all__ = ["COUNTED", "Groups", "board_summaries", "constant_label", "pair_summary"]
 
 DAY_US = 86_400_000_000
 NO_TIME = np.iinfo(np.int64).min
@@ -33,13 +37,10 @@ its size, the sort its rows' logarithm (over a chunk of 131,072 boards, a table 
 everything else the summaries do)."""
 
 
-def _codes(values: pa.Array) -> tuple[np.ndarray, pa.Array]:
-    """A label column as (codes, labels); nulls get the code ``len(labels)``."""
-    if not pa.types.is_dictionary(values.type):
-        values = pc.dictionary_encode(values)
-    labels = values.dictionary
-    codes = values.indices.fill_null(len(labels)).to_numpy(zero_copy_only=False).astype(np.int64)
-    return codes, labels
+def _codes(values: pa.DictionaryArray) -> tuple[np.ndarray, int]:
+    """A label column's codes, nulls as one more code; and how many codes."""
+    n = len(values.dictionary)
+    return values.indices.fill_null(n).to_numpy(zero_copy_only=False).astype(np.int64), n + 1
 
 
 def _label(values: pa.Array) -> pa.DictionaryArray:
@@ -99,24 +100,21 @@ class Groups:
     hand_key: np.ndarray
 
     @classmethod
-    def of(cls, table: object) -> Groups:
-        """The groups of a rescore chunk (``pipeline.rescore.batch.Table``)."""
-        t = table
-        times = _times(t.facts["played_at"])  # type: ignore[attr-defined]
-        day = np.where(times == NO_TIME, -1, times // DAY_US)
-        dealt = t.fantasyland_dealt.fill_null(0).to_numpy(zero_copy_only=False).astype(np.int64)  # type: ignore[attr-defined]
+    def of(cls, t: Table) -> Groups:
+        """The groups of a rescore chunk."""
+        times = _times(t.facts["played_at"])
         return cls(
-            player=t.player,  # type: ignore[attr-defined]
-            variant=t.variant,  # type: ignore[attr-defined]
-            session=_label(t.facts["session"]),  # type: ignore[attr-defined]
-            day=day,
+            player=t.player,
+            variant=t.variant,
+            session=_label(t.facts["session"]),
+            day=np.where(times == NO_TIME, -1, times // DAY_US),
             times=times,
-            player_codes=t.player.indices.to_numpy(zero_copy_only=False).astype(np.int64),  # type: ignore[attr-defined]
-            n_players=np.asarray(t.n_players, np.int64),  # type: ignore[attr-defined]
-            position=np.asarray(t.position, np.int64),  # type: ignore[attr-defined]
-            fantasyland=np.asarray(t.boards.in_fantasyland, np.bool_),  # type: ignore[attr-defined]
-            fantasyland_cards=dealt,
-            hand_key=np.asarray(t.hand_key),  # type: ignore[attr-defined]
+            player_codes=t.player.indices.to_numpy(zero_copy_only=False).astype(np.int64),
+            n_players=np.asarray(t.n_players, np.int64),
+            position=np.asarray(t.position, np.int64),
+            fantasyland=np.asarray(t.boards.in_fantasyland, np.bool_),
+            fantasyland_cards=t.fantasyland_dealt.fill_null(0).to_numpy(zero_copy_only=False).astype(np.int64),
+            hand_key=np.asarray(t.hand_key),
         )
 
     @cached_property
@@ -143,50 +141,42 @@ class Groups:
 
     @cached_property
     def boards(self) -> tuple[np.ndarray, np.ndarray]:
-        """Each board's ``board_summary`` group (less the rule set's ``native``), and one board of each."""
-        days, n_days = self._days
-        cards = np.where(self.fantasyland, self.fantasyland_cards, 0)
+        """Each board's ``board_summary`` group (less the rule set's ``native``), and one board of each: its
+        (variant, player, day) group split by table size, seat and Fantasyland."""
+        day_group, first = self.player_day
+        cards = np.where(self.fantasyland, self.fantasyland_cards, 0) + self.fantasyland  # 0: out of Fantasyland
         return number(
-            [self._variant_codes, self.player_codes, days, self.n_players, self.position, cards + self.fantasyland],
-            [
-                len(self.variant.dictionary),
-                len(self.player.dictionary),
-                n_days,
-                int(self.n_players.max(initial=0)) + 1,
-                int(self.position.max(initial=0)) + 1,
-                int(cards.max(initial=0)) + 2,
-            ],
+            [day_group, self.n_players, self.position, cards],
+            [first.size, _span(self.n_players), _span(self.position), _span(cards)],
         )
 
     @cached_property
     def sessions(self) -> tuple[np.ndarray, np.ndarray]:
-        """Each board's ``player_sessions`` group (less ``native``), and one board of each."""
-        days, n_days = self._days
-        sessions, labels = _codes(self.session)
-        return number(
-            [self._variant_codes, self.player_codes, days, sessions, self.n_players],
-            [
-                len(self.variant.dictionary),
-                len(self.player.dictionary),
-                n_days,
-                len(labels) + 1,
-                int(self.n_players.max(initial=0)) + 1,
-            ],
-        )
+        """Each board's ``player_sessions`` group (less ``native``), and one board of each: its (variant, player,
+        day) group split by session and table size."""
+        day_group, first = self.player_day
+        sessions, n_sessions = _codes(self.session)
+        return number([day_group, sessions, self.n_players], [first.size, n_sessions, _span(self.n_players)])
 
     def labels(self, rows: np.ndarray, rules: tuple[str, str]) -> dict[str, pa.Array]:
         """The key columns every summary starts with, for groups represented by the boards ``rows``."""
         day = self.day[rows]
         return {
-            "rules": _constant(rules[0], rows.size),
-            "rules_key": _constant(rules[1], rows.size),
+            "rules": constant_label(rules[0], rows.size),
+            "rules_key": constant_label(rules[1], rows.size),
             "variant": self.variant.take(pa.array(rows)),
             "player": self.player.take(pa.array(rows)),
             "day": pa.array(day.astype(np.int32), type=pa.date32(), mask=day < 0),
         }
 
 
-def _constant(value: str, n: int) -> pa.DictionaryArray:
+def _span(values: np.ndarray) -> int:
+    """How many codes ``values`` (0 and up) may take."""
+    return int(values.max(initial=0)) + 1
+
+
+def constant_label(value: str, n: int) -> pa.DictionaryArray:
+    """A label column holding one value ``n`` times (a rule set's name on every row)."""
     return pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, np.int32)), pa.array([value]))
 
 
