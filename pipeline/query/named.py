@@ -390,8 +390,9 @@ def _look_up(con: duckdb.DuckDBPyConnection, snapshot: Snapshot, query: NamedQue
         rule_sets = under[by] if by else [s for p in under if p in bound for s in under[p]]
         columns = [c for c in TABLES[table].names if c in (listed or named) or c in ("variant", "month")]
         rows = lookup.register(con, snapshot, table, keys, rule_sets, aliases, columns, months)
-        found.update(rows.column("hand_key").to_pylist())
-        if months is None and {"variant", "month"} <= set(columns) and found >= set(keys):
+        here = set(rows.column("hand_key").to_pylist())
+        found |= here
+        if months is None and "month" in columns and here >= set(keys):  # every hand's month is known now
             months = set(zip(rows.column("variant").to_pylist(), rows.column("month").to_pylist(), strict=True))
     if not found:
         shown = ", ".join(str(k) for k in keys[:5]) + (" ..." if len(keys) > 5 else "")
