@@ -25,7 +25,16 @@ from pipeline.native import Natives, cannot_apply
 from pipeline.rescore import kernels
 from pipeline.rescore.hands import grouped, hand_keys, run_starts
 from pipeline.rescore.plan import Job
-from pipeline.rescore.summaries import Groups, board_summaries, constant_label, pair_summary
+from pipeline.rescore.summaries import (
+    DAY_US,
+    NO_TIME,
+    Groups,
+    board_summaries,
+    constant_label,
+    label,
+    pair_summary,
+    times_of,
+)
 from pipeline.score import kernels as engine_kernels
 from pipeline.score.compile import NATURALS, CompiledRules, compile_rules
 from pipeline.score.engine import NO_NATURAL, Boards, Prepared, Scored, prepare, score
@@ -102,7 +111,20 @@ class Table:
     @cached_property
     def groups(self) -> Groups:
         """The boards grouped as the summaries group them: once, for every rule set's summaries."""
-        return Groups.of(self)
+        times = times_of(self.facts["played_at"])
+        return Groups(
+            player=self.player,
+            variant=self.variant,
+            session=label(self.facts["session"]),
+            day=np.where(times == NO_TIME, -1, times // DAY_US),
+            times=times,
+            player_codes=self.player.indices.to_numpy(zero_copy_only=False).astype(np.int64),
+            n_players=np.asarray(self.n_players, np.int64),
+            position=np.asarray(self.position, np.int64),
+            fantasyland=np.asarray(self.boards.in_fantasyland, np.bool_),
+            fantasyland_cards=self.fantasyland_dealt.fill_null(0).to_numpy(zero_copy_only=False).astype(np.int64),
+            hand_key=np.asarray(self.hand_key),
+        )
 
 
 @dataclass

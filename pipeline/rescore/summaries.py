@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -21,10 +20,17 @@ from numba import njit
 
 from schemas.lake import BOARD_COUNTS, BOARD_SUMMARY, PAIR_SUMMARY, PLAYER_SESSIONS
 
-if TYPE_CHECKING:
-    from pipeline.rescore.batch import Table
-
-__all__ = ["COUNTED", "Groups", "board_summaries", "constant_label", "pair_summary"]
+__all__ = [
+    "COUNTED",
+    "DAY_US",
+    "NO_TIME",
+    "Groups",
+    "board_summaries",
+    "constant_label",
+    "label",
+    "pair_summary",
+    "times_of",
+]
 
 DAY_US = 86_400_000_000
 NO_TIME = np.iinfo(np.int64).min
@@ -43,12 +49,12 @@ def _codes(values: pa.DictionaryArray) -> tuple[np.ndarray, int]:
     return values.indices.fill_null(n).to_numpy(zero_copy_only=False).astype(np.int64), n + 1
 
 
-def _label(values: pa.Array) -> pa.DictionaryArray:
+def label(values: pa.Array) -> pa.DictionaryArray:
     """A label column dictionary-encoded once per chunk, so that every rule set's summary takes codes."""
     return values if pa.types.is_dictionary(values.type) else pc.dictionary_encode(values)
 
 
-def _times(values: pa.Array) -> np.ndarray:
+def times_of(values: pa.Array) -> np.ndarray:
     """Microseconds since 1970, ``NO_TIME`` where none is recorded."""
     return values.cast(pa.int64()).fill_null(NO_TIME).to_numpy(zero_copy_only=False)
 
@@ -98,24 +104,6 @@ class Groups:
     fantasyland: np.ndarray
     fantasyland_cards: np.ndarray
     hand_key: np.ndarray
-
-    @classmethod
-    def of(cls, t: Table) -> Groups:
-        """The groups of a rescore chunk."""
-        times = _times(t.facts["played_at"])
-        return cls(
-            player=t.player,
-            variant=t.variant,
-            session=_label(t.facts["session"]),
-            day=np.where(times == NO_TIME, -1, times // DAY_US),
-            times=times,
-            player_codes=t.player.indices.to_numpy(zero_copy_only=False).astype(np.int64),
-            n_players=np.asarray(t.n_players, np.int64),
-            position=np.asarray(t.position, np.int64),
-            fantasyland=np.asarray(t.boards.in_fantasyland, np.bool_),
-            fantasyland_cards=t.fantasyland_dealt.fill_null(0).to_numpy(zero_copy_only=False).astype(np.int64),
-            hand_key=np.asarray(t.hand_key),
-        )
 
     @cached_property
     def _days(self) -> tuple[np.ndarray, int]:
