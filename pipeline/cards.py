@@ -18,12 +18,12 @@ for the common two-letter tokens, polars string kernels for every other spelling
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING, Final
 
 import numpy as np
-from numba import njit
 
 from pipeline.errors import InputError
 
@@ -105,7 +105,6 @@ RANK_BYTE, SUIT_BYTE = _byte_tables()
 the tables the compiled readers decode two-letter cards with."""
 
 
-@njit(cache=True, nogil=True)
 def _decode_two_letter(
     offsets: np.ndarray,
     data: np.ndarray,
@@ -129,6 +128,14 @@ def _decode_two_letter(
     return misses
 
 
+@cache
+def _compiled_decoder() -> Callable[..., int]:
+    """``_decode_two_letter`` compiled on first use: a command that only prints cards never loads numba."""
+    from numba import njit
+
+    return njit(cache=True, nogil=True)(_decode_two_letter)
+
+
 def _parse_arrow(tokens: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """Two-letter ASCII tokens (``As``, ``td``) decoded straight from the Arrow buffers; the rest by polars."""
     import pyarrow as pa
@@ -143,7 +150,7 @@ def _parse_arrow(tokens: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     data = np.frombuffer(data_buf, dtype=np.uint8) if data_buf is not None else np.zeros(1, np.uint8)
     valid = np.asarray(pc.is_valid(arr), dtype=np.bool_)
     codes = np.empty(len(arr), dtype=np.uint8)
-    misses = _decode_two_letter(offsets, data, valid, RANK_BYTE, SUIT_BYTE, codes)
+    misses = _compiled_decoder()(offsets, data, valid, RANK_BYTE, SUIT_BYTE, codes)
     ok = codes != NO_CARD
     if misses:  # 10d, A♠, padded or bad tokens: the general parser
         rest = np.flatnonzero(~ok)

@@ -12,6 +12,7 @@ import numpy as np
 
 from pipeline.cards import deal
 from pipeline.evaluate import evaluate_boards, lowball27, strength3, strength5
+from pipeline.evaluate.rows import FEW_ROWS
 
 
 def warm() -> None:
@@ -37,9 +38,10 @@ def warm() -> None:
 
     boards = deal(6, 13, np.random.default_rng(0))
     evaluate_boards(boards)
-    strength3(boards[:, :3])
-    strength5(boards[:, 3:8])
-    lowball27(boards[:, 8:13])
+    many = deal(FEW_ROWS, 13, np.random.default_rng(0))  # enough rows for the compiled lookups
+    strength3(many[:, :3])
+    strength5(many[:, 3:8])
+    lowball27(many[:, 8:13])
     table = Boards.build(hand=np.repeat(np.arange(3), 2), seat=np.tile(np.arange(2), 3), cards=boards)
     for name in preset_names():
         score(table, load_rules(name))

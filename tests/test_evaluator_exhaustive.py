@@ -5,7 +5,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pipeline.evaluate import CATEGORY_NAMES, N_STRENGTHS, is_royal, lowball27, row_facts, strength3, strength5
+from pipeline.evaluate import (
+    CATEGORY_NAMES,
+    N_STRENGTHS,
+    InvalidRowError,
+    is_royal,
+    lowball27,
+    row_facts,
+    strength3,
+    strength5,
+)
+from pipeline.evaluate.rows import FEW_ROWS
 
 FIVE_CARD_COUNTS = {
     "straight flush": 40,
@@ -68,3 +78,23 @@ def test_lowball_is_the_high_order_without_the_wheel(all_fives: np.ndarray) -> N
     assert np.unique(pairs[:, 0]).size == pairs.shape[0]
     assert (np.diff(pairs[:, 1]) > 0).all()
     assert np.unique(low).size == 7_462
+
+
+def test_a_few_rows_read_as_many_do() -> None:
+    """Fewer than ``FEW_ROWS`` rows are looked up with numpy, more by the compiled kernels: the same values, and
+    the same rows refused."""
+    rng = np.random.default_rng(11)
+    n = 3 * FEW_ROWS
+    rows = rng.permuted(np.tile(np.arange(52, dtype=np.uint8), (n, 1)), axis=1)[:, :5]
+    rows[: n // 20, 1:] = (rows[: n // 20, :1] + np.array([4, 8, 12, 16], dtype=np.uint8)) % 52  # straight flushes
+    parts = np.array_split(np.arange(n), 7)
+    for look_up, width in ((strength5, 5), (lowball27, 5), (strength3, 3)):
+        many = look_up(rows[:, :width])
+        few = np.concatenate([look_up(rows[p, :width]) for p in parts])
+        assert (few == many).all()
+    bad = rows[:100].copy()
+    bad[[3, 40], 2] = 60
+    for width in (3, 5):
+        for count in (100, FEW_ROWS + 100):
+            with pytest.raises(InvalidRowError, match=r"row 3: .*row 40:"):
+                strength5(np.resize(bad, (count, 5))) if width == 5 else strength3(np.resize(bad, (count, 5))[:, :3])

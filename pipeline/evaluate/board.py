@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from pipeline.evaluate import kernels, tables
+from pipeline.evaluate import tables
 from pipeline.evaluate.rows import as_rows, checked, is_polars
 from pipeline.game import ROW_ENDS, ROW_STARTS, ROWS
 
@@ -31,6 +31,8 @@ def evaluate_boards(boards: Any) -> BoardStrengths:
     """Row strengths of (N, 13) boards, or a polars/Arrow column of 13-card lists."""
     rows = as_rows(boards, 13)
     out = np.empty((rows.shape[0], 3), dtype=np.uint16)
+    from pipeline.evaluate import kernels  # compiled code: loaded by bulk work only
+
     bad = kernels.lookup_boards(rows, tables.table5_direct(), tables.DIGITS5, tables.TABLE3_DIRECT, tables.DIGITS3, out)
     checked(out, bad, rows)
     return BoardStrengths(out[:, 0], out[:, 1], out[:, 2])

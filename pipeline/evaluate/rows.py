@@ -14,13 +14,17 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple
 import numpy as np
 
 from pipeline.errors import InputError
-from pipeline.evaluate import kernels, tables
-from pipeline.evaluate.tables import CATEGORY_NAMES, INVALID
+from pipeline.evaluate import tables
+from pipeline.evaluate.tables import CATEGORY_NAMES, FLUSH_OFFSET, INVALID
 
 if TYPE_CHECKING:
     import polars as pl
 
 ROYAL: Final = "royal flush"
+FEW_ROWS: Final = 4096
+"""Fewer rows than this are looked up with numpy: loading the compiled kernels (0.5 s and more on a cold start)
+costs far more than the rows, and a command that names a few rows (a rule file's thresholds, a report's hands)
+never loads them."""
 
 
 class InvalidRowError(InputError):
@@ -92,17 +96,40 @@ def checked(out: np.ndarray, bad: int, rows: np.ndarray) -> np.ndarray:
     return out
 
 
+def _few(rows: np.ndarray, table: np.ndarray, digits: np.ndarray, *, flush: bool) -> np.ndarray:
+    """The kernels' gather (``kernels.row5``, ``kernels.row3``) in numpy, for a few rows."""
+    index = sum(digits[i, rows[:, i]] for i in range(rows.shape[1]))
+    if flush:
+        suits = rows & 3
+        index = index + (suits == suits[:, :1]).all(axis=1) * FLUSH_OFFSET
+    return table[np.minimum(index, table.shape[0] - 1)]
+
+
+def _lookup5(rows: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """Each 5-card row's value in ``table`` (a direct layout of :mod:`tables`); a bad row raises."""
+    if rows.shape[0] < FEW_ROWS:
+        out = _few(rows, table, tables.DIGITS5, flush=True)
+        return checked(out, int((out == INVALID).sum()), rows)
+    from pipeline.evaluate import kernels
+
+    out = np.empty(rows.shape[0], dtype=np.uint16)
+    return checked(out, kernels.lookup5(rows, table, tables.DIGITS5, out), rows)
+
+
 def strength5(cards: Any) -> Any:
     """Strength of 5-card rows on the shared scale (``uint16``, higher is better)."""
     rows = as_rows(cards, 5)
-    out = np.empty(rows.shape[0], dtype=np.uint16)
-    bad = kernels.lookup5(rows, tables.table5_direct(), tables.DIGITS5, out)
-    return _wrap(checked(out, bad, rows), cards, "strength")
+    return _wrap(_lookup5(rows, tables.table5_direct()), cards, "strength")
 
 
 def strength3(cards: Any) -> Any:
     """Strength of 3-card (top) rows on the shared scale: trips, pair or high card only."""
     rows = as_rows(cards, 3)
+    if rows.shape[0] < FEW_ROWS:
+        out = _few(rows, tables.TABLE3_DIRECT, tables.DIGITS3, flush=False)
+        return _wrap(checked(out, int((out == INVALID).sum()), rows), cards, "strength")
+    from pipeline.evaluate import kernels
+
     out = np.empty(rows.shape[0], dtype=np.uint16)
     bad = kernels.lookup3(rows, tables.TABLE3_DIRECT, tables.DIGITS3, out)
     return _wrap(checked(out, bad, rows), cards, "strength")
@@ -143,9 +170,7 @@ def lowball27(cards: Any) -> Any:
     A-2-3-4-5 is an ace-high hand, not a straight.
     """
     rows = as_rows(cards, 5)
-    out = np.empty(rows.shape[0], dtype=np.uint16)
-    bad = kernels.lookup5(rows, tables.low5_direct(), tables.DIGITS5, out)
-    return _wrap(checked(out, bad, rows), cards, "lowball27")
+    return _wrap(_lookup5(rows, tables.low5_direct()), cards, "lowball27")
 
 
 class RowFacts(NamedTuple):
