@@ -7,9 +7,8 @@ Only the listed hands are read (a few dozen): each row is named by the evaluator
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -63,13 +62,22 @@ def _why(row: dict[str, Any]) -> str:
     return KINDS.get(row["kind"], row["kind"])
 
 
-def load(run: Callable[..., Rows], notable: Rows, featured: str | None) -> dict[str, dict[str, Any]]:
+class Runs(Protocol):
+    """Runs a named query by name with the report's filters (``start``: begins it for a later call)."""
+
+    def __call__(self, name: str, **extra: Any) -> Rows: ...
+
+    def start(self, name: str, **extra: Any) -> None: ...
+
+
+def load(run: Runs, notable: Rows, featured: str | None) -> dict[str, dict[str, Any]]:
     """Every listed hand (``notable``: rows of the query ``notable_hands``) as the viewer's JSON, by id; each
     row of ``notable`` gains its hand's id, session and number."""
     keys = list(dict.fromkeys(r["hand_key"] for r in notable))
     if not keys:
         return {}
     wanted = ",".join(str(k) for k in keys)
+    run.start("hand_pairs", hands=wanted)  # beside the boards
     boards = run("hand_boards", hands=wanted)
     pairs = run("hand_pairs", hands=wanted)
     facts = {r["hand_key"]: r for r in notable}  # the hand's variant and rules, from the featured player's board

@@ -8,8 +8,10 @@ never an empty report.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
@@ -137,8 +139,13 @@ def interval(value: float | None, low: float | None, high: float | None, fmt: Ca
 
 
 class _Runner:
-    """Runs named queries with the report's filters on one connection over one snapshot, keeping each one's rows
-    and time. A query asked for again with the same values is not run again: sections share what they read."""
+    """Runs named queries with the report's filters over one snapshot, keeping each one's rows and time.
+
+    Sections are built side by side, each thread on its own cursor of the one connection (DuckDB runs their
+    queries at once; most read small summaries and wait more than they compute). A query asked for again with
+    the same values runs once: a second asker waits for the first's rows, so sections share what they read. A
+    section adds keys only to the rows of queries no other section reads.
+    """
 
     def __init__(
         self,
@@ -153,12 +160,46 @@ class _Runner:
         self.lead, self.compared = lead, compared
         self.rows: dict[str, Rows] = {}
         self.seconds: dict[str, float] = {}
-        self._done: dict[tuple[str, str], Rows] = {}
+        self._asked: dict[tuple[str, str], Future[Rows]] = {}
+        self._lock = threading.Lock()
+        self._local = threading.local()
+        self._cursors: list[duckdb.DuckDBPyConnection] = []
+        self._ahead = ThreadPoolExecutor(max_workers=2, thread_name_prefix="report-query")
 
     def __call__(self, name: str, **extra: Any) -> Rows:
-        query = named.get(name)
+        """The rows of a named query: run here, or those of the same query asked for before."""
+        asked, values = self._values(name, extra)
+        with self._lock:
+            future, mine = self._asked.get(asked), asked not in self._asked
+            if mine:
+                future = self._asked[asked] = Future()
+        assert future is not None
+        if mine:
+            self._fill(future, name, values)
+        return future.result()
+
+    def start(self, name: str, **extra: Any) -> None:
+        """Begin a query that a section will ask for later, beside whatever runs now."""
+        asked, values = self._values(name, extra)
+        with self._lock:
+            if asked in self._asked:
+                return
+            future = self._asked[asked] = Future()
+        self._ahead.submit(self._fill, future, name, values)
+
+    def interrupt(self) -> None:
+        with self._lock:
+            for cursor in self._cursors:
+                cursor.interrupt()
+
+    def close(self) -> None:
+        self._ahead.shutdown(cancel_futures=True)
+        for cursor in self._cursors:
+            cursor.close()
+
+    def _values(self, name: str, extra: dict[str, Any]) -> tuple[tuple[str, str], dict[str, Any]]:
         values: dict[str, Any] = {}
-        for p in query.params:
+        for p in named.get(name).params:
             if p.type == "rules":
                 values[p.name] = self.lead
             elif p.type == "rules[]":
@@ -168,14 +209,26 @@ class _Runner:
             elif p.name in ("variant", "since"):
                 values[p.name] = getattr(self.options, p.name)
         values.update(extra)
-        asked = (name, repr(sorted(values.items())))
-        if asked in self._done:
-            return self._done[asked]
-        t0 = time.perf_counter()
-        rows = named.run(self.con, self.snapshot, name, values, check_filters=False).to_pylist()
-        self.seconds[name] = time.perf_counter() - t0
-        self.rows[name] = self._done[asked] = rows
-        return rows
+        return (name, repr(sorted(values.items()))), values
+
+    def _fill(self, future: Future[Rows], name: str, values: dict[str, Any]) -> None:
+        try:
+            t0 = time.perf_counter()
+            rows = named.run(self._cursor(), self.snapshot, name, values, check_filters=False).to_pylist()
+            self.seconds[name] = time.perf_counter() - t0
+            self.rows[name] = rows
+            future.set_result(rows)
+        except BaseException as exc:  # noqa: BLE001 (the asker raises it, whatever it is)
+            future.set_exception(exc)
+
+    def _cursor(self) -> duckdb.DuckDBPyConnection:
+        """This thread's cursor: a connection object serves one thread at a time."""
+        cursor = getattr(self._local, "cursor", None)
+        if cursor is None:
+            cursor = self._local.cursor = self.con.cursor()
+            with self._lock:
+                self._cursors.append(cursor)
+        return cursor
 
 
 def _notes(snapshot: Snapshot, lead: str | None, variant: str | None) -> list[str]:
@@ -225,19 +278,32 @@ def build(source: Lake | Snapshot, options: Options) -> Report:
         )
     run = _Runner(snapshot, con, options, player, lead, compared)
     names = named.display_names([*asked, *compared], in_lake.latest)
-    overview = run("overview", player=player)
     scored = bool(snapshot.scored_keys)
-    report = Report(options, lead, compared, featured, player, run.rows, [], [], run.seconds, {}, names)
-    report.sections.append(_overview(overview, report, found.players, scored))
+    report = Report(options, lead, compared, featured, player, {}, [], [], {}, {}, names)
+    sections: list[Callable[[], Section]] = [lambda: _overview(run, report, found.players, scored)]
     if scored:
-        report.sections += [
-            _featured(run, report),
-            _results(run, report),
-            _fouls(run, report),
-            _royalties(run, report),
-            _fantasyland(run),
-            _scoring(run, report, snapshot),
+        sections += [
+            lambda: _featured(run, report),
+            lambda: _results(run, report),
+            lambda: _fouls(run, report),
+            lambda: _royalties(run, report),
+            lambda: _fantasyland(run),
+            lambda: _scoring(run, report, snapshot),
         ]
+    pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix="report-section")
+    try:
+        if scored:
+            run.start("notable_hands", player=featured)  # the longest chain: the listed hands, then their boards
+        built = [pool.submit(section) for section in sections]
+        report.sections = [b.result() for b in built]
+    except BaseException:
+        run.interrupt()  # an error or Ctrl-C: the queries still running stop now
+        raise
+    finally:
+        pool.shutdown(cancel_futures=True)
+        run.close()
+    report.queries = {name: run.rows[name] for name in sorted(run.rows)}
+    report.seconds = {name: run.seconds[name] for name in sorted(run.seconds)}
     report.notes = settings + _notes(snapshot, lead, options.variant)
     return report
 
@@ -246,8 +312,9 @@ def _one(rows: Rows, **match: Any) -> dict[str, Any]:
     return next((r for r in rows if all(r.get(k) == v for k, v in match.items())), {})
 
 
-def _overview(rows: Rows, report: Report, players: int, scored: bool) -> Section:
+def _overview(run: _Runner, report: Report, players: int, scored: bool) -> Section:
     options = report.options
+    rows = run("overview", player=report.player)
     total = _one(rows, variant="all variants")
     if report.lead:
         read = f"as if every hand had been played under {report.name(report.lead)}"

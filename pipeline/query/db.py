@@ -64,8 +64,8 @@ def partition_values(relative: str) -> dict[str, str]:
     return dict(part.split("=", 1) for part in relative.split("/")[1:-1] if "=" in part)
 
 
-def _table(con: duckdb.DuckDBPyConnection, snapshot: Snapshot, name: str) -> duckdb.DuckDBPyRelation:
-    """A lake table as one relation with exactly its schema's columns.
+def _table(con: duckdb.DuckDBPyConnection, snapshot: Snapshot, name: str) -> str:
+    """A lake table as one query with exactly its schema's columns (an empty table: none of its rows).
 
     Files that share their partition folder and their columns are read as one branch, with the folders' values
     as constants; the branches are put end to end. (The paths and values are the lake's own, from its manifests,
@@ -98,7 +98,10 @@ def _table(con: duckdb.DuckDBPyConnection, snapshot: Snapshot, name: str) -> duc
                 select.append(f'NULL::{types[field.name]} AS "{field.name}"')
         listed = ", ".join(_literal(f) for f in files)
         branches.append(f"SELECT {', '.join(select)} FROM read_parquet([{listed}])")
-    return con.sql("\nUNION ALL\n".join(branches)) if branches else empty
+    if not branches:
+        nothing = ", ".join(f'NULL::{types[f.name]} AS "{f.name}"' for f in schema)
+        return f"SELECT {nothing} WHERE false"
+    return "\nUNION ALL\n".join(branches)
 
 
 def _columns(path: Path, table: str) -> frozenset[str]:
@@ -114,13 +117,16 @@ def connect(source: Snapshot | Lake) -> duckdb.DuckDBPyConnection:
     con = duckdb.connect(config={"threads": 2})
     con.execute("SET enable_progress_bar = false")
     con.execute("SET preserve_insertion_order = false")  # what a query orders, it orders itself
-    con.execute("SET TimeZone = 'UTC'")  # days and times are the lake's, in UTC, whatever the machine's zone
-    con.execute("SET parquet_metadata_cache = true")  # committed files never change: each footer is read once
+    # Global, so that every cursor of the connection has them too (a report's sections run on their own).
+    con.execute("SET GLOBAL TimeZone = 'UTC'")  # days and times are the lake's, in UTC, whatever the machine's zone
+    con.execute("SET GLOBAL parquet_metadata_cache = true")  # committed files never change: each footer read once
+    views = []
     for name, schema in TABLES.items():
-        rel = _table(con, snapshot, name)
+        rows = _table(con, snapshot, name)
         if CARDS13 in [f.type for f in schema]:
-            rel = rel.select(f"* REPLACE ({CARD_CODES} AS cards)")
-        rel.create_view(name)
+            rows = f"SELECT * REPLACE ({CARD_CODES} AS cards) FROM ({rows})"
+        views.append(f"CREATE VIEW {name} AS {rows};")
+    con.execute("\n".join(views))  # one script: each view bound once (as relations, twice)
     con.from_arrow(_variants()).create_view("variants")
     con.from_arrow(recorded_royalty_hands(snapshot)).create_view("royalty_hands")
     con.execute((SQL_DIR / "views.sql").read_text(encoding="utf-8"))

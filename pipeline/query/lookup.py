@@ -92,11 +92,11 @@ def register(
     codes, and players under their aliases' names (``columns``: the only ones read, see ``hand_rows``); the rows
     as read."""
     rows = hand_rows(snapshot, table, keys, rule_sets, columns, months)
-    rel = con.from_arrow(rows)
     replace = [f"{CARD_CODES} AS cards"] if CARDS13 in [f.type for f in TABLES[table]] else []
     if aliases:
         replace += [alias_case(c, aliases) for c in ("player", "player_a", "player_b") if c in rows.column_names]
-    if replace:
-        rel = rel.select(f"* REPLACE ({', '.join(replace)})")
-    rel.create_view(f"wanted_{table}", replace=True)
+    # Both names live on ``con`` alone: two cursors looking up other hands at once each read their own.
+    con.register(f"wanted_{table}_read", rows)
+    columns = f"* REPLACE ({', '.join(replace)})" if replace else "*"
+    con.execute(f"CREATE OR REPLACE TEMP VIEW wanted_{table} AS SELECT {columns} FROM wanted_{table}_read")
     return rows
