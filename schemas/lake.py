@@ -404,11 +404,35 @@ PAIR_SUMMARY = _results(
 """``pair_results`` summed by the two players and the day, per rule set: ``matchups`` (pairs), A's net
 ``points`` and their ``squares``, and the scoops each way."""
 
+NOTABLE_KINDS = ("fouled", "biggest win", "biggest loss", "fantasyland", "winner changes")
+NOTABLE_PER_MONTH = 12
+NOTABLE_BOARDS = _results(
+    [
+        *_SUMMARY_KEY,
+        ("kind", LABEL),
+        ("hand_key", pa.uint64()),
+        ("played_at", pa.timestamp("us", tz="UTC")),
+        ("points", pa.int32()),
+        ("fouled", pa.bool_()),
+        ("fantasyland", pa.bool_()),
+        ("fantasyland_cards", pa.int8()),
+        ("fantasyland_entry", pa.bool_()),
+    ],
+    optional=("day", "played_at", "fantasyland_cards"),
+)
+"""The boards a report lists for a second look, kept per rule set, player, variant and month: of each ``kind``
+(``NOTABLE_KINDS``) the first ``NOTABLE_PER_MONTH`` in that kind's order (among the boards of one rescore's
+chunk), so that the first of any span of months are among them. Fouled boards the costliest first, biggest
+wins and losses the most points first (then the latest, then by hand key), Fantasyland boards and boards whose
+hand's winner differs from the hand's as played (``winner changes``) the latest first (then by hand key). A
+board of several kinds has a row for each."""
+
 SUMMARY_TABLES = {
     "board_summary": BOARD_SUMMARY,
     "board_counts": BOARD_COUNTS,
     "player_sessions": PLAYER_SESSIONS,
     "pair_summary": PAIR_SUMMARY,
+    "notable_boards": NOTABLE_BOARDS,
 }
 """Sums of the result tables, written beside them by the same rescore."""
 

@@ -82,6 +82,14 @@ CREATE MACRO scored_sessions(rule_set, who, game, from_day) AS TABLE
     SELECT * FROM player_sessions
     WHERE read_under(rule_set, native, rules_key) AND summary_kept(player, variant, day, who, game, from_day);
 
+-- notable_boards holds the first boards of each kind per month: enough for up to notable_per_month() of each over
+-- whole months (no first day).
+CREATE MACRO notable_kept(hands, from_day) AS hands <= notable_per_month() AND from_day IS NULL;
+
+CREATE MACRO scored_notable(rule_set, who, game, from_day) AS TABLE
+    SELECT * FROM notable_boards
+    WHERE read_under(rule_set, native, rules_key) AND summary_kept(player, variant, day, who, game, from_day);
+
 -- A pair is kept when either of its players is the one asked for.
 CREATE MACRO scored_pair_summary(rule_set, who, game, from_day) AS TABLE
     SELECT * FROM pair_summary

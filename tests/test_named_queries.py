@@ -501,3 +501,62 @@ def test_a_hand_key_the_lake_does_not_hold_is_an_error(con: duckdb.DuckDBPyConne
     for hands, said in (("123", "no results for hand 123"), ("abc", "whole numbers"), ("", "at least one hand key")):
         with pytest.raises(named.NamedQueryError, match=said):
             named.run(con, snapshot, "hand_boards", {"hands": hands})
+
+
+def _notable_expected(
+    report_lake: ReportLake, player: str, rules: str | None, variant: str | None, since: date | None, hands: int
+) -> list[tuple[Any, ...]]:
+    """notable_hands computed from the board results by polars: each kind's boards of the player in its order."""
+    results = report_lake.frame("board_results").filter(pl.col("player") == player)
+    if variant:
+        results = results.filter(pl.col("variant") == variant)
+    if since:
+        results = results.filter(pl.col("played_at").dt.date() >= since)
+    mine = results.filter(pl.col("native") if rules is None else pl.col("rules_key") == rules)
+    # Latest first: a board without a time comes after every board with one; then the lowest key.
+    latest = [pl.col("played_at").is_null(), pl.col("played_at"), pl.col("hand_key")]
+    latest_desc = [False, True, False]
+    kinds = {
+        "fouled": (pl.col("fouled"), [pl.col("points"), *latest], [False, *latest_desc]),
+        "biggest win": (pl.col("points") > 0, [pl.col("points"), *latest], [True, *latest_desc]),
+        "biggest loss": (pl.col("points") < 0, [pl.col("points"), *latest], [False, *latest_desc]),
+        "fantasyland": (pl.col("fantasyland"), latest, latest_desc),
+    }
+    out = []
+    for kind, (where, order, descending) in kinds.items():
+        listed = mine.filter(where).sort(order, descending=descending).head(hands)
+        out += [(kind, r["hand_key"], r["points"], None) for r in listed.iter_rows(named=True)]
+    changed = (
+        results.filter(
+            pl.col("rules_key").is_in(report_lake.rule_keys) & (pl.col("winner_seat") != pl.col("native_winner_seat"))
+        )
+        .group_by("hand_key")
+        .agg(pl.col("rules").min().alias("changed_under"))
+    )
+    listed = mine.join(changed, on="hand_key").sort(latest, descending=latest_desc).head(hands)
+    out += [("winner changes", r["hand_key"], r["points"], r["changed_under"]) for r in listed.iter_rows(named=True)]
+    return out
+
+
+@pytest.mark.parametrize("hands", [12, 20])  # from the notable boards kept per day; more: from every board
+def test_notable_hands_are_each_kinds_first(
+    con: duckdb.DuckDBPyConnection, report_lake: ReportLake, snapshot: Snapshot, hands: int
+) -> None:
+    players = [
+        p
+        for (p,) in con.sql(
+            "SELECT player FROM board_results WHERE native GROUP BY 1 ORDER BY count(*) DESC"
+        ).fetchall()
+    ]
+    cases = [
+        (players[0], None, None, None),
+        (players[1], report_lake.rule_keys[1], None, None),
+        (players[0], None, "pineapple", date(2026, 3, 5)),
+        (players[2], report_lake.rule_keys[0], None, date(2026, 3, 5)),
+    ]
+    for player, rules, variant, since in cases:
+        values = {"player": player, "rules": rules, "variant": variant, "since": since, "hands": hands}
+        rows = named.run(con, snapshot, "notable_hands", values).to_pylist()
+        got = [(r["kind"], r["hand_key"], r["points"], r["changed_under"]) for r in rows]
+        assert got == _notable_expected(report_lake, player, rules, variant, since, hands)
+        assert {r[0] for r in got} >= {"fouled", "biggest win", "biggest loss"}

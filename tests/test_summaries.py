@@ -14,10 +14,12 @@ import pytest
 
 from pipeline.lake.store import Lake
 from pipeline.query.db import connect
-from pipeline.rescore import scoring
+from pipeline.rescore import scoring, summaries
 from pipeline.rescore.run import rescore
-from pipeline.rescore.summaries import number
+from pipeline.rescore.summaries import _firsts, number
 from pipeline.rule_files import load_rules
+from schemas.lake import NOTABLE_KINDS as KINDS
+from schemas.lake import NOTABLE_PER_MONTH
 from tests.test_report_lake import ReportLake, shared_lake
 
 _DAY = "DATE '1970-01-01' + CAST(epoch_us(played_at) // 86400000000 AS INTEGER)"
@@ -77,6 +79,34 @@ SELECT rules_key, native, variant, player_a, player_b, {_DAY} AS day, count(*) A
 FROM pair_results GROUP BY ALL
 """
 
+NOTABLE_ORDER = """
+    CASE kind WHEN 'fouled' THEN points WHEN 'biggest win' THEN -points WHEN 'biggest loss' THEN points ELSE 0 END,
+    played_at DESC NULLS LAST, hand_key"""
+NOTABLE_KINDS = """
+SELECT 'fouled' AS kind, * FROM board_results WHERE fouled
+UNION ALL SELECT 'biggest win', * FROM board_results WHERE points > 0
+UNION ALL SELECT 'biggest loss', * FROM board_results WHERE points < 0
+UNION ALL SELECT 'fantasyland', * FROM board_results WHERE fantasyland
+UNION ALL SELECT 'winner changes', * FROM board_results WHERE winner_seat <> native_winner_seat
+"""
+NOTABLE_COLUMNS = (
+    "kind, rules_key, native, variant, player, day, hand_key, played_at, points, fouled, fantasyland, "
+    "fantasyland_cards, fantasyland_entry"
+)
+
+
+def notable_first(per_month: int) -> str:
+    """Of each kind, each group's first ``per_month`` boards, taken from ``board_results`` by a window."""
+    return f"""
+SELECT {NOTABLE_COLUMNS} FROM (
+    SELECT *, {_DAY} AS day, row_number() OVER (
+        PARTITION BY kind, rules_key, native, variant, player, date_trunc('month', {_DAY})
+        ORDER BY {NOTABLE_ORDER}) AS n
+    FROM ({NOTABLE_KINDS})
+)
+WHERE n <= {per_month}
+"""
+
 
 def _rows(con: duckdb.DuckDBPyConnection, sql: str) -> list[tuple[object, ...]]:
     return sorted((tuple(r.values()) for r in con.sql(sql).to_arrow_table().to_pylist()), key=repr)
@@ -88,7 +118,7 @@ def _same(con: duckdb.DuckDBPyConnection, expected: str, got: str) -> int:
     return len(want)
 
 
-def check(con: duckdb.DuckDBPyConnection) -> None:
+def check(con: duckdb.DuckDBPyConnection, per_month: int = NOTABLE_PER_MONTH) -> None:
     assert _same(con, BOARD_SUMS, SUMMARY_SUMS) > 10
     assert (
         _same(
@@ -100,6 +130,13 @@ def check(con: duckdb.DuckDBPyConnection) -> None:
         > 10
     )
     assert _same(con, PAIR_SUMS, PAIR_SUMMARY_SUMS) > 10
+    # Of each kind, every player's first boards of each day are kept, and each board kept is one of its kind.
+    firsts = notable_first(per_month)
+    assert len(_rows(con, firsts)) > 10
+    assert not _rows(con, f"{firsts} EXCEPT ALL SELECT {NOTABLE_COLUMNS} FROM notable_boards")
+    kinds = f"SELECT {NOTABLE_COLUMNS} FROM (SELECT *, {_DAY} AS day FROM ({NOTABLE_KINDS}))"
+    assert not _rows(con, f"SELECT {NOTABLE_COLUMNS} FROM notable_boards EXCEPT ALL {kinds}")
+    assert {k for (k,) in con.sql("SELECT DISTINCT kind FROM notable_boards").fetchall()} == set(KINDS)
     # The hand played first in a group is one of the group's, and played at the group's first time.
     assert con.sql(
         "SELECT count(*) FROM player_sessions s ANTI JOIN board_results r ON r.hand_key = s.first_hand "
@@ -129,8 +166,9 @@ def test_the_summaries_add_up_over_chunks(
         if json.loads(m.read_text()).get("kind") == "rescore":
             m.unlink()  # the hands only: scored again below
     monkeypatch.setattr(scoring, "READ_ROWS", 40)
+    monkeypatch.setattr(summaries, "NOTABLE_PER_MONTH", 2)  # most months have more boards of a kind than that
     rescore(lake, [load_rules("ofc"), load_rules("classic-2-4"), load_rules("taiwanese")])
-    check(connect(lake))
+    check(connect(lake), per_month=2)
 
 
 def test_grouping_numbers_rows_by_their_values() -> None:
@@ -166,3 +204,20 @@ def test_the_pure_function_returns_the_summaries_of_its_results() -> None:
             continue
         assert _same(con, BOARD_SUMS, SUMMARY_SUMS) > 0
         assert _same(con, PAIR_SUMS, PAIR_SUMMARY_SUMS) > 0
+
+
+def test_the_first_rows_of_each_group_are_kept_in_order() -> None:
+    """The compiled pass that keeps each group's first rows, against sorting every group's rows."""
+    rng = np.random.default_rng(5)
+    n = 5000
+    group = rng.integers(0, 40, n)
+    wanted = rng.random(n) < 0.7
+    first, second, third = rng.integers(-3, 3, n), rng.integers(0, 4, n), rng.permutation(n).astype(np.int64)
+    for k in (1, 3, 12, 500):
+        kept = _firsts(group, 40, wanted, first, second, third, k)
+        expected = np.zeros(n, np.bool_)
+        for g in range(40):
+            rows = np.flatnonzero((group == g) & wanted)
+            order = np.lexsort((third[rows], second[rows], first[rows]))
+            expected[rows[order[:k]]] = True
+        assert (kept == expected).all()

@@ -4,7 +4,8 @@ Each lake table is a view over exactly the files the snapshot's manifests list (
 left by a crash is never seen, nor results a forced rescore replaced, nor results of an older format), with
 the partitions (variant, month; the result tables rules_key, variant and native) as columns. Two small tables
 come from the code rather than the files: ``variants`` (each variant's preset, whether it is played open face
-and with a 2-7 middle) and ``royalty_hands`` (the hand each royalty of each rule set pays for). The views and
+and with a 2-7 middle) and ``royalty_hands`` (the hand each royalty of each rule set pays for); and one macro,
+``notable_per_month()``, the boards of each kind ``notable_boards`` keeps per player and month. The views and
 macros in ``sql/views.sql`` are created on top. Then the connection is locked down: files can be read only
 inside the lake, nothing can be written, and ad-hoc SQL may only query.
 """
@@ -24,7 +25,7 @@ from pipeline.lake.store import RESULT_TABLES, Lake
 from pipeline.native import VARIANT_PRESETS
 from pipeline.paths import SQL
 from pipeline.rescore.royalties import recorded_royalty_hands
-from schemas.lake import CARDS13, TABLE_PARTITIONS, TABLES
+from schemas.lake import CARDS13, NOTABLE_PER_MONTH, TABLE_PARTITIONS, TABLES
 
 __all__ = ["CARD_CODES", "SQL_DIR", "QueryError", "connect", "partition_values", "plain_schema", "run_query"]
 
@@ -129,6 +130,7 @@ def connect(source: Snapshot | Lake) -> duckdb.DuckDBPyConnection:
     con.execute("\n".join(views))  # one script: each view bound once (as relations, twice)
     con.from_arrow(_variants()).create_view("variants")
     con.from_arrow(recorded_royalty_hands(snapshot)).create_view("royalty_hands")
+    con.execute(f"CREATE MACRO notable_per_month() AS {NOTABLE_PER_MONTH}")
     con.execute((SQL_DIR / "views.sql").read_text(encoding="utf-8"))
     root = str(snapshot.root.resolve())
     con.execute("SET allowed_directories = $dirs", {"dirs": [root]})

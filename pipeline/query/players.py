@@ -25,6 +25,7 @@ _NAMED = {
     "board_counts": ("player",),
     "player_sessions": ("player",),
     "pair_summary": ("player_a", "player_b"),
+    "notable_boards": ("player",),
 }
 """The lake tables that name players, and their columns of names."""
 

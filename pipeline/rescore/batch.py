@@ -595,11 +595,11 @@ def recorded_check(t: Table, s: Scoring) -> tuple[int, int]:
 
 def board_sums(t: Table, s: Scoring, boards: pa.RecordBatch) -> dict[str, pa.Table]:
     """The summaries of the job's ``BOARD_RESULTS`` (``boards``): ``board_summary``, ``board_counts``,
-    ``player_sessions``."""
+    ``player_sessions``, ``notable_boards``."""
     if s.scored is None:
         return {}
     tables = board_summaries(t.groups, boards, s.keep, (s.job.rules.name, s.job.key))
-    return dict(zip(("board_summary", "board_counts", "player_sessions"), tables, strict=True))
+    return dict(zip(("board_summary", "board_counts", "player_sessions", "notable_boards"), tables, strict=True))
 
 
 def pair_sums(t: Table, s: Scoring, pairs: pa.RecordBatch) -> dict[str, pa.Table]:

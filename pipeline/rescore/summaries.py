@@ -18,7 +18,15 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from numba import njit
 
-from schemas.lake import BOARD_COUNTS, BOARD_SUMMARY, PAIR_SUMMARY, PLAYER_SESSIONS
+from schemas.lake import (
+    BOARD_COUNTS,
+    BOARD_SUMMARY,
+    NOTABLE_BOARDS,
+    NOTABLE_KINDS,
+    NOTABLE_PER_MONTH,
+    PAIR_SUMMARY,
+    PLAYER_SESSIONS,
+)
 
 __all__ = [
     "COUNTED",
@@ -125,6 +133,18 @@ class Groups:
         return number(
             [self._variant_codes, self.player_codes, days],
             [len(self.variant.dictionary), len(self.player.dictionary), n_days],
+        )
+
+    @cached_property
+    def player_month(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each board's (variant, player, month) group, and one board of each."""
+        known = self.day >= 0
+        months = np.where(known, self.day, 0).astype("datetime64[D]").astype("datetime64[M]").astype(np.int64)
+        low = int(months[known].min()) if known.any() else 0
+        codes = np.where(known, months - low, int(months.max(initial=low)) - low + 1)
+        return number(
+            [self._variant_codes, self.player_codes, codes],
+            [len(self.variant.dictionary), len(self.player.dictionary), int(codes.max(initial=0)) + 1],
         )
 
     @cached_property
@@ -255,9 +275,10 @@ _SUMMED = (
 
 def board_summaries(
     groups: Groups, boards: pa.RecordBatch, keep: np.ndarray | None, rules: tuple[str, str]
-) -> tuple[pa.Table, pa.Table, pa.Table]:
-    """``board_summary``, ``board_counts`` and ``player_sessions`` of one rule set's ``board_results`` for a chunk
-    (``keep``: the chunk's boards it holds, None for all; ``rules``: the rule set's name and key)."""
+) -> tuple[pa.Table, pa.Table, pa.Table, pa.Table]:
+    """``board_summary``, ``board_counts``, ``player_sessions`` and ``notable_boards`` of one rule set's
+    ``board_results`` for a chunk (``keep``: the chunk's boards it holds, None for all; ``rules``: the rule set's
+    name and key)."""
     rows = None if keep is None else np.flatnonzero(keep)
 
     def kept(values: np.ndarray) -> np.ndarray:
@@ -306,6 +327,7 @@ def board_summaries(
         _table(summary, BOARD_SUMMARY),
         _counts(groups, boards, rows, native, rules),
         _table(sessions, PLAYER_SESSIONS),
+        _notable(groups, boards, rows, native, rules),
     )
 
 
@@ -347,6 +369,90 @@ def _counts(
         "boards": pa.array(np.concatenate(sizes).astype(np.int64)),
     }
     return _table(counts, BOARD_COUNTS)
+
+
+@njit(inline="always")
+def _before(first, second, third, i, j):
+    """Row ``i`` comes before row ``j``: by ``first``, then ``second``, then ``third``."""
+    if first[i] != first[j]:
+        return first[i] < first[j]
+    if second[i] != second[j]:
+        return second[i] < second[j]
+    return third[i] < third[j]
+
+
+@njit(cache=True, nogil=True)
+def _firsts(group, n, wanted, first, second, third, k):
+    """Per group, the first ``k`` of the ``wanted`` rows in the order of (first, second, third): a flag per row.
+    Each group's first rows are kept in order as the rows go by; most rows are after them and cost one
+    comparison."""
+    kept = np.full((n, k), -1, np.int64)
+    count = np.zeros(n, np.int64)
+    for i in range(group.size):
+        if not wanted[i]:
+            continue
+        g = group[i]
+        c = count[g]
+        if c == k:
+            if not _before(first, second, third, i, kept[g, k - 1]):
+                continue
+            c = k - 1
+        else:
+            count[g] = c + 1
+        while c > 0 and _before(first, second, third, i, kept[g, c - 1]):
+            kept[g, c] = kept[g, c - 1]
+            c -= 1
+        kept[g, c] = i
+    flags = np.zeros(group.size, np.bool_)
+    for g in range(n):
+        for c in range(count[g]):
+            flags[kept[g, c]] = True
+    return flags
+
+
+def _notable(
+    groups: Groups, boards: pa.RecordBatch, rows: np.ndarray | None, native: np.ndarray, rules: tuple[str, str]
+) -> pa.Table:
+    """``notable_boards``: of each kind, the first ``NOTABLE_PER_MONTH`` boards per player, variant and month (and
+    native) in the order the query ``notable_hands`` lists them."""
+    group, _ = groups.player_month
+    base = (group if rows is None else group[rows]) * 2 + native
+    n_base = int(base.max(initial=0)) + 1
+    points = _numbers(boards, "points").astype(np.int64)
+    times = times_of(boards.column("played_at"))
+    latest = np.where(times == NO_TIME, np.iinfo(np.int64).max, -np.maximum(times, NO_TIME + 1))  # nulls last
+    hand = _numbers(boards, "hand_key").astype(np.uint64)
+    nothing = np.zeros(points.size, np.int64)
+    fouled = _numbers(boards, "fouled").astype(np.bool_)
+    changed = _numbers(boards, "winner_seat") != _numbers(boards, "native_winner_seat")
+    orders = {
+        "fouled": (fouled, points, latest, hand),
+        "biggest win": (points > 0, -points, latest, hand),
+        "biggest loss": (points < 0, points, latest, hand),
+        "fantasyland": (_numbers(boards, "fantasyland").astype(np.bool_), latest, nothing, hand),
+        "winner changes": (changed, latest, nothing, hand),
+    }
+    picked, kinds = [], []
+    for k, kind in enumerate(NOTABLE_KINDS):
+        wanted, first, second, third = orders[kind]
+        signed = third.view(np.int64) ^ _SIGN
+        at = np.flatnonzero(_firsts(base, n_base, wanted, first, second, signed, NOTABLE_PER_MONTH))
+        picked.append(at)
+        kinds.append(np.full(at.size, k, np.int32))
+    board = np.concatenate(picked)
+    taken = pa.array(board)
+    notable = {
+        **groups.labels(board if rows is None else rows[board], rules),
+        "native": pa.array(native[board].astype(np.bool_)),
+        "kind": pa.DictionaryArray.from_arrays(pa.array(np.concatenate(kinds)), pa.array(NOTABLE_KINDS)),
+        **{c: boards.column(c).take(taken) for c in NOTABLE_BOARDS.names if c in _FROM_RESULTS},
+    }
+    return _table(notable, NOTABLE_BOARDS)
+
+
+_SIGN = np.int64(np.iinfo(np.int64).min)
+"""Flipping the top bit orders unsigned hand keys as signed integers do."""
+_FROM_RESULTS = ("hand_key", "played_at", "points", "fouled", "fantasyland", "fantasyland_cards", "fantasyland_entry")
 
 
 @njit(cache=True, nogil=True)

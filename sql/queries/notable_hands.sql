@@ -1,7 +1,10 @@
 -- A player's hands worth a second look: fouled boards (the costliest first), biggest wins and losses (hands won
 -- and lost, the most points first), the latest Fantasyland hands, and hands whose winner changes under a rule set
--- compared (the latest first), up to `hands` of each. What orders them only: the hands' ids, sessions and boards
--- are read for these few hands by the query hand_boards.
+-- compared (the latest first), up to `hands` of each; ties go to the latest hand, then the lowest key. What
+-- orders them only: the hands' ids, sessions and boards are read for these few hands by the query hand_boards.
+-- Up to notable_per_month() hands of each kind (12) and no first day, the candidates come from notable_boards,
+-- which keeps that many of each kind per player, variant and month: the first of any span of months are among
+-- them. Otherwise they are found among every board.
 -- @param rules rules?: read every hand as if played under this rule set (by default: under its own rules)
 -- @param compared rules[]: the rule sets whose winner changes are listed (every one asked for by default)
 -- @param player text: the player
@@ -9,61 +12,76 @@
 -- @param since date?: only hands played on or after this day (UTC)
 -- @param hands int = 12: hands of each kind at most
 WITH mine AS MATERIALIZED (
-    SELECT hand_key, played_at, variant, rules AS scored_under, points, fouled, fantasyland, fantasyland_cards,
+    SELECT kind, hand_key, played_at, variant, rules AS scored_under, points, fouled, fantasyland, fantasyland_cards,
            fantasyland_entry
-    FROM scored_boards($rules, $player, $variant, $since)
-),
-change_days AS (
-    -- The days on which the player's hands changed winner, and at least how many hands did (the most under one
-    -- rule set): from the summaries, so that the results are read from the day the latest `hands` of them begin.
-    SELECT day, max(changes) AS changes
-    FROM (
-        SELECT day, rules_key, sum(winner_changes) AS changes
-        FROM board_summary
-        WHERE list_contains($compared, rules_key) AND summary_kept(player, variant, day, $player, $variant, $since)
-        GROUP BY ALL
-        HAVING sum(winner_changes) > 0
-    )
-    GROUP BY day
-),
-first_day AS (
-    SELECT timezone('UTC', min(day)::TIMESTAMP) AS played_at
-    FROM (SELECT day, sum(changes) OVER (ORDER BY day DESC) - changes AS later FROM change_days WHERE day IS NOT NULL)
-    WHERE later < $hands
+    FROM scored_notable($rules, $player, $variant, $since)
+    WHERE notable_kept($hands, $since) AND kind <> 'winner changes'
+    UNION ALL
+    SELECT k.kind, b.hand_key, b.played_at, b.variant, b.rules, b.points, b.fouled, b.fantasyland,
+           b.fantasyland_cards, b.fantasyland_entry
+    FROM scored_boards($rules, $player, $variant, $since) b
+    JOIN (VALUES ('fouled'), ('biggest win'), ('biggest loss'), ('fantasyland')) k(kind)
+      ON CASE k.kind WHEN 'fouled' THEN b.fouled WHEN 'biggest win' THEN b.points > 0
+                     WHEN 'biggest loss' THEN b.points < 0 ELSE b.fantasyland END
+    WHERE NOT notable_kept($hands, $since)
 ),
 changed AS (
-    SELECT DISTINCT ON (hand_key) hand_key, rules
+    -- Each hand whose winner changes, with the first rule set by name it changes under. A hand among the latest
+    -- is among the latest of its month under every rule set it changes under: the candidates name them all.
+    SELECT DISTINCT ON (hand_key) hand_key, rules, played_at
     FROM (
-        -- A bound on the time skips the files' earlier row groups; an OR in it would not.
-        SELECT hand_key, rules FROM board_results
-        WHERE played_at >= coalesce((SELECT played_at FROM first_day), TIMESTAMPTZ '0001-01-01 00:00:00+00')
-          AND list_contains($compared, rules_key) AND winner_seat <> native_winner_seat
-          AND player = $player AND kept(player, variant, played_at, NULL, $variant, $since)
+        SELECT hand_key, rules, played_at FROM notable_boards
+        WHERE notable_kept($hands, $since) AND kind = 'winner changes' AND list_contains($compared, rules_key)
+          AND summary_kept(player, variant, day, $player, $variant, $since)
         UNION ALL
-        SELECT hand_key, rules FROM board_results
-        WHERE played_at IS NULL AND list_contains($compared, rules_key) AND winner_seat <> native_winner_seat
-          AND player = $player AND kept(player, variant, played_at, NULL, $variant, $since)
+        SELECT hand_key, rules, played_at FROM board_results
+        WHERE NOT notable_kept($hands, $since) AND list_contains($compared, rules_key)
+          AND winner_seat <> native_winner_seat AND player = $player
+          AND kept(player, variant, played_at, NULL, $variant, $since)
     )
     ORDER BY hand_key, rules
 ),
+latest AS (
+    SELECT hand_key, rules AS changed_under, played_at FROM changed
+    ORDER BY played_at DESC NULLS LAST, hand_key
+    LIMIT $hands
+),
+changed_boards AS (
+    -- The latest of them under the rules read. A bound on the time skips the files' earlier row groups (an OR in
+    -- it would not); hands without a time are looked for apart.
+    SELECT b.hand_key, b.played_at, b.variant, b.rules, b.points, b.fouled, b.fantasyland, b.fantasyland_cards,
+           b.fantasyland_entry, l.changed_under
+    FROM scored_boards($rules, $player, $variant, $since) b
+    JOIN latest l USING (hand_key)
+    WHERE b.played_at >= coalesce((SELECT min(played_at) FROM latest), TIMESTAMPTZ '9999-12-31 00:00:00+00')
+    UNION ALL
+    SELECT b.hand_key, b.played_at, b.variant, b.rules, b.points, b.fouled, b.fantasyland, b.fantasyland_cards,
+           b.fantasyland_entry, l.changed_under
+    FROM scored_boards($rules, $player, $variant, $since) b
+    JOIN latest l USING (hand_key)
+    WHERE b.played_at IS NULL AND l.played_at IS NULL
+),
 listed AS (
     -- Each kind's hands in its own order (rank), kept by the final ORDER BY.
-    (SELECT 'fouled' AS kind, row_number() OVER (ORDER BY points, played_at DESC) AS rank, *, NULL AS rules
-     FROM mine WHERE fouled ORDER BY rank LIMIT $hands)
+    (SELECT 'fouled' AS kind, row_number() OVER (ORDER BY points, played_at DESC NULLS LAST, hand_key) AS rank,
+            * EXCLUDE (kind), NULL AS changed_under
+     FROM mine WHERE kind = 'fouled' ORDER BY rank LIMIT $hands)
     UNION ALL
-    (SELECT 'biggest win', row_number() OVER (ORDER BY points DESC, played_at DESC), *, NULL
-     FROM mine WHERE points > 0 ORDER BY 2 LIMIT $hands)
+    (SELECT 'biggest win', row_number() OVER (ORDER BY points DESC, played_at DESC NULLS LAST, hand_key),
+            * EXCLUDE (kind), NULL
+     FROM mine WHERE kind = 'biggest win' ORDER BY 2 LIMIT $hands)
     UNION ALL
-    (SELECT 'biggest loss', row_number() OVER (ORDER BY points, played_at DESC), *, NULL
-     FROM mine WHERE points < 0 ORDER BY 2 LIMIT $hands)
+    (SELECT 'biggest loss', row_number() OVER (ORDER BY points, played_at DESC NULLS LAST, hand_key),
+            * EXCLUDE (kind), NULL
+     FROM mine WHERE kind = 'biggest loss' ORDER BY 2 LIMIT $hands)
     UNION ALL
-    (SELECT 'fantasyland', row_number() OVER (ORDER BY played_at DESC NULLS LAST, hand_key), *, NULL
-     FROM mine WHERE fantasyland ORDER BY 2 LIMIT $hands)
+    (SELECT 'fantasyland', row_number() OVER (ORDER BY played_at DESC NULLS LAST, hand_key), * EXCLUDE (kind), NULL
+     FROM mine WHERE kind = 'fantasyland' ORDER BY 2 LIMIT $hands)
     UNION ALL
-    (SELECT 'winner changes', row_number() OVER (ORDER BY m.played_at DESC NULLS LAST, m.hand_key), m.*, c.rules
-     FROM mine m JOIN changed c USING (hand_key) ORDER BY 2 LIMIT $hands)
+    (SELECT 'winner changes', row_number() OVER (ORDER BY played_at DESC NULLS LAST, hand_key), *
+     FROM changed_boards ORDER BY 2 LIMIT $hands)
 )
 SELECT kind, hand_key, played_at, variant, scored_under, points, fouled, fantasyland, fantasyland_cards,
-       fantasyland_entry, rules AS changed_under
+       fantasyland_entry, changed_under
 FROM listed
 ORDER BY list_position(['fouled', 'biggest win', 'biggest loss', 'fantasyland', 'winner changes'], kind), rank;

@@ -47,7 +47,15 @@ REBUILT = ("poker-arena", "scoresheet")
 SCORED = ("jsonl",)
 """Formats ``ofc score`` reads."""
 INGEST_TABLES = ("hands", "boards", "placements", "quarantine", "batches")
-RESULT_TABLES = ("board_results", "pair_results", "board_summary", "board_counts", "player_sessions", "pair_summary")
+RESULT_TABLES = (
+    "board_results",
+    "pair_results",
+    "board_summary",
+    "board_counts",
+    "player_sessions",
+    "pair_summary",
+    "notable_boards",
+)
 MAX_BYTES = 1 << 20
 """A golden file larger than this keeps its first HEAD_ROWS rows (records and problems), their counts and a
 digest of the whole text."""
@@ -64,6 +72,7 @@ ORDER: dict[str, tuple[str, ...]] = {
     "board_counts": ("rules_key", "native", "variant", "player", "day", "counted", "value"),
     "player_sessions": ("rules_key", "native", "variant", "player", "day", "session", "n_players"),
     "pair_summary": ("rules_key", "native", "variant", "player_a", "player_b", "day"),
+    "notable_boards": ("rules_key", "native", "variant", "player", "kind"),
 }
 """Sort columns of each table after the hand (rows with a ``hand_key`` come in the hands' order); ties, if any,
 are broken by the row's whole text."""
