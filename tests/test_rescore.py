@@ -443,6 +443,8 @@ def test_results_of_an_older_format_are_scored_again(tmp_path: Path) -> None:
     lake = lake_with(tmp_path, random_records(20, seed=14))
     ofc = load_rules("ofc")
     rescore(lake, [ofc])
+    natives_only = {c.rules_key for c in lake.snapshot().covers()} - {ofc.key}
+    assert natives_only  # the other variants' presets, scored as those hands' native rules only
     manifest = next(p for p in (lake.root / "_manifests").glob("*.json") if '"rescore"' in p.read_text())
     doc = json.loads(manifest.read_text())
     doc.pop("format")
@@ -452,6 +454,8 @@ def test_results_of_an_older_format_are_scored_again(tmp_path: Path) -> None:
     report = rescore(lake, [])  # by default: the rule sets the older results were asked for
     assert asked(report, ofc).hands == 20
     assert not lake.snapshot().stale
+    assert lake.snapshot().asked_keys() == [ofc.key]  # the natives are not compared over every hand
+    assert {c.rules_key for c in lake.snapshot().covers()} == natives_only | {ofc.key}
     assert query(lake, "SELECT count(*) AS n FROM played_boards")[0]["n"] == sum(
         len(r["players"]) for r in random_records(20, seed=14)
     )

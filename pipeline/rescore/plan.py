@@ -159,10 +159,15 @@ def plan(snapshot: Snapshot, asked: list[RuleSet], natives: Natives, groups_of: 
                 jobs[key] = Job(known[key], native_only=True)
         replaces = [f for key in jobs if key in covers for f in covers[key].files()]
         for m in stale_by_batch.get(batch, []):  # results of an older format: every rule set scored again
-            for c in m.get("covers", []):  # asked for, every one of them: older versions scored nothing else
+            for c in m.get("covers", []):  # as it was: one scored only as hands' native rules stays so
                 key = c["rules_key"]
-                if c["batch"] == batch and key in known and (key not in jobs or jobs[key].native_only):
-                    jobs[key] = Job(known[key])
+                if c["batch"] != batch or key not in known:
+                    continue
+                if not c.get("native_only"):
+                    if key not in jobs or jobs[key].native_only:
+                        jobs[key] = Job(known[key])
+                elif key not in jobs and key in natives_now:
+                    jobs[key] = Job(known[key], native_only=True)
             replaces += [f for f in m["files"] if f.split("/")[0] in _RESULT_FOLDERS]
         dropped = [c for key, c in covers.items() if key not in jobs and c.native_only and key not in natives_now]
         replaces += [f for c in dropped for f in c.files()]
