@@ -168,24 +168,16 @@ class _Runner:
 
     def __call__(self, name: str, **extra: Any) -> Rows:
         """The rows of a named query: run here, or those of the same query asked for before."""
-        asked, values = self._values(name, extra)
-        with self._lock:
-            future, mine = self._asked.get(asked), asked not in self._asked
-            if mine:
-                future = self._asked[asked] = Future()
-        assert future is not None
+        future, mine, values = self._claim(name, extra)
         if mine:
             self._fill(future, name, values)
         return future.result()
 
     def start(self, name: str, **extra: Any) -> None:
         """Begin a query that a section will ask for later, beside whatever runs now."""
-        asked, values = self._values(name, extra)
-        with self._lock:
-            if asked in self._asked:
-                return
-            future = self._asked[asked] = Future()
-        self._ahead.submit(self._fill, future, name, values)
+        future, mine, values = self._claim(name, extra)
+        if mine:
+            self._ahead.submit(self._fill, future, name, values)
 
     def interrupt(self) -> None:
         with self._lock:
@@ -196,6 +188,16 @@ class _Runner:
         self._ahead.shutdown(cancel_futures=True)
         for cursor in self._cursors:
             cursor.close()
+
+    def _claim(self, name: str, extra: dict[str, Any]) -> tuple[Future[Rows], bool, dict[str, Any]]:
+        """The future of a query with these values: a new one the caller fills (True), or the one asked for
+        before; and the values."""
+        asked, values = self._values(name, extra)
+        with self._lock:
+            if asked in self._asked:
+                return self._asked[asked], False, values
+            future = self._asked[asked] = Future()
+            return future, True, values
 
     def _values(self, name: str, extra: dict[str, Any]) -> tuple[tuple[str, str], dict[str, Any]]:
         values: dict[str, Any] = {}
@@ -314,7 +316,7 @@ def _one(rows: Rows, **match: Any) -> dict[str, Any]:
 
 def _overview(run: _Runner, report: Report, players: int, scored: bool) -> Section:
     options = report.options
-    rows = run("overview", player=report.player)
+    rows = run("overview")
     total = _one(rows, variant="all variants")
     if report.lead:
         read = f"as if every hand had been played under {report.name(report.lead)}"

@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 
 from pipeline.lake.snapshot import Snapshot
 from pipeline.query.db import CARD_CODES, partition_values, plain_schema
-from pipeline.query.players import alias_case
+from pipeline.query.players import NAME_COLUMNS, alias_case
 from schemas.lake import CARDS13, PARTITIONS, RESULT_PARTITIONS, TABLE_PARTITIONS, TABLES
 
 __all__ = ["hand_rows", "register"]
@@ -94,7 +94,7 @@ def register(
     rows = hand_rows(snapshot, table, keys, rule_sets, columns, months)
     replace = [f"{CARD_CODES} AS cards"] if CARDS13 in [f.type for f in TABLES[table]] else []
     if aliases:
-        replace += [alias_case(c, aliases) for c in ("player", "player_a", "player_b") if c in rows.column_names]
+        replace += [alias_case(c, aliases) for c in NAME_COLUMNS if c in rows.column_names]
     # Both names live on ``con`` alone: two cursors looking up other hands at once each read their own.
     con.register(f"wanted_{table}_read", rows)
     columns = f"* REPLACE ({', '.join(replace)})" if replace else "*"

@@ -13,19 +13,25 @@ import pyarrow as pa
 
 from pipeline import suggest
 from pipeline.errors import InputError
+from schemas.lake import TABLES
 from schemas.rules import Variant
 
-__all__ = ["FilterError", "Found", "LakeFilters", "alias_case", "aliases_of", "apply_aliases", "closest", "self_pairs"]
+__all__ = [
+    "NAME_COLUMNS",
+    "FilterError",
+    "Found",
+    "LakeFilters",
+    "alias_case",
+    "aliases_of",
+    "apply_aliases",
+    "closest",
+    "self_pairs",
+]
 
+NAME_COLUMNS = ("player", "player_a", "player_b")
+"""The columns that name a player, in any lake table."""
 _NAMED = {
-    "board_results": ("player",),
-    "pair_results": ("player_a", "player_b"),
-    "boards": ("player",),
-    "board_summary": ("player",),
-    "board_counts": ("player",),
-    "player_sessions": ("player",),
-    "pair_summary": ("player_a", "player_b"),
-    "notable_boards": ("player",),
+    name: named for name, schema in TABLES.items() if (named := tuple(c for c in NAME_COLUMNS if c in schema.names))
 }
 """The lake tables that name players, and their columns of names."""
 

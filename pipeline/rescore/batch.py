@@ -598,8 +598,7 @@ def board_sums(t: Table, s: Scoring, boards: pa.RecordBatch) -> dict[str, pa.Tab
     ``player_sessions``, ``notable_boards``."""
     if s.scored is None:
         return {}
-    tables = board_summaries(t.groups, boards, s.keep, (s.job.rules.name, s.job.key))
-    return dict(zip(("board_summary", "board_counts", "player_sessions", "notable_boards"), tables, strict=True))
+    return board_summaries(t.groups, boards, s.keep, (s.job.rules.name, s.job.key))
 
 
 def pair_sums(t: Table, s: Scoring, pairs: pa.RecordBatch) -> dict[str, pa.Table]:

@@ -41,6 +41,8 @@ __all__ = [
 ]
 
 DAY_US = 86_400_000_000
+_SIGN = np.int64(np.iinfo(np.int64).min)
+"""Flipping the top bit orders unsigned hand keys as signed integers do."""
 NO_TIME = np.iinfo(np.int64).min
 """A board with no time recorded."""
 COUNTED = ("royalty_top", "royalty_middle", "royalty_bottom", "dead_street")
@@ -97,8 +99,8 @@ def number(columns: list[np.ndarray], sizes: list[int]) -> tuple[np.ndarray, np.
 
 @dataclass(frozen=True)
 class Groups:
-    """A chunk's boards grouped as ``board_summary`` groups them, and by player and day alone, with each group's
-    values; computed once per chunk whatever the number of rule sets."""
+    """A chunk's boards grouped as ``board_summary`` groups them, and by player and day or month alone, with each
+    group's values; computed once per chunk whatever the number of rule sets."""
 
     player: pa.Array
     variant: pa.Array
@@ -113,39 +115,31 @@ class Groups:
     fantasyland_cards: np.ndarray
     hand_key: np.ndarray
 
-    @cached_property
-    def _days(self) -> tuple[np.ndarray, int]:
-        """Days as codes from 0 (a board without a time last), and how many."""
-        known = self.day[self.day >= 0]
-        low = int(known.min()) if known.size else 0
-        high = int(known.max()) if known.size else -1
-        codes = np.where(self.day >= 0, self.day - low, high - low + 1)
-        return codes, high - low + 2
-
-    @cached_property
-    def _variant_codes(self) -> np.ndarray:
-        return self.variant.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    def _by_player(self, period: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Each board's (variant, player, period) group, and one board of each; ``period``: days or months since
+        1970 (-1 for a board without a time, grouped apart)."""
+        codes, n = _from_zero(period, self.day >= 0)
+        return number(
+            [self.variant.indices.to_numpy(zero_copy_only=False).astype(np.int64), self.player_codes, codes],
+            [len(self.variant.dictionary), len(self.player.dictionary), n],
+        )
 
     @cached_property
     def player_day(self) -> tuple[np.ndarray, np.ndarray]:
         """Each board's (variant, player, day) group, and one board of each."""
-        days, n_days = self._days
-        return number(
-            [self._variant_codes, self.player_codes, days],
-            [len(self.variant.dictionary), len(self.player.dictionary), n_days],
-        )
+        return self._by_player(self.day)
 
     @cached_property
     def player_month(self) -> tuple[np.ndarray, np.ndarray]:
-        """Each board's (variant, player, month) group, and one board of each."""
-        known = self.day >= 0
-        months = np.where(known, self.day, 0).astype("datetime64[D]").astype("datetime64[M]").astype(np.int64)
-        low = int(months[known].min()) if known.any() else 0
-        codes = np.where(known, months - low, int(months.max(initial=low)) - low + 1)
-        return number(
-            [self._variant_codes, self.player_codes, codes],
-            [len(self.variant.dictionary), len(self.player.dictionary), int(codes.max(initial=0)) + 1],
-        )
+        """Each board's (variant, player, month) group, and one board of each: ``notable_boards``' groups."""
+        return self._by_player(self.day.astype("datetime64[D]").astype("datetime64[M]").astype(np.int64))
+
+    @cached_property
+    def latest_first(self) -> tuple[np.ndarray, np.ndarray]:
+        """Keys that order boards the latest first (a board without a time last), then by hand key: the ties
+        of every ``notable_boards`` order."""
+        latest = np.where(self.times == NO_TIME, np.iinfo(np.int64).max, -np.maximum(self.times, NO_TIME + 1))
+        return latest, self.hand_key.astype(np.uint64).view(np.int64) ^ _SIGN
 
     @cached_property
     def boards(self) -> tuple[np.ndarray, np.ndarray]:
@@ -176,6 +170,20 @@ class Groups:
             "player": self.player.take(pa.array(rows)),
             "day": pa.array(day.astype(np.int32), type=pa.date32(), mask=day < 0),
         }
+
+
+def _from_zero(values: np.ndarray, known: np.ndarray) -> tuple[np.ndarray, int]:
+    """``values`` where ``known`` as codes from 0, every other one after them; and how many codes."""
+    low = int(values[known].min()) if known.any() else 0
+    high = int(values[known].max()) if known.any() else -1
+    return np.where(known, values - low, high - low + 1), high - low + 2
+
+
+def _with_native(group: np.ndarray, rows: np.ndarray | None, native: np.ndarray) -> tuple[np.ndarray, int]:
+    """A rule set's boards (``rows`` of the chunk, None for all) in their chunk ``group`` split by ``native``;
+    and how many groups."""
+    base = (group if rows is None else group[rows]) * 2 + native
+    return base, int(base.max(initial=0)) + 1
 
 
 def _span(values: np.ndarray) -> int:
@@ -275,7 +283,7 @@ _SUMMED = (
 
 def board_summaries(
     groups: Groups, boards: pa.RecordBatch, keep: np.ndarray | None, rules: tuple[str, str]
-) -> tuple[pa.Table, pa.Table, pa.Table, pa.Table]:
+) -> dict[str, pa.Table]:
     """``board_summary``, ``board_counts``, ``player_sessions`` and ``notable_boards`` of one rule set's
     ``board_results`` for a chunk (``keep``: the chunk's boards it holds, None for all; ``rules``: the rule set's
     name and key)."""
@@ -323,12 +331,12 @@ def board_summaries(
         "last_played": _timestamps(last_t),
         "first_hand": pa.array(hand),
     }
-    return (
-        _table(summary, BOARD_SUMMARY),
-        _counts(groups, boards, rows, native, rules),
-        _table(sessions, PLAYER_SESSIONS),
-        _notable(groups, boards, rows, native, rules),
-    )
+    return {
+        "board_summary": _table(summary, BOARD_SUMMARY),
+        "board_counts": _counts(groups, boards, rows, native, rules),
+        "player_sessions": _table(sessions, PLAYER_SESSIONS),
+        "notable_boards": _notable(groups, boards, rows, native, rules),
+    }
 
 
 def _timestamps(values: np.ndarray) -> pa.Array:
@@ -341,9 +349,7 @@ def _counts(
 ) -> pa.Table:
     """``board_counts``: boards by each row's royalty, and fouled boards by dead street; one counting pass a
     column, over (player and day, native, value)."""
-    group, _ = groups.player_day
-    base = (group if rows is None else group[rows]) * 2 + native
-    n_base = int(base.max(initial=0)) + 1
+    base, n_base = _with_native(groups.player_day[0], rows, native)
     fouled = _numbers(boards, "fouled").astype(np.bool_)
     dead = boards.column("dead_street").cast(pa.int64()).fill_null(-1).to_numpy(zero_copy_only=False)
     columns = [(_numbers(boards, c).astype(np.int64), None) for c in COUNTED[:3]] + [(dead, fouled)]
@@ -415,13 +421,10 @@ def _notable(
 ) -> pa.Table:
     """``notable_boards``: of each kind, the first ``NOTABLE_PER_MONTH`` boards per player, variant and month (and
     native) in the order the query ``notable_hands`` lists them."""
-    group, _ = groups.player_month
-    base = (group if rows is None else group[rows]) * 2 + native
-    n_base = int(base.max(initial=0)) + 1
+    base, n_base = _with_native(groups.player_month[0], rows, native)
+    latest, hand = (k if rows is None else k[rows] for k in groups.latest_first)
+    fantasyland = groups.fantasyland if rows is None else groups.fantasyland[rows]
     points = _numbers(boards, "points").astype(np.int64)
-    times = times_of(boards.column("played_at"))
-    latest = np.where(times == NO_TIME, np.iinfo(np.int64).max, -np.maximum(times, NO_TIME + 1))  # nulls last
-    hand = _numbers(boards, "hand_key").astype(np.uint64)
     nothing = np.zeros(points.size, np.int64)
     fouled = _numbers(boards, "fouled").astype(np.bool_)
     changed = _numbers(boards, "winner_seat") != _numbers(boards, "native_winner_seat")
@@ -429,14 +432,13 @@ def _notable(
         "fouled": (fouled, points, latest, hand),
         "biggest win": (points > 0, -points, latest, hand),
         "biggest loss": (points < 0, points, latest, hand),
-        "fantasyland": (_numbers(boards, "fantasyland").astype(np.bool_), latest, nothing, hand),
+        "fantasyland": (fantasyland, latest, nothing, hand),
         "winner changes": (changed, latest, nothing, hand),
     }
     picked, kinds = [], []
     for k, kind in enumerate(NOTABLE_KINDS):
         wanted, first, second, third = orders[kind]
-        signed = third.view(np.int64) ^ _SIGN
-        at = np.flatnonzero(_firsts(base, n_base, wanted, first, second, signed, NOTABLE_PER_MONTH))
+        at = np.flatnonzero(_firsts(base, n_base, wanted, first, second, third, NOTABLE_PER_MONTH))
         picked.append(at)
         kinds.append(np.full(at.size, k, np.int32))
     board = np.concatenate(picked)
@@ -450,8 +452,6 @@ def _notable(
     return _table(notable, NOTABLE_BOARDS)
 
 
-_SIGN = np.int64(np.iinfo(np.int64).min)
-"""Flipping the top bit orders unsigned hand keys as signed integers do."""
 _FROM_RESULTS = ("hand_key", "played_at", "points", "fouled", "fantasyland", "fantasyland_cards", "fantasyland_entry")
 
 
