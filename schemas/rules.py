@@ -14,6 +14,7 @@ hands, and "at least" means at least as good a low.
 from __future__ import annotations
 
 import hashlib
+import json
 from enum import StrEnum
 from typing import Annotated, Literal
 
@@ -114,6 +115,22 @@ class Scoring(Model):
     suit_order: str | None = None
     """Break exact row ties by the suit of each row's best card, highest first (e.g. "shcd");
     None: ties stand, as in western rules."""
+    majority_by: Literal["rows", "points"] = "rows"
+    """Who earns ``majority_bonus`` (the 2-4 "overall" point). "rows": whoever won more rows. "points": whoever
+    collects more before it, the rows won and the royalties together (a player who wins one row with trips on
+    top worth 3 takes it from one who won two rows); equal totals earn it for nobody."""
+    scoop: Literal["all_rows", "no_row_lost"] = "all_rows"
+    """What a scoop is. "all_rows": winning all three rows (a tied row cancels it). "no_row_lost": winning at
+    least one row while the opponent wins none (tied rows allowed)."""
+    wheel: Literal["lowest", "second"] = "lowest"
+    """Where A-2-3-4-5 ranks among straights and straight flushes: "lowest" (the usual rule), or "second",
+    below A-K-Q-J-T only (a house rule taken from Pai Gow)."""
+
+    @model_validator(mode="after")
+    def _majority(self) -> Scoring:
+        if self.majority_by == "points" and self.majority_bonus == 0:
+            raise ValueError('majority_by = "points" decides who earns majority_bonus, which is 0 here')
+        return self
 
     @field_validator("suit_order")
     @classmethod
@@ -319,6 +336,10 @@ class TableStakes(Model):
     """Whether settlement is capped by the chips in front of each player."""
     stack: int = Field(100, ge=1)
     """Each player's stack when a history does not record one."""
+    winner_limit: Literal["double", "stack"] = "double"
+    """How much a winner may take. "double": a player who has doubled their stack stops settling. "stack":
+    each payment is also capped by what the winner has in front of them at that moment (one cannot win more
+    than one has)."""
 
 
 class RuleSet(Model):
@@ -350,14 +371,32 @@ class RuleSet(Model):
 
     @property
     def content_hash(self) -> str:
-        """Identifies the rules' content: an edited file is a new rule set."""
-        body = self.model_dump_json(exclude={"name", "description"})
-        return hashlib.sha256(body.encode()).hexdigest()[:12]
+        """Identifies the rules' content: an edited file is a new rule set.
+
+        An option added to the model after rule sets were first keyed counts only when it is set to something
+        other than its default, so a release that adds options leaves every existing rule set's key, and the
+        results stored under it, as they were."""
+        body = self.model_dump(mode="json", exclude={"name", "description"})
+        for section, option in ADDED_OPTIONS:
+            field = type(getattr(self, section)).model_fields[option]
+            if body[section][option] == field.get_default(call_default_factory=True):
+                del body[section][option]
+        text = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()[:12]
 
     @property
     def key(self) -> str:
         """``name@hash``: how results name the rule set they were scored under."""
         return f"{self.name}@{self.content_hash}"
+
+
+ADDED_OPTIONS: tuple[tuple[str, str], ...] = (
+    ("scoring", "majority_by"),
+    ("scoring", "scoop"),
+    ("scoring", "wheel"),
+    ("table_stakes", "winner_limit"),
+)
+"""Options added after rule sets were first keyed: (section, option). Hashed only when not at their default."""
 
 
 def key_name(key: str) -> str:

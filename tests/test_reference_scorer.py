@@ -15,12 +15,16 @@ import random
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from phevaluator import evaluate_cards
 
+from pipeline.evaluate import tables
 from pipeline.rule_files import load_rules, parse_rules, preset_names
+from pipeline.score.compile import compile_rules
+from pipeline.score.engine import Boards, _table_stakes
 from pipeline.score.records import score_records as engine_score_records
 from schemas.rules import NATURAL_VALUE_MAX, RuleSet
 from tests.reference.deals import random_records
@@ -30,6 +34,7 @@ from tests.reference.slow_scorer import (
     HIGH_CARD,
     PAIR,
     STRAIGHT,
+    Board,
     category_of,
     hand_key,
     is_dragon,
@@ -43,6 +48,7 @@ from tests.reference.slow_scorer import (
     parse_pattern,
     read_board,
     score_hand,
+    settle_table_stakes,
 )
 
 RULE_FILES = Path(__file__).parent / "data" / "rules"
@@ -172,6 +178,81 @@ def test_E4_three_players() -> None:
 )
 def test_E4_under_other_systems(rules_name: str, expected: dict[str, int]) -> None:
     assert score(E4, rules_name)["points"] == expected
+
+
+# A scoop, two readings: A wins top (55 over 44) and middle (KK over QQ); the bottoms are the same 9-high
+# straight, a tie, and their royalties (2 each) net out. No other royalty: pairs below 66 pay nothing on top.
+TIED_BOTTOM = hand(
+    player("A", "5h 5d 2c / Kc Kd 8c 7d 3h / 9c 8d 7h 6s 5c"),
+    player("B", "4h 4d 2d / Qc Qs 8h 7c 3d / 9d 8s 7s 6c 5s"),
+)
+
+
+@pytest.mark.parametrize(
+    ("rules_name", "a_points"),
+    [
+        ("ofc", 2),  # a scoop is all three rows: the tie cancels it, 2 rows net
+        ("scoop-no-row-lost", 2 + 3),  # B won no row: a scoop, +3
+    ],
+)
+def test_scoop_is_all_rows_or_no_row_lost(rules_name: str, a_points: int) -> None:
+    assert score(TIED_BOTTOM, rules_name)["points"] == {"A": a_points, "B": -a_points}
+
+
+# 2-4, the overall point: A wins only the top, with trips worth 3 (classic table); B wins the middle (a
+# straight over trips) and the bottom (a flush over trips), neither paying a classic royalty.
+ONE_ROW_WITH_TRIPS = hand(
+    player("A", "5c 5d 5h / 6c 6d 6h 2c 3d / 7c 7d 7h 2d 4c"),
+    player("B", "Kh Qh 2h / 9s 8d 7s 6s 5s / As Js Ts 4s 3s"),
+    variant="classic",
+)
+
+
+@pytest.mark.parametrize(
+    ("rules_name", "a_points"),
+    [
+        # By rows: rows 1 - 2 = -1, the overall point to B -1, A's top royalty +3 (won row): A +1.
+        ("classic-2-4", -1 - 1 + 3),
+        # After bonuses: A collects 1 + 3 = 4 against B's 2, so the overall point is A's: -1 + 3 + 1 = +3.
+        ("two-four-points", -1 + 3 + 1),
+    ],
+)
+def test_two_four_overall_point_by_rows_or_after_bonuses(rules_name: str, a_points: int) -> None:
+    assert score(ONE_ROW_WITH_TRIPS, rules_name)["points"] == {"A": a_points, "B": -a_points}
+
+
+# A-2-3-4-5: B wins the top (Q-high over J-high), A the middle (KK over JJ); the bottom is A's wheel against
+# B's K-high straight. No royalties in the classic table for these rows.
+WHEEL_BOTTOM = hand(
+    player("A", "Jc 9d 7h / Kc Kd 8c 6d 3h / Ah 2s 3s 4c 5d"),
+    player("B", "Qc 8d 6c / Jd Js 8h 7d 2d / Ks Qs Jh Td 9h"),
+    variant="classic",
+)
+
+
+@pytest.mark.parametrize(
+    ("rules_name", "a_points"),
+    [
+        ("classic-1-6", -1),  # the wheel is the lowest straight: B wins top and bottom, 2 rows to 1
+        ("wheel-second", 1),  # second only to A-K-Q-J-T: it beats K-high, A wins 2 rows to 1
+    ],
+)
+def test_wheel_lowest_or_second(rules_name: str, a_points: int) -> None:
+    assert score(WHEEL_BOTTOM, rules_name)["points"] == {"A": a_points, "B": -a_points}
+
+
+def test_the_wheel_second_keeps_each_hand_in_its_category() -> None:
+    # The compiled order moves A-2-3-4-5 just below A-K-Q-J-T (and the steel wheel below the royal) and
+    # nothing else out of place: royalties and thresholds read by category see the same hands.
+    order = compile_rules(rules("wheel-second")).wheel_order
+    assert order is not None
+    assert sorted(order.tolist()) == list(range(tables.N_STRENGTHS))
+    assert (tables.CATEGORY[order] == tables.CATEGORY).all()
+    for category in (tables.STRAIGHT, tables.STRAIGHT_FLUSH):
+        block = np.flatnonzero((tables.N_CARDS == 5) & (tables.CATEGORY == category))
+        high = tables.RANK1[block]  # 5-high (the wheel) .. A-high
+        ranked = high[np.argsort(order[block])]
+        assert ranked.tolist() == [4, 5, 6, 7, 8, 9, 10, 11, 3, 12]  # 6-high .. K-high, the wheel, A-high
 
 
 def test_winner_settlement() -> None:
@@ -329,6 +410,44 @@ def test_table_stakes_off_by_default() -> None:
     # Same hand under classic-1-6: nothing is capped.
     players = [{**p, "stack": 1} for p in XYZ["players"]]
     assert score({**XYZ, "players": players}, "classic-1-6")["points"] == {"X": 24, "Y": -12 - 1, "Z": -12 + 1}
+
+
+def test_table_stakes_capped_by_the_winners_stack() -> None:
+    # stakes-winner-stack: each payment is also capped by what the winner has at that moment, and a player
+    # who has doubled goes on settling. Unsettled as above: X over Y and Z 12 each, Z over Y 1; stacks 10.
+    # Order X, Y, Z. X-Y: min(12, Y 10, X 10) = 10: X 20, Y 0. X-Z: min(12, Z 10, X 20) = 10: X 30, Z 0.
+    # Y-Z: Y has nothing left: 0. Under the doubling reading X stopped at 10 (the first test above).
+    result = score({**XYZ, "button": 2}, "stakes-winner-stack")
+    assert result["pairs"] == {"X|Y": 10, "X|Z": 10, "Y|Z": 0}
+    assert result["points"] == {"X": 20, "Y": -10, "Z": -10}
+
+
+@pytest.mark.parametrize(
+    ("winner_limit", "settled", "net"),
+    [
+        # RULES.md: P1-P2 min(10, P2 10, P1 5) = 5; P1-P3 min(40, P3 135, P1 10) = 10; P2-P3 min(20, P2 5,
+        # P3 125) = 5. Net P1 +15, P2 -10, P3 -5.
+        ("stack", [5, 10, -5], [15, -10, -5]),
+        # Doubled, then out: P1-P2 5 (P1 has doubled); P1-P3 0; P2-P3 min(20, P2 5, P3 may win 135) = 5.
+        ("double", [5, 0, -5], [5, -10, 5]),
+    ],
+)
+def test_table_stakes_worked_example(winner_limit: str, settled: list[int], net: list[int]) -> None:
+    # Stacks P1 5, P2 10, P3 135, P3 on the button: P1 settles first. Uncapped: P1 beats P2 by 10 and P3 by
+    # 40, P3 beats P2 by 20. Both scorers' settlement steps, fed those pair results directly.
+    order = [Board(f"P{i + 1}", f"P{i + 1}", i, {}, False, False, None, s) for i, s in enumerate((5, 10, 135))]
+    owed = {("P1", "P2"): 10, ("P1", "P3"): 40, ("P2", "P3"): -20}
+    points = {**owed, **{(y, x): -v for (x, y), v in owed.items()}}
+    reference = settle_table_stakes(order, points, winner_limit)
+    assert [reference[pair] for pair in owed] == settled
+
+    boards = Boards.build(
+        hand=np.zeros(3), seat=np.arange(3), cards=np.zeros((3, 13)), button=np.full(3, 2), stack=[5, 10, 135]
+    )
+    a, b, slot = np.array([0, 0, 1]), np.array([1, 2, 2]), np.arange(3)
+    engine = _table_stakes(a, b, slot, np.array(list(owed.values())), boards, 100, winner_limit == "double")
+    assert engine.tolist() == settled
+    assert (np.bincount(a, engine, 3) - np.bincount(b, engine, 3)).tolist() == net
 
 
 # ---------------------------------------------------------------- suit order

@@ -73,6 +73,37 @@ def test_an_edited_file_is_a_new_rule_set(tmp_path: Path) -> None:
     assert load_rules(house).key != load_rules("ofc").key
 
 
+PRESET_KEYS = {
+    "classic-1-6": "classic-1-6@f84d0b8b4337",
+    "classic-2-4": "classic-2-4@33ea0aaffe23",
+    "classic-plain": "classic-plain@d36b10e35da7",
+    "classic-wikipedia": "classic-wikipedia@4c5e259b6704",
+    "ofc": "ofc@f63b29e3016b",
+    "pineapple": "pineapple@02a1af67d494",
+    "pineapple-27": "pineapple-27@9cd18e846f4d",
+    "progressive-pineapple": "progressive-pineapple@cadfa4bffad4",
+    "taiwanese": "taiwanese@fc8133d3b993",
+}
+
+
+@pytest.mark.parametrize("name", PRESET_KEYS)
+def test_a_preset_keeps_its_key_when_options_are_added(name: str) -> None:
+    # Results are stored under these keys: a release that adds an option must not turn every lake's results
+    # into an earlier version. An option added since hashes only when set away from its default.
+    assert load_rules(name).key == PRESET_KEYS[name]
+
+
+@pytest.mark.parametrize(
+    ("section", "option", "value"),
+    [("scoring", "majority_by", "points"), ("scoring", "scoop", "no_row_lost"), ("scoring", "wheel", "second")]
+    + [("table_stakes", "winner_limit", "stack")],
+)
+def test_an_added_option_set_away_from_its_default_is_a_new_rule_set(section: str, option: str, value: str) -> None:
+    base = load_rules("classic-2-4")
+    changed = base.model_copy(update={section: getattr(base, section).model_copy(update={option: value})})
+    assert changed.key != base.key
+
+
 def test_house_file_extends_a_preset_and_names_itself_after_the_file(tmp_path: Path) -> None:
     house = tmp_path / "friday-night.toml"
     house.write_text('extends = "pineapple"\n[royalties.top]\ntrips = 20\n')
@@ -100,6 +131,10 @@ def test_house_file_extends_a_preset_and_names_itself_after_the_file(tmp_path: P
         ("[royalties.top.pair]\nZ = 3\n", "royalties.top.pair", "not a rank"),
         ("[scoring]\nsuit_order = 'sshd'\n", "scoring.suit_order", "each suit"),
         ("[naturals]\nenabled = true\n", "", "naturals exist only in classic"),
+        ("[scoring]\nmajority_by = 'points'\n", "scoring", "majority_bonus, which is 0"),
+        ("[scoring]\nscoop = 'three_rows'\n", "scoring.scoop", "'all_rows' or 'no_row_lost'"),
+        ("[scoring]\nwheel = 'highest'\n", "scoring.wheel", "'lowest' or 'second'"),
+        ("[table_stakes]\nwinner_limit = 'none'\n", "table_stakes.winner_limit", "'double' or 'stack'"),
         ("[scoring\n", "", "not valid TOML"),
         ('extends = "nope"\n', "extends", "no such preset"),
     ],

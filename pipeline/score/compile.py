@@ -40,6 +40,8 @@ class CompiledRules:
     """Value of each natural kind, -1 where the rule set has no such natural."""
     natural_auto_scoop: np.ndarray
     scoop_amount: int
+    wheel_order: np.ndarray | None = None
+    """Strength -> the strength a row compares as, when A-2-3-4-5 ranks second (``_wheel_order``); None: as is."""
 
     @property
     def lowball(self) -> bool:
@@ -75,6 +77,20 @@ def _lowball_table(rules: RuleSet) -> np.ndarray:
         reached = values <= threshold(tier.at_least, Row.MIDDLE, lowball_middle=True)
         out = np.where(reached, np.maximum(out, tier.points), out)
     return out
+
+
+def _wheel_order(wheel: str) -> np.ndarray | None:
+    """With the wheel second, A-2-3-4-5 compares just below A-K-Q-J-T (the steel wheel just below the royal) and
+    the 6- to K-high straights one place lower each. Every hand stays within its category, so royalties and
+    thresholds read by category are unchanged."""
+    if wheel == "lowest":
+        return None
+    order = np.arange(tables.N_STRENGTHS, dtype=np.int64)
+    for category in (tables.STRAIGHT, tables.STRAIGHT_FLUSH):
+        block = np.flatnonzero((tables.N_CARDS == 5) & (tables.CATEGORY == category))  # the wheel first, A-high last
+        order[block[1:-1]] = block[:-2]
+        order[block[0]] = block[-2]
+    return order
 
 
 def _suit_key(order: str | None) -> np.ndarray | None:
@@ -119,6 +135,7 @@ def _compile(rules_json: str) -> CompiledRules:
         natural_value=values,
         natural_auto_scoop=auto,
         scoop_amount=(3 * sc.row_value + sc.majority_bonus + sc.scoop_bonus) * sc.scoop_multiplier,
+        wheel_order=_wheel_order(sc.wheel),
     )
 
 

@@ -187,9 +187,9 @@ def board_facts(boards: Boards, c: CompiledRules, prepared: Prepared | None = No
     rules = c.rules
     n = len(boards.hand)
     p = prepared if prepared is not None else prepare(boards)
-    strength = p.strength
+    strength = p.strength if c.wheel_order is None else c.wheel_order[p.strength]
     if c.lowball:
-        strength = strength.copy()
+        strength = strength.copy() if c.wheel_order is None else strength
         strength[:, 1] = p.low()
 
     surrendered = boards.surrendered & rules.surrender.allowed
@@ -362,7 +362,9 @@ def _score_pairs(
         c.suit_key is not None,
         sc.row_value,
         sc.majority_bonus,
+        sc.majority_by == "points",
         sc.scoop_bonus,
+        sc.scoop == "no_row_lost",
         sc.scoop_multiplier,
         sc.multiply_royalties,
         _SETTLEMENT[rules.royalties.settlement],
@@ -385,7 +387,8 @@ def _score_pairs(
             royalty_points = np.where(hit, royalty_points * sc.home_run_multiplier, royalty_points)
     points = (row_points + bonus) * multiplier + royalty_points + foul_points + surrender_points + natural_points
     if rules.table_stakes.enabled:
-        points = _table_stakes(a, b, slot, points, boards, rules.table_stakes.stack)
+        stakes = rules.table_stakes
+        points = _table_stakes(a, b, slot, points, boards, stakes.stack, stakes.winner_limit == "double")
     return PairResults(
         a=a,
         b=b,
@@ -457,9 +460,17 @@ def _lexicographic_greater(keys: tuple[np.ndarray, ...], x: np.ndarray, y: np.nd
 
 
 def _table_stakes(
-    a: np.ndarray, b: np.ndarray, slot: np.ndarray, points: np.ndarray, boards: Boards, default_stack: int
+    a: np.ndarray,
+    b: np.ndarray,
+    slot: np.ndarray,
+    points: np.ndarray,
+    boards: Boards,
+    default_stack: int,
+    doubled_out: bool,
 ) -> np.ndarray:
-    """Settle pairs in table order, capped by stacks: one vector step per pair slot."""
+    """Settle pairs in table order, capped by stacks: one vector step per pair slot. Each payment is capped by
+    what the payer has left and, ``doubled_out``, by what the receiver may still win before doubling (a doubled
+    player no longer settles), else by what the receiver has in front of them."""
     stack = np.where(boards.stack > 0, boards.stack, default_stack).astype(np.int64)
     balance = np.zeros(len(boards.hand), dtype=np.int64)
     settled = np.zeros_like(points)
@@ -468,10 +479,15 @@ def _table_stakes(
         owed = points[i]
         payer = np.where(owed > 0, b[i], a[i])
         receiver = np.where(owed > 0, a[i], b[i])
-        live = (stack[payer] + balance[payer] > 0) & (balance[payer] < stack[payer])
-        live &= (stack[receiver] + balance[receiver] > 0) & (balance[receiver] < stack[receiver])
-        pay = np.minimum(np.abs(owed), np.minimum(stack[payer] + balance[payer], stack[receiver] - balance[receiver]))
-        pay = np.where(live, pay, 0)
+        left = stack + balance
+        if doubled_out:
+            live = (left[payer] > 0) & (balance[payer] < stack[payer])
+            live &= (left[receiver] > 0) & (balance[receiver] < stack[receiver])
+            room = stack[receiver] - balance[receiver]
+        else:
+            live = (left[payer] > 0) & (left[receiver] > 0)
+            room = left[receiver]
+        pay = np.where(live, np.minimum(np.abs(owed), np.minimum(left[payer], room)), 0)
         np.add.at(balance, receiver, pay)
         np.add.at(balance, payer, -pay)
         settled[i] = np.sign(owed) * pay

@@ -35,7 +35,9 @@ def settle_pairs(
     use_tiebreak: bool,
     row_value: int,
     majority_bonus: int,
+    majority_by_points: bool,
     scoop_bonus: int,
+    scoop_no_row_lost: bool,
     scoop_multiplier: int,
     multiply_royalties: bool,
     settlement: int,
@@ -100,8 +102,14 @@ def settle_pairs(
                 roy = (royalties[x, 0] + royalties[x, 1] + royalties[x, 2]) - (
                     royalties[y, 0] + royalties[y, 1] + royalties[y, 2]
                 )
-            scoop = (won_x == 3) - (won_y == 3)
-            bonus = majority_bonus * _sign(won_x - won_y) + scoop_bonus * scoop
+            if scoop_no_row_lost:  # won at least one row, lost none
+                scoop = (won_x > 0 and won_y == 0) - (won_y > 0 and won_x == 0)
+            else:
+                scoop = (won_x == 3) - (won_y == 3)
+            lead = won_x - won_y
+            if majority_by_points:  # what each side collects before the majority bonus
+                lead = row_pts + roy
+            bonus = majority_bonus * _sign(lead) + scoop_bonus * scoop
             if scoop != 0:
                 mult = scoop_multiplier
                 if multiply_royalties:

@@ -162,6 +162,15 @@ def _hand_key(ranks: tuple[int, ...], flush: bool, wheel_counts: bool) -> Key:
     return (HIGH_CARD, *ordered)
 
 
+def ranked_key(cards: Sequence[Card], rules: RuleSet) -> Key:
+    """``hand_key`` as the rule set ranks rows: with ``wheel = "second"``, A-2-3-4-5 (5-high, the only 5-high
+    straight) ranks between the K-high and the A-high straight, and likewise among straight flushes."""
+    key = hand_key(cards)
+    if rules.scoring.wheel == "second" and key[0] in (STRAIGHT, STRAIGHT_FLUSH) and key[1] == 3:
+        return (key[0], 11.5)
+    return key
+
+
 def low_key(cards: Sequence[Card]) -> Key:
     """2-7 lowball value: aces high, straights and flushes count; a SMALLER key is a better low."""
     return hand_key(cards, wheel_counts=False)
@@ -373,6 +382,9 @@ def is_fouled(rows: dict[str, list[Card]], rules: RuleSet) -> bool:
         return hand_key(top) > hand_key(bottom) or not qualifies(middle)
     if hand_key(top) > hand_key(middle):
         return True
+    if rules.scoring.wheel == "second":
+        m, b = ranked_key(middle, rules), ranked_key(bottom, rules)
+        return m > b if rules.scoring.bottom_may_equal_middle else m >= b
     # phevaluator: lower is better.
     if rules.scoring.bottom_may_equal_middle:
         return ph_rank(middle) < ph_rank(bottom)
@@ -461,7 +473,7 @@ def natural_strength(board: Board, rules: RuleSet) -> tuple[Any, ...]:
         counts = Counter(r for r, _ in board.cards)
         within = (max(r for r, c in counts.items() if c >= 2),)
     elif kind in ("three_straights", "three_flushes"):
-        within = (hand_key(board.rows["bottom"]), hand_key(board.rows["middle"]), hand_key(board.rows["top"]))
+        within = tuple(ranked_key(board.rows[row], rules) for row in ("bottom", "middle", "top"))
     return (value, -NATURAL_ORDER.index(kind), within)
 
 
@@ -499,6 +511,9 @@ def compare_row(row: str, a: Board, b: Board, rules: RuleSet) -> int:
     elif row == "middle" and rules.game.lowball_middle:
         ka, kb = low_key(ca), low_key(cb)
         result = (ka < kb) - (ka > kb)  # the lower 2-7 value wins
+    elif rules.scoring.wheel == "second":
+        ka, kb = ranked_key(ca, rules), ranked_key(cb, rules)
+        result = (ka > kb) - (ka < kb)
     else:
         va, vb = ph_rank(ca), ph_rank(cb)
         result = (va < vb) - (va > vb)  # phevaluator: lower is better
@@ -526,13 +541,6 @@ def valid_pair(a: Board, b: Board, rules: RuleSet) -> PairResult:
                 row_points -= b.royalties[row] or s.row_value
     else:
         row_points = s.row_value * (won - lost)
-    majority = s.majority_bonus if won > lost else -s.majority_bonus if lost > won else 0
-    scoop = s.scoop_bonus if won == 3 else -s.scoop_bonus if lost == 3 else 0
-    scooped = won == 3 or lost == 3
-    base = row_points + majority + scoop
-    if scooped:
-        base *= s.scoop_multiplier
-
     if settlement == "both":
         royalties = sum(a.royalties.values()) - sum(b.royalties.values())
     elif settlement == "winner":
@@ -544,9 +552,23 @@ def valid_pair(a: Board, b: Board, rules: RuleSet) -> PairResult:
                 royalties -= b.royalties[row]
     else:
         royalties = 0
+
+    # The majority bonus goes to whoever won more rows, or (majority_by = "points") to whoever collects more
+    # before it: row points and royalties together.
+    lead = won - lost if s.majority_by == "rows" else row_points + royalties
+    majority = s.majority_bonus if lead > 0 else -s.majority_bonus if lead < 0 else 0
+    if s.scoop == "all_rows":
+        a_scoops, b_scoops = won == 3, lost == 3
+    else:  # at least one row won and none lost
+        a_scoops, b_scoops = won > 0 and lost == 0, lost > 0 and won == 0
+    scoop = s.scoop_bonus if a_scoops else -s.scoop_bonus if b_scoops else 0
+    scooped = a_scoops or b_scoops
+    base = row_points + majority + scoop
+    if scooped:
+        base *= s.scoop_multiplier
     if scooped and s.multiply_royalties:
         royalties *= s.scoop_multiplier
-    scooper = a.name if won == 3 else b.name if lost == 3 else None
+    scooper = a.name if a_scoops else b.name if b_scoops else None
     return PairResult(base, royalties, scooper)
 
 
@@ -607,18 +629,25 @@ def read_board(index: int, player: dict[str, Any], key: str, rules: RuleSet, ope
     )
 
 
-def settle_table_stakes(order: list[Board], points: dict[tuple[str, str], int]) -> dict[tuple[str, str], int]:
-    """Sequential settlement, each payment capped by the payer's chips and the receiver's room to double.
+def settle_table_stakes(
+    order: list[Board], points: dict[tuple[str, str], int], winner_limit: str = "double"
+) -> dict[tuple[str, str], int]:
+    """Sequential settlement, each payment capped by the payer's chips and by the receiver's room to double
+    (``winner_limit = "double"``) or the receiver's chips at that moment (``"stack"``).
 
     ``points[(x, y)]`` is what x wins from y; pairs are settled in table order
-    (first player with each later one, then the next). A broke or doubled player
-    no longer settles.
+    (first player with each later one, then the next). A broke player no longer
+    settles, nor, under "double", one who has doubled.
     """
     net = {b.name: 0 for b in order}
     stack = {b.name: b.stack for b in order}
 
     def out(name: str) -> bool:
-        return stack[name] + net[name] <= 0 or net[name] >= stack[name]
+        broke = stack[name] + net[name] <= 0
+        return broke or (winner_limit == "double" and net[name] >= stack[name])
+
+    def room(name: str) -> int:
+        return stack[name] - net[name] if winner_limit == "double" else stack[name] + net[name]
 
     settled: dict[tuple[str, str], int] = {}
     for i, x in enumerate(order):
@@ -630,7 +659,7 @@ def settle_table_stakes(order: list[Board], points: dict[tuple[str, str], int]) 
                 settled[(x.name, y.name)] = 0
                 continue
             receiver, payer = (x.name, y.name) if amount > 0 else (y.name, x.name)
-            pay = min(abs(amount), stack[payer] + net[payer], stack[receiver] - net[receiver])
+            pay = min(abs(amount), stack[payer] + net[payer], room(receiver))
             net[receiver] += pay
             net[payer] -= pay
             settled[(x.name, y.name)] = pay if receiver == x.name else -pay
@@ -671,7 +700,7 @@ def score_hand(record: dict[str, Any], rules: RuleSet) -> dict[str, Any]:
         points[(x, y)] = p.base + p.royalties
         points[(y, x)] = -(p.base + p.royalties)
     if rules.table_stakes.enabled:
-        settled = settle_table_stakes(order, points)
+        settled = settle_table_stakes(order, points, rules.table_stakes.winner_limit)
         for (x, y), amount in settled.items():
             points[(x, y)], points[(y, x)] = amount, -amount
 
