@@ -53,11 +53,25 @@ class Row(StrEnum):
 
 
 class Natural(StrEnum):
+    """The naturals a rule set may pay and a history may declare, each a condition on the 13 cards (the
+    vocabulary of ``naturals.values`` and ``naturals.order``; docs/scoring.md says how each is tested)."""
+
     DRAGON = "dragon"
+    """13 different ranks, 2 to A."""
     SIX_PAIRS = "six_pairs"
+    """Six pairs among the 13 cards (quads count as two)."""
     THREE_STRAIGHTS = "three_straights"
+    """The cards split into a 3-card straight and two 5-card straights."""
     THREE_FLUSHES = "three_flushes"
+    """The cards split into a 3-card flush and two 5-card flushes."""
     NO_PEOPLE = "no_people"
+    """No J, Q or K."""
+    THIRTEEN_ONE_COLOUR = "thirteen_one_colour"
+    """All 13 cards red (hearts and diamonds) or all black (spades and clubs)."""
+    TWELVE_ONE_COLOUR = "twelve_one_colour"
+    """At least 12 of the 13 cards of one colour."""
+    TRIPLE_FIVE_PAIRS = "triple_five_pairs"
+    """A three of a kind and five pairs (quads count as two pairs)."""
 
 
 NonNegative = Annotated[int, Field(ge=0)]
@@ -314,10 +328,36 @@ class Naturals(Model):
         }
     )
     """Which naturals exist and what each collects from every opponent (0 to 1,000,000)."""
+    order: list[Natural] | None = None
+    """How the naturals rank against each other, strongest first: every natural of ``values`` once. None: by
+    value, equal values in the order dragon, six_pairs, three_straights, three_flushes, no_people,
+    thirteen_one_colour, twelve_one_colour, triple_five_pairs."""
     precedence: Literal["strength", "declaration"] = "strength"
     """Two naturals: the stronger wins; or the earlier declaration (table order) wins, a dragon beating all."""
     auto_scoop: list[Natural] = Field(default_factory=list)
     """Naturals paid as a scoop of the opponent instead of their fixed value."""
+
+    @model_validator(mode="after")
+    def _order(self) -> Naturals:
+        if self.order is None:
+            return self
+        twice = sorted({str(n) for n in self.order if self.order.count(n) > 1})
+        if twice:
+            raise ValueError(f"order: {', '.join(twice)} listed twice")
+        missing = [str(n) for n in self.values if n not in self.order]
+        extra = [str(n) for n in self.order if n not in self.values]
+        if missing or extra:
+            said = [f"{', '.join(missing)} not ranked"] if missing else []
+            said += [f"{', '.join(extra)} not among values"] if extra else []
+            raise ValueError(f"order must rank every natural of values once: {'; '.join(said)}")
+        return self
+
+    def ranked(self) -> list[Natural]:
+        """The naturals of ``values``, strongest first."""
+        if self.order is not None:
+            return list(self.order)
+        kinds = list(Natural)
+        return sorted(self.values, key=lambda n: (-self.values[n], kinds.index(n)))
 
 
 class Surrender(Model):
@@ -395,6 +435,7 @@ ADDED_OPTIONS: tuple[tuple[str, str], ...] = (
     ("scoring", "scoop"),
     ("scoring", "wheel"),
     ("table_stakes", "winner_limit"),
+    ("naturals", "order"),
 )
 """Options added after rule sets were first keyed: (section, option). Hashed only when not at their default."""
 

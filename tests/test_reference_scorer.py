@@ -41,8 +41,11 @@ from tests.reference.slow_scorer import (
     is_fouled,
     is_no_people,
     is_six_pairs,
+    is_thirteen_one_colour,
     is_three_flushes,
     is_three_straights,
+    is_triple_five_pairs,
+    is_twelve_one_colour,
     low_key,
     parse_card,
     parse_pattern,
@@ -643,6 +646,86 @@ def test_auto_scoop_against_a_plain_board() -> None:
     assert score(record, "classic-1-6")["points"] == {"A": 3, "B": -3}
 
 
+# Naturals as a house ranks and pays them (house-naturals: thirteen of one colour 13 > dragon 13 > twelve of
+# one colour 8 > a triple and five pairs 4 > three straights 4 > three flushes 3 > six pairs 3).
+HOUSE_FLUSHES = "2h 5h 9h / 3c 4c 7c 8c Tc / 2s 6s 9s Js Ks"  # hearts, clubs, spades: three flushes
+HOUSE_SIX_PAIRS = "Ac Ad 4d / Qc Qd Jc Jd 8d / 8h 7d 7h 6d 6h"  # AA QQ JJ 88 77 66 and a 4
+ALL_RED = "2h 3h 4h / 5h 6h 7h 8h 9h / Th Jh Qh Kh 2d"  # 12 hearts and a diamond
+BLACK_DRAGON = "2c 3s 4c / 5s 6c 7s 8c 9s / Tc Js Qc Ks Ac"
+
+
+@pytest.mark.parametrize(
+    ("rules_name", "a_points"),
+    [
+        ("classic-1-6", -3),  # both worth 3; no order given, so six pairs ranks first (dragon, six pairs, ...)
+        ("house-naturals", 3),  # the house ranks three flushes above six pairs: A collects its 3
+    ],
+)
+def test_naturals_of_equal_value_rank_in_the_houses_order(rules_name: str, a_points: int) -> None:
+    record = hand(
+        player("A", HOUSE_FLUSHES, natural="three_flushes"),
+        player("B", HOUSE_SIX_PAIRS, natural="six_pairs"),
+        variant="classic",
+    )
+    assert score(record, rules_name)["points"] == {"A": a_points, "B": -a_points}
+
+
+@pytest.mark.parametrize(
+    ("rules_name", "a_points"),
+    [
+        # classic-1-6 pays no thirteen of one colour: A's declaration is ignored and the dragon collects 13.
+        ("classic-1-6", -13),
+        # house-naturals: thirteen of one colour (13) ranks above the dragon (13): A collects 13.
+        ("house-naturals", 13),
+    ],
+)
+def test_thirteen_of_one_colour_against_a_dragon(rules_name: str, a_points: int) -> None:
+    record = hand(
+        player("A", ALL_RED, natural="thirteen_one_colour"),
+        player("B", BLACK_DRAGON, natural="dragon"),
+        variant="classic",
+    )
+    assert score(record, rules_name)["points"] == {"A": a_points, "B": -a_points}
+
+
+# B's board for the tests below: 7-high / two pair / aces full, valid, no classic royalty, none of A's cards.
+PLAIN_B = "4s 5c 7s / 8s 8c 6s 6c 3s / As Ac Ah Kc Ks"
+
+
+@pytest.mark.parametrize(
+    ("a_cards", "declared", "a_points"),
+    [
+        # 10 hearts, Qd, Kd and 2c: twelve red cards, a natural worth 8.
+        ("2h 3h 4h / 5h 6h 7h 8h 9h / Th Jh Qd Kd 2c", "twelve_one_colour", 8),
+        # Only 11 red: the declaration is ignored and the board is judged on its rows; the middle (a straight
+        # flush) is above the Q-high bottom, so A has fouled and pays the scoop, 3 rows + 3 = 6.
+        ("2h 3h 4h / 5h 6h 7h 8h 9h / Th Jh Qd 2c 3c", "twelve_one_colour", -6),
+        # 222 33 55 66 77 99: a triple and five pairs, worth 4.
+        ("2h 2d 2s / 3h 3d 5h 5d 6h / 6d 7h 7d 9h 9d", "triple_five_pairs", 4),
+        # 9 and T instead of a pair of 9s: four pairs, ignored; trips on top over two pair fouls: -6.
+        ("2h 2d 2s / 3h 3d 5h 5d 6h / 6d 7h 7d 9h Td", "triple_five_pairs", -6),
+    ],
+)
+def test_colour_and_triple_naturals_against_a_plain_board(a_cards: str, declared: str, a_points: int) -> None:
+    record = hand(player("A", a_cards, natural=declared), player("B", PLAIN_B), variant="classic")
+    assert score(record, "house-naturals")["points"] == {"A": a_points, "B": -a_points}
+
+
+@pytest.mark.parametrize(
+    ("naturals", "message"),
+    [
+        ({"values": {"dragon": 13, "six_pairs": 3}, "order": ["dragon"]}, "six_pairs not ranked"),
+        ({"values": {"dragon": 13}, "order": ["dragon", "six_pairs"]}, "six_pairs not among values"),
+        ({"values": {"dragon": 13}, "order": ["dragon", "dragon"]}, "dragon listed twice"),
+        ({"values": {"seven_pairs": 3}}, "naturals.values.seven_pairs"),
+    ],
+)
+def test_a_natural_order_must_rank_each_natural_once(naturals: dict[str, Any], message: str) -> None:
+    doc = load_rules("classic-1-6").model_dump(mode="json")
+    with pytest.raises(ValueError, match=message):
+        parse_rules({**doc, "name": "house", "naturals": {**doc["naturals"], **naturals}}, "house")
+
+
 def test_natural_checks() -> None:
     assert is_dragon(cards(DRAGON.replace("/", "")))
     assert not is_dragon(cards(VALID.replace("/", "")))
@@ -658,6 +741,15 @@ def test_natural_checks() -> None:
     assert not is_three_flushes(cards("2c 3c 4c 5c  2d 5d 7d 9d  3h 4h 6h 8h Th"))  # 4 + 4 + 5
     assert is_no_people(cards("2c 3d 4h 5s 6c 7d 8h 9s Tc Td Ah As 2d"))
     assert not is_no_people(cards("2c 3d 4h 5s 6c 7d 8h 9s Tc Td Ah As Jd"))
+    assert is_thirteen_one_colour(cards(ALL_RED.replace("/", "")))
+    assert is_thirteen_one_colour(cards(BLACK_DRAGON.replace("/", "")))
+    assert not is_thirteen_one_colour(cards("2h 3h 4h 5h 6h 7h 8h 9h Th Jh Qd Kd 2c"))
+    assert is_twelve_one_colour(cards("2h 3h 4h 5h 6h 7h 8h 9h Th Jh Qd Kd 2c"))
+    assert is_twelve_one_colour(cards(ALL_RED.replace("/", "")))  # at least twelve
+    assert not is_twelve_one_colour(cards("2h 3h 4h 5h 6h 7h 8h 9h Th Jh Qd 2c 3c"))
+    assert is_triple_five_pairs(cards("2h 2d 2s 3h 3d 5h 5d 6h 6d 7h 7d 9h 9d"))
+    assert is_triple_five_pairs(cards("2h 2d 2s 3h 3d 3c 3s 6h 6d 7h 7d 9h 9d"))  # quads count as two pairs
+    assert not is_triple_five_pairs(cards("2h 2d 2s 3h 3d 3c 5d 6h 6d 7h 7d 9h 9d"))  # two triples
 
 
 # ---------------------------------------------------------------- lowball middle

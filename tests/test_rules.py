@@ -95,12 +95,18 @@ def test_a_preset_keeps_its_key_when_options_are_added(name: str) -> None:
 
 @pytest.mark.parametrize(
     ("section", "option", "value"),
-    [("scoring", "majority_by", "points"), ("scoring", "scoop", "no_row_lost"), ("scoring", "wheel", "second")]
-    + [("table_stakes", "winner_limit", "stack")],
+    [
+        ("scoring", "majority_by", "points"),
+        ("scoring", "scoop", "no_row_lost"),
+        ("scoring", "wheel", "second"),
+        ("table_stakes", "winner_limit", "stack"),
+        ("naturals", "order", ["six_pairs", "dragon", "three_flushes", "three_straights"]),
+    ],
 )
-def test_an_added_option_set_away_from_its_default_is_a_new_rule_set(section: str, option: str, value: str) -> None:
+def test_an_added_option_set_away_from_its_default_is_a_new_rule_set(section: str, option: str, value: object) -> None:
     base = load_rules("classic-2-4")
-    changed = base.model_copy(update={section: getattr(base, section).model_copy(update={option: value})})
+    doc = base.model_dump(mode="json")
+    changed = RuleSet.model_validate({**doc, section: {**doc[section], option: value}})
     assert changed.key != base.key
 
 

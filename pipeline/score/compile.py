@@ -18,7 +18,7 @@ from schemas.rules import FiveCardRoyalties, Natural, Row, RuleSet, TopRoyalties
 
 ROW_INDEX = {Row.TOP: 0, Row.MIDDLE: 1, Row.BOTTOM: 2}
 NATURALS = list(Natural)
-"""Natural kinds in strength order (dragon first); a board's natural is its index here, -1 for none."""
+"""Natural kinds (the vocabulary); a board's natural is its index here, -1 for none. A rule set ranks them."""
 _FIVE_FIELDS = ("high_card", "pair", "two_pair", "trips", "straight", "flush", "full_house", "quads", "straight_flush")
 
 
@@ -38,6 +38,8 @@ class CompiledRules:
     suit_key: np.ndarray | None
     natural_value: np.ndarray
     """Value of each natural kind, -1 where the rule set has no such natural."""
+    natural_rank: np.ndarray
+    """How each natural kind ranks against the others, higher stronger (``Naturals.ranked``); -1 where absent."""
     natural_auto_scoop: np.ndarray
     scoop_amount: int
     wheel_order: np.ndarray | None = None
@@ -112,9 +114,13 @@ def _compile(rules_json: str) -> CompiledRules:
     sc = rules.scoring
     values = np.full(len(NATURALS), -1, dtype=np.int64)
     auto = np.zeros(len(NATURALS), dtype=bool)
+    rank = np.full(len(NATURALS), -1, dtype=np.int64)
     if rules.naturals.enabled:
         for kind, value in rules.naturals.values.items():
             values[NATURALS.index(kind)] = value
+        ranked = rules.naturals.ranked()
+        for i, kind in enumerate(ranked):
+            rank[NATURALS.index(kind)] = len(ranked) - i
         for kind in rules.naturals.auto_scoop:
             auto[NATURALS.index(kind)] = True
     return CompiledRules(
@@ -133,6 +139,7 @@ def _compile(rules_json: str) -> CompiledRules:
         stay_threshold=np.array([threshold(c.at_least, c.row, lowball_middle=lowball) for c in stay], dtype=np.int64),
         suit_key=_suit_key(sc.suit_order),
         natural_value=values,
+        natural_rank=rank,
         natural_auto_scoop=auto,
         scoop_amount=(3 * sc.row_value + sc.majority_bonus + sc.scoop_bonus) * sc.scoop_multiplier,
         wheel_order=_wheel_order(sc.wheel),

@@ -435,8 +435,8 @@ def _natural_points(a: np.ndarray, b: np.ndarray, boards: Boards, f: BoardFacts,
         within = np.zeros(n, dtype=np.int64)
         idx = np.flatnonzero(has)
         within[idx] = natural_strength(boards.cards[idx], kind[idx], f.strength[idx])
-        # value, then kind order (dragon first), then within the kind.
-        keys = (np.where(has, c.natural_value[safe], 0), len(NATURALS) - safe, within)
+        # the rule set's ranking of the kinds (by value unless it gives an order), then within the kind.
+        keys = (np.where(has, c.natural_rank[safe], -1), within)
     else:
         # A dragon beats every other natural; otherwise, and between two dragons, the earlier declaration wins.
         keys = ((kind == _DRAGON).astype(np.int64), -table_order(boards.seat, boards.button))

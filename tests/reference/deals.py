@@ -244,6 +244,21 @@ def make_natural(kind: str, deck: list[Card], game: DealSettings, rng: random.Ra
         for c in cards:
             deck.remove(c)
         return place_sensible(cards, game, rng)
+    if kind in ("thirteen_one_colour", "twelve_one_colour"):
+        colour = rng.choice([(1, 2), (0, 3)])  # red: diamonds and hearts; black: clubs and spades
+        same = [c for c in deck if c[1] in colour]
+        other = [c for c in deck if c[1] not in colour]
+        n = 13 if kind == "thirteen_one_colour" else 12
+        if len(same) < n or len(other) < 13 - n:
+            return None
+        cards = rng.sample(same, n) + rng.sample(other, 13 - n)
+        for c in cards:
+            deck.remove(c)
+        return place_sensible(cards, game, rng)
+    if kind == "triple_five_pairs":
+        ranks = rng.sample(range(13), 6)
+        cards = _take_ranks(deck, [ranks[0]] * 3 + ranks[1:] * 2, rng)
+        return place_sensible(cards, game, rng) if cards else None
     raise ValueError(kind)
 
 

@@ -58,7 +58,17 @@ ROYALTY_FIELD = [
     "straight_flush",
 ]
 # Naturals, strongest kind first (docs/scoring.md, "Naturals").
-NATURAL_ORDER = ["dragon", "six_pairs", "three_straights", "three_flushes", "no_people"]
+NATURAL_ORDER = [
+    "dragon",
+    "six_pairs",
+    "three_straights",
+    "three_flushes",
+    "no_people",
+    "thirteen_one_colour",
+    "twelve_one_colour",
+    "triple_five_pairs",
+]
+"""How naturals of equal value rank when a rule set gives no order (RULES.md 5, dragon first)."""
 
 Card = tuple[int, int]  # (rank 0..12, suit 0..3)
 Key = tuple[int, ...]
@@ -282,12 +292,34 @@ def is_no_people(cards: list[Card]) -> bool:
     return not any(r in (9, 10, 11) for r, _ in cards)  # no J, Q, K
 
 
+def _most_of_one_colour(cards: list[Card]) -> int:
+    red = sum(1 for _, s in cards if SUITS[s] in "dh")
+    return max(red, len(cards) - red)
+
+
+def is_thirteen_one_colour(cards: list[Card]) -> bool:
+    return _most_of_one_colour(cards) == 13
+
+
+def is_twelve_one_colour(cards: list[Card]) -> bool:
+    return _most_of_one_colour(cards) >= 12
+
+
+def is_triple_five_pairs(cards: list[Card]) -> bool:
+    """One rank three times and five pairs; quads count as two pairs."""
+    counts = Counter(Counter(r for r, _ in cards).values())
+    return counts[3] == 1 and counts[2] + 2 * counts[4] == 5 and counts[1] == 0
+
+
 NATURAL_TESTS: dict[str, Callable[[Sequence[Card]], bool]] = {
     "dragon": is_dragon,
     "six_pairs": is_six_pairs,
     "three_straights": is_three_straights,
     "three_flushes": is_three_flushes,
     "no_people": is_no_people,
+    "thirteen_one_colour": is_thirteen_one_colour,
+    "twelve_one_colour": is_twelve_one_colour,
+    "triple_five_pairs": is_triple_five_pairs,
 }
 
 
@@ -464,17 +496,24 @@ def natural_value(kind: str, rules: RuleSet) -> int:
 
 
 def natural_strength(board: Board, rules: RuleSet) -> tuple[Any, ...]:
-    """Sort key for precedence = 'strength': value, then kind, then within the kind."""
+    """Sort key for precedence = 'strength': the kind's place in the rule set's ranking (its ``order``, else
+    value and then NATURAL_ORDER), then within the kind."""
     kind = board.natural
     assert kind is not None
-    value = {str(k): v for k, v in rules.naturals.values.items()}[kind]
+    values = {str(k): v for k, v in rules.naturals.values.items()}
+    if rules.naturals.order is not None:
+        ranking = [str(k) for k in rules.naturals.order]
+    else:
+        ranking = sorted(values, key=lambda k: (-values[k], NATURAL_ORDER.index(k)))
     within: tuple[Any, ...] = ()
+    counts = Counter(r for r, _ in board.cards)
     if kind == "six_pairs":
-        counts = Counter(r for r, _ in board.cards)
         within = (max(r for r, c in counts.items() if c >= 2),)
+    elif kind == "triple_five_pairs":
+        within = (max(r for r, c in counts.items() if c == 3),)
     elif kind in ("three_straights", "three_flushes"):
         within = tuple(ranked_key(board.rows[row], rules) for row in ("bottom", "middle", "top"))
-    return (value, -NATURAL_ORDER.index(kind), within)
+    return (-ranking.index(kind), within)
 
 
 def natural_pair(a: Board, b: Board, rules: RuleSet) -> int:
