@@ -785,6 +785,23 @@ def test_lowball_middle() -> None:
     assert result["points"] == {"A": 53, "B": -4, "C": -49}
 
 
+def test_lowball_middle_as_the_poker_arena_engine_pays_it() -> None:
+    # The hand above under pineapple-27-arena: the middles pay 8 (7-5-4-3-2) and 2 (an eight-low) instead of
+    # 12 and 4. A: 8 + 8 + 6 = 22; B: 7 + 2 + 0 = 9; C fouled. A-B: 6 + 22 - 9 = 19; A-C: 6 + 22 = 28;
+    # B-C: 6 + 9 = 15. Fantasyland as in pineapple-27.
+    record = hand(
+        player("A", "Kc Kd 3h / 7c 5d 4h 3s 2c / Ah Ad Ac 9s 9d"),
+        player("B", "Qc Qh 2d / 8c 6d 5h 3c 2h / Ts Th 4s 4d Jc"),
+        player("C", "6c 6h 2s / Jd 9c 8s 6s 4c / Ks Kh Qs Qd 7d"),
+    )
+    result = score(record, "pineapple-27-arena")
+    assert result["boards"]["A"]["royalties"] == {"top": 8, "middle": 8, "bottom": 6}
+    assert result["boards"]["A"]["fantasyland_next"] == 15
+    assert result["boards"]["B"]["royalties"] == {"top": 7, "middle": 2, "bottom": 0}
+    assert result["pairs"] == {"A|B": 19, "A|C": 28, "B|C": 15}
+    assert result["points"] == {"A": 47, "B": -4, "C": -43}
+
+
 @pytest.mark.parametrize(
     ("board", "fouled"),
     [

@@ -17,6 +17,7 @@ PRESETS = [
     "ofc",
     "pineapple",
     "pineapple-27",
+    "pineapple-27-arena",
     "progressive-pineapple",
     "taiwanese",
 ]
