@@ -96,7 +96,7 @@ def test_score_table_and_exit_codes(tmp_path: Path) -> None:
 def test_rules_list_show_validate(tmp_path: Path) -> None:
     listed = runner.invoke(app, ["rules", "list", "--json"])
     assert listed.exit_code == 0
-    assert len(json.loads(listed.stdout)) == 9
+    assert len(json.loads(listed.stdout)) == 10
     shown = runner.invoke(app, ["rules", "show", "taiwanese"])
     assert shown.exit_code == 0
     assert 'extends = "classic-plain"' in shown.stdout

@@ -12,12 +12,54 @@ from rich.table import Table
 from rich.text import Text
 
 from pipeline.cli.console import EXIT_FAILED, byte_progress, err, out, print_json
-from pipeline.cli.options import existing_lake, format_option, json_option, lake_at, lake_option
+from pipeline.cli.options import existing_lake, format_option, json_option, lake_at, lake_option, load_rules
 
 PATHS_HELP = "Files, .gz or .zip archives, or directories (read recursively)."
 MAX_PROBLEMS = 100_000
 """Bad records a validation lists (each is counted in the summary however many there are)."""
 _FIELD = re.compile(r"^([\w.\[\]]+): ")
+
+
+VARIANT_HELP = (
+    "The variant every hand of these files was played as: fills it where a record does not say, replaces what "
+    "a reader only inferred (a poker-arena log names no game); a record that says another is quarantined."
+)
+HOUSE_RULES_HELP = (
+    "The rules these files' hands were played by (a preset or a rule file): scored under them as played. "
+    "Without it, a file that records each hand's points is labelled with the preset that reproduces them."
+)
+
+
+def variant_option() -> Any:
+    return typer.Option(None, "--variant", metavar="VARIANT", help=VARIANT_HELP, show_default=False)
+
+
+def house_rules_option() -> Any:
+    return typer.Option(None, "--house-rules", metavar="RULES", help=HOUSE_RULES_HELP, show_default=False)
+
+
+def labels_of(variant: str | None, house_rules: str | None) -> Any:
+    """The labels given on the command line, checked: an unknown variant names the closest, a rule file that
+    cannot be read names its problems, and rules that cannot have been played as the variant say why."""
+    from pipeline.errors import InputError
+    from pipeline.ingest.labels import Labels
+    from pipeline.native import cannot_apply
+    from pipeline.rule_files import preset_names
+    from pipeline.suggest import closest, did_you_mean
+    from schemas.rules import Variant
+
+    known = [v.value for v in Variant]
+    if variant is not None and variant not in known:
+        hint = did_you_mean(closest(variant, known, any_case=True))
+        raise InputError(f"--variant: no variant {variant!r}{hint} (variants: {', '.join(known)})")
+    if house_rules is None:
+        return Labels(variant)
+    rules = load_rules(house_rules)
+    if variant is not None and (why := cannot_apply(rules, variant)) is not None:
+        raise InputError(f"--house-rules: {why}")
+    preset = house_rules in preset_names()
+    # A preset by its name; a rule file by its key, exact, and recorded in the batch so that the lake knows it.
+    return Labels(variant, rules.name if preset else rules.key, None if preset else rules)
 
 
 def _run(
@@ -27,6 +69,7 @@ def _run(
     replace: bool = False,
     against: Any = None,
     on_problems: Any = None,
+    labels: Any = None,
 ) -> Any:
     from pipeline.ingest.run import ingest
 
@@ -38,7 +81,9 @@ def _run(
                 tasks[source] = progress.add_task(Path(source).name[:40], total=None, hands=0)
             progress.update(tasks[source], completed=done, hands=hands)
 
-        return ingest(paths, lake, fmt, on_progress, replace=replace, against=against, on_problems=on_problems)
+        return ingest(
+            paths, lake, fmt, on_progress, replace=replace, against=against, on_problems=on_problems, labels=labels
+        )
 
 
 def summary_of(report: Any) -> dict[str, Any]:
@@ -53,6 +98,7 @@ def summary_of(report: Any) -> dict[str, Any]:
             "reasons": dict(f.reasons.most_common()),
             "skipped": f.skipped,
             "error": f.error,
+            "rules": f.rules,
         }
         for f in report.files
     ]
@@ -97,6 +143,9 @@ def print_summary(summary: dict[str, Any], title: str) -> None:
         "read = accepted + quarantined + duplicates: " + ("yes" if t["balanced"] else "NO"),
     )
     out.print(table)
+    for f in summary["files"]:
+        for note in f.get("rules") or []:
+            out.print(Text(f"{Path(f['source']).name}: {note}"))
     fixed = summary.get("corrections") or {}
     if fixed.get("replaced") or fixed.get("removed"):
         replaced, removed = fixed["replaced"], fixed["removed"]
@@ -135,6 +184,8 @@ def ingest_paths(
         help="The files are corrected versions of files ingested before: a hand whose content changed replaces "
         "its earlier version, and a hand of the files' sessions they no longer hold is removed.",
     ),
+    variant: str | None = variant_option(),
+    house_rules: str | None = house_rules_option(),
 ) -> None:
     """Read hand histories into the lake as one batch; bad records are quarantined with their reason.
 
@@ -143,7 +194,8 @@ def ingest_paths(
     could not be read to its end (what it held before the fault is kept, and said), or nothing could be read
     (then nothing is committed).
     """
-    summary = summary_of(_run(paths, lake_at(lake), fmt, replace=replace))
+    labels = labels_of(variant, house_rules)
+    summary = summary_of(_run(paths, lake_at(lake), fmt, replace=replace, labels=labels))
     print_json(summary) if as_json else print_summary(summary, "ingest")
     _finish(summary, wrote=True)
 
@@ -176,6 +228,8 @@ def validate_paths(
         "duplicate, with other content a bad record (default: no lake, the files alone)."
     ),
     as_json: bool = json_option(),
+    variant: str | None = variant_option(),
+    house_rules: str | None = house_rules_option(),
 ) -> None:
     """Check hand histories as ofc ingest would, writing nothing: every bad record as FILE:LINE: field: reason.
 
@@ -191,7 +245,8 @@ def validate_paths(
         room = MAX_PROBLEMS - len(problems)
         problems.extend(problem_entry(source, p) for p in found[: max(room, 0)])
 
-    summary = summary_of(_run(paths, None, fmt, against=against, on_problems=on_problems))
+    labels = labels_of(variant, house_rules)
+    summary = summary_of(_run(paths, None, fmt, against=against, on_problems=on_problems, labels=labels))
     order = {f["source"]: i for i, f in enumerate(summary["files"])}
     problems.sort(key=lambda p: (order.get(p["file"], 0), p["line"], p["byte_offset"]))
     left_out = counted[0] - len(problems)

@@ -53,6 +53,9 @@ class Chunk:
     """Bytes of input consumed to produce this chunk (drives the progress bar)."""
     scanned: Scanned | None = None
     """Records the reader already took and checked in compiled code (canonical JSONL's common case)."""
+    guessed: frozenset[str] = frozenset()
+    """Record fields the source does not hold and the reader inferred (``variant``, ``house_rules``): a label
+    given on the command line replaces them, and recognition may (``pipeline.ingest.labels``)."""
 
     @property
     def count(self) -> int:
@@ -86,4 +89,9 @@ class Ingester(Protocol):
 
     def read(self, stream: BinaryIO, source: str) -> Iterator[Chunk]:
         """Read a whole (decompressed) stream; ``source`` names the file in problems and records."""
+        ...
+
+    def plain(self) -> Ingester:
+        """The same reader with every record in ``Chunk.records`` (none taken by a compiled scanner), for
+        what must see or change each record."""
         ...

@@ -83,6 +83,13 @@ def _line_problem(line: bytes, number: int, offset: int) -> tuple[dict | None, P
 class JsonlIngester:
     name = "jsonl"
 
+    def __init__(self, scanning: bool = True) -> None:
+        self.scanning = scanning
+
+    def plain(self) -> JsonlIngester:
+        """Every line through the general reader: slower, each record as it is written."""
+        return JsonlIngester(scanning=False)
+
     def sniff(self, head: bytes) -> bool:
         for line in head.lstrip(b"\xef\xbb\xbf").splitlines():
             if line.strip():
@@ -162,8 +169,8 @@ class JsonlIngester:
             group = np.arange(g, min(g + BLOCK_LINES, ends.size))
             size = int(min(ends[group[-1]] + 1, buf.size) - starts[g])
             lines = group[stops[group] > starts[group]]
-            scanned = scan(buf, starts[lines], stops[lines], numbers[lines])
-            left = lines[scanned.left]
+            scanned = scan(buf, starts[lines], stops[lines], numbers[lines]) if self.scanning else None
+            left = lines[scanned.left] if scanned is not None else lines
             body = [bytes(region[a:b]) for a, b in zip(starts[left].tolist(), stops[left].tolist(), strict=True)]
             keep = [i for i, line in enumerate(body) if line.strip()]
             chunk = self._block([body[i] for i in keep], numbers[left][keep], offset + starts[left][keep], size)

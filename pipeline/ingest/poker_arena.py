@@ -27,7 +27,9 @@ The variant is not written in the log, so it is inferred from the deals:
 - anything else is classic OFC.
 
 ``ofc-27`` (2-7 middle) logs cannot be told apart from progressive Pineapple
-this way.
+this way. Their recorded points tell them apart: ``ofc ingest`` recognises the
+preset that reproduces a file's scores (``pipeline.ingest.labels``), and
+``--variant`` / ``--house-rules`` say it outright.
 """
 
 from __future__ import annotations
@@ -48,6 +50,8 @@ MAX_LINE = 1 << 20
 """Longest line read whole (the engine's lines are at most 64 KiB); longer lines are skipped, not buffered."""
 HOUSE_RULES = {"ofc": "ofc", "pineapple": "pineapple", "progressive-pineapple": "progressive-pineapple"}
 """The rule preset each inferred variant is scored with."""
+GUESSED = frozenset({"variant", "house_rules"})
+"""The log names neither the game nor its rules: both are inferred (``Chunk.guessed``)."""
 _INT64 = 1 << 63
 _EXTENSIONS = frozenset({"jsonl", "ndjson", "json", "log", "txt", "gz", "gzip", "bz2", "xz", "zst", "zstd"})
 _DECODE = json.JSONDecoder().decode
@@ -381,6 +385,7 @@ class _Batch:
 
     def chunk(self) -> Chunk:
         chunk = Chunk.from_dicts(self.records, self.lines, self.offsets, self.problems, self.consumed)
+        chunk.guessed = GUESSED
         self.records, self.lines, self.offsets, self.problems, self.consumed = [], [], [], [], 0
         return chunk
 
@@ -412,6 +417,9 @@ class PokerArenaIngester:
     """Reads ``poker-arena run --log`` OFC event logs."""
 
     name = "poker-arena"
+
+    def plain(self) -> PokerArenaIngester:
+        return self
 
     def sniff(self, head: bytes) -> bool:
         """Whether the first non-empty line is a hand header or a hand event."""

@@ -33,6 +33,7 @@ from pipeline.ahead import ahead, result_of
 from pipeline.errors import InputError
 from pipeline.ingest.base import Chunk, Ingester, Problem
 from pipeline.ingest.known import DUPLICATE, NEW, REPLACES, Known, conflict_reason
+from pipeline.ingest.labels import SAMPLE, Labels, Recognised, label_by_variant, label_chunk, recognise
 from pipeline.ingest.validate import validate
 from pipeline.lake.edit import remove_hands
 from pipeline.lake.store import BatchWriter, Lake
@@ -89,6 +90,8 @@ class FileReport:
     """Why the file was not parsed (already ingested), if it was not."""
     error: str = ""
     """Why the file could not be read at all."""
+    rules: list[str] = field(default_factory=list)
+    """What recognition found of the rules its recorded points were scored by (``pipeline.ingest.labels``)."""
 
     def balanced(self) -> bool:
         return self.read == self.accepted + self.quarantined + self.duplicates
@@ -297,6 +300,7 @@ def ingest(
     *,
     against: Lake | None = None,
     on_problems: Callable[[str, list[Problem]], None] | None = None,
+    labels: Labels | None = None,
 ) -> Report:
     """Read ``paths`` into ``lake`` as one batch (``lake=None``: validate only, write nothing).
 
@@ -307,16 +311,19 @@ def ingest(
     classifies the records as an ingest into it would: duplicates of its hands, conflicts with them.
 
     When nothing at all is read (no files, or none that could be read), nothing is committed: the report has
-    no batch.
+    no batch. ``labels``: the variant and house rules of every hand of these files (see
+    :mod:`pipeline.ingest.labels`, which also says how a file's recorded points name the preset they were
+    scored by).
     """
     found = [s for p in paths for s in sources(Path(p))]
     if fmt is not None:
         ingester(fmt)
+    labels = labels or Labels()
     if lake is None:
-        return _run(found, None, fmt, on_progress, None, against, on_problems)
+        return _run(found, None, fmt, on_progress, None, against, on_problems, labels)
     with lake.locked():
         lake.collect_garbage()
-        return _run(found, lake, fmt, on_progress, Corrections() if replace else None, None, on_problems)
+        return _run(found, lake, fmt, on_progress, Corrections() if replace else None, None, on_problems, labels)
 
 
 def ingest_chunks(
@@ -412,7 +419,9 @@ def _run(
     fix: Corrections | None,
     against: Lake | None = None,
     on_problems: Callable[[str, list[Problem]], None] | None = None,
+    labels: Labels | None = None,
 ) -> Report:
+    labels = labels or Labels()
     done: dict[str, dict] = {}
     keys = _known(against) if against is not None and against.exists() else Known()
     writer = None
@@ -459,7 +468,9 @@ def _run(
                 report.format = fmt or detect(source)
                 check = already if skip_seen else None
                 reader = ingester(report.format)
-                took = _ingest_source(source, report, reader, keys, writer, batch, on_progress, check, fix, on_problems)
+                took = _ingest_source(
+                    source, report, reader, keys, writer, batch, on_progress, check, fix, on_problems, labels
+                )
                 if not took:
                     continue
             except (IngestError, OSError, EOFError, zipfile.BadZipFile, gzip.BadGzipFile) as exc:
@@ -478,6 +489,7 @@ def _run(
                         **report.counts(),
                         "batch": batch,
                         **({"error": report.error} if report.error else {}),
+                        **({"rules": report.rules} if report.rules else {}),
                     }
                 )
         result = Report(reports, batch if writer else None)
@@ -492,6 +504,8 @@ def _run(
                 replaced = int(sum(r.size for r in fix.replaced))
                 result.replaced, result.removed = replaced, sum(removed.values()) - replaced
                 extra = {"corrections": {"replaced": replaced, "removed": result.removed, "batches": removed}}
+            if labels.rule_set is not None:  # the lake learns the rules these hands were played by
+                extra = {**(extra or {}), "rule_sets": [labels.rule_set.model_dump(mode="json")]}
             summary = {**result.totals.counts(), "version": __version__}
             writer.commit(summary, manifest_sources, extra)
         return result
@@ -515,8 +529,23 @@ def _ingest_source(
     already: Callable[[], bool] | None = None,
     fix: Corrections | None = None,
     on_problems: Callable[[str, list[Problem]], None] | None = None,
+    labels: Labels | None = None,
 ) -> bool:
-    """Read one source into the batch; False if ``already()`` found, after the first chunk, that it was done before."""
+    """Read one source into the batch; False if ``already()`` found, after the first chunk, that it was done before.
+
+    Labels given for the files, or found by recognising the preset that reproduces the file's recorded points,
+    are applied to every record before it is checked."""
+    labels = labels or Labels()
+    said = {
+        "variant": f"--variant says {labels.variant!r}",
+        "house_rules": f"--house-rules says {labels.house_rules!r}",
+    }
+    if labels:
+        reader = reader.plain()  # every record where a label can be set or checked
+    found = None
+    if labels.house_rules is None:
+        found = _recognise(source, reader.plain(), labels, said)
+        report.rules = found.notes
     consumed = 0
     # The next chunks are read and scanned on another thread while this one is checked and handed to the writer.
     with source.open() as stream, ThreadPoolExecutor(1, thread_name_prefix="ofc-read") as pool:
@@ -525,6 +554,10 @@ def _ingest_source(
             for i, chunk in enumerate(chunks):
                 if i == 0 and already is not None and already():
                     return False
+                if labels:
+                    chunk = label_chunk(chunk, labels, said)
+                if found is not None:
+                    chunk = label_by_variant(chunk, found)
                 _take(chunk, source.name, report, keys, writer, batch, fix, on_problems)
                 consumed += chunk.bytes_read
                 if on_progress:
@@ -532,6 +565,43 @@ def _ingest_source(
         finally:
             chunks.close()
     return True
+
+
+def _recognise(source: Source, reader: Ingester, labels: Labels, said: dict[str, str]) -> Recognised:
+    """The preset that reproduces the recorded points of the file's first hands (``SAMPLE``, among at most
+    ``_LOOKED_AT`` records), the command line's labels applied first."""
+    from pipeline.native import VARIANT_PRESETS
+    from schemas.rules import Variant
+
+    sample: list[dict] = []
+    looked = 0
+    guessed = False
+    with source.open() as stream:
+        chunks = reader.read(stream, source.name)
+        try:
+            for chunk in chunks:
+                chunk = label_chunk(chunk, labels, said) if labels else chunk
+                guessed = guessed or "variant" in chunk.guessed
+                records = chunk.records.slice(0, max(_LOOKED_AT - looked, 0))
+                looked += records.num_rows
+                if records.num_rows:
+                    points = pc.list_flatten(records.column("players")).combine_chunks().field("points")
+                    owner = pc.list_parent_indices(records.column("players")).to_numpy(zero_copy_only=False)
+                    missing = np.bincount(owner, ~points.is_valid().to_numpy(zero_copy_only=False), records.num_rows)
+                    whole = np.flatnonzero(missing == 0)[: SAMPLE - len(sample)]
+                    sample += records.take(pa.array(whole)).to_pylist()
+                if len(sample) >= SAMPLE or looked >= _LOOKED_AT:
+                    break
+        finally:
+            close = getattr(chunks, "close", None)
+            if close is not None:
+                close()
+    preferred = [VARIANT_PRESETS[Variant(labels.variant)]] if labels.variant else []
+    return recognise(sample, guessed, preferred)
+
+
+_LOOKED_AT = 4 * SAMPLE
+"""Records a file's head is read for before recognition gives up looking for recorded points."""
 
 
 class BackgroundWriter:

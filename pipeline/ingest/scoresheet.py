@@ -238,6 +238,9 @@ class ScoresheetIngester:
 
     name = "scoresheet"
 
+    def plain(self) -> ScoresheetIngester:
+        return self
+
     def sniff(self, head: bytes) -> bool:
         """Whether the first non-blank line is a header with every required column."""
         head = head.removeprefix(BOM)
@@ -291,6 +294,8 @@ class _Reader:
 
     def chunk(self, bytes_read: int) -> Chunk:
         out = Chunk.from_dicts(self.records, self.lines, self.offsets, self.problems, bytes_read)
+        if self.columns is not None and "variant" not in self.columns:
+            out.guessed = frozenset({"variant"})  # no variant column: every hand is read as OFC
         self.records, self.lines, self.offsets, self.problems = [], [], [], []
         return out
 
