@@ -41,11 +41,16 @@ def arena_hand(number: int, seats: list[tuple[str, list[str]]], points: list[int
         return deal, place
 
     events: list[dict[str, Any]] = []
+    for s in order:  # a seat whose one street is more than 5 cards is in Fantasyland
+        dealt = len(seats[s][1][0].split())
+        if dealt > 5:
+            events.append({"event": "fantasyland", "seat": s, "cards": dealt})
     first = [street(s, 0) for s in order]
     events += [d for d, _ in first] + [p for _, p in first]
-    for k in range(1, len(seats[0][1])):
+    for k in range(1, max(len(streets) for _, streets in seats)):
         for s in order:
-            events += street(s, k)
+            if k < len(seats[s][1]):
+                events += street(s, k)
     for s in order:
         rows = {ROW[r]: [] for r in "tmb"}
         for text in seats[s][1]:
@@ -84,6 +89,29 @@ HAND_2 = arena_hand(
 )
 
 
+# Progressive Pineapple. Hand 3: carol (seat 1) plays a 15-card Fantasyland, which only progressive deals:
+# QQ / trips 9 / a heart flush, royalties 7 + 2 + 4 = 13 (no stay: no trips on top, no quads). dan: 55 / two
+# pair / a spade flush, 0 + 0 + 4 = 4. carol wins top and middle, dan the bottom (ace-high flush): carol
+# 1 + 13 - 4 = +10. Hand 4, an ordinary deal: finn's J-high / QQ / sevens full over erin's 4-high / 88 / AAKK, a
+# scoop: 3 + 3 + 6 = +12. Plain and progressive Pineapple score both alike; only hand 3's deal tells them apart.
+HAND_3 = arena_hand(
+    3,
+    [
+        ("dan", ["5c:t 5d:t Tc:m As:b Ks:b", "3d:t Td:m 4c:x", "6c:m Js:b 4d:x", "6d:m Ts:b 8c:x", "2d:m 3s:b 8d:x"]),
+        ("carol", ["Qs:t Qd:t 3c:t 9h:m 9d:m 9c:m 5s:m 4s:m Kh:b Jh:b 8h:b 6h:b 2h:b 7c:x 7d:x"]),
+    ],
+    [-10, 10],
+)
+HAND_4 = arena_hand(
+    4,
+    [
+        ("finn", ["Jc:t Th:t Qh:m 7c:b 7h:b", "2d:t Qc:m 4c:x", "3h:m 7s:b 4s:x", "4h:m 5c:b 6c:x", "6d:m 5d:b 6h:x"]),
+        ("erin", ["2c:t 3c:t 8c:m Ah:b Ad:b", "4d:t 8d:m 2h:x", "5h:m Kc:b 2s:x", "6s:m Kd:b 3d:x", "7d:m 9s:b 3s:x"]),
+    ],
+    [12, -12],
+)
+
+
 def write_log(path: Path, *hands: list[dict[str, Any]]) -> Path:
     path.write_text("".join(json.dumps(e) + "\n" for hand in hands for e in hand))
     return path
@@ -112,6 +140,22 @@ def test_a_pineapple_log_that_scores_as_2_7_is_recognised(tmp_path: Path) -> Non
     ]
     assert [(h["variant"], h["house_rules"]) for h in hands_of(lake)] == [("pineapple-27", "pineapple-27-arena")] * 2
     # The rescore finds every recorded score reproduced under the rules the hands are now labelled with.
+    assert recorded(lake.root) == (2, 0)
+
+
+def test_a_progressive_log_is_read_as_progressive_throughout(tmp_path: Path) -> None:
+    # Hand 4 alone looks like plain Pineapple; hand 3's 15-card Fantasyland shows the file is progressive. The
+    # two presets reproduce both scores, so the variant the deals show decides, for every hand of the file.
+    log = write_log(tmp_path / "arena-progressive.jsonl", HAND_3, HAND_4)
+    lake = Lake(tmp_path / "lake")
+    report = ingest([log], lake)
+    assert report.totals.accepted == 2
+    assert report.files[0].rules == [
+        "progressive-pineapple reproduces the 2 progressive-pineapple / pineapple hands with recorded points "
+        "(so do pineapple, which score these hands alike); read as progressive-pineapple"
+    ]
+    expected = [("progressive-pineapple", "progressive-pineapple")] * 2
+    assert [(h["variant"], h["house_rules"]) for h in hands_of(lake)] == expected
     assert recorded(lake.root) == (2, 0)
 
 
