@@ -130,32 +130,36 @@ def hands_of(lake: Lake) -> list[dict[str, Any]]:
     return rows.to_pylist()
 
 
-def test_a_pineapple_log_that_scores_as_2_7_is_recognised(tmp_path: Path) -> None:
-    log = write_log(tmp_path / "arena-27.jsonl", HAND_1, HAND_2)
+@pytest.mark.parametrize(
+    ("hands", "note", "labelled"),
+    [
+        # Dealt like Pineapple, scored like the engine's 2-7: only pineapple-27-arena gives both scores.
+        (
+            (HAND_1, HAND_2),
+            "pineapple-27-arena reproduces the 2 pineapple hands with recorded points; read as pineapple-27",
+            ("pineapple-27", "pineapple-27-arena"),
+        ),
+        # Hand 4 alone looks like plain Pineapple; hand 3's 15-card Fantasyland shows the file is progressive.
+        # Both presets give both scores, so the variant the deals show decides, for every hand of the file.
+        (
+            (HAND_3, HAND_4),
+            "progressive-pineapple reproduces the 2 progressive-pineapple / pineapple hands with recorded points "
+            "(so do pineapple, which score these hands alike); read as progressive-pineapple",
+            ("progressive-pineapple", "progressive-pineapple"),
+        ),
+    ],
+    ids=["2-7", "progressive"],
+)
+def test_a_log_is_read_as_the_preset_that_reproduces_its_scores(
+    tmp_path: Path, hands: tuple[list[dict[str, Any]], ...], note: str, labelled: tuple[str, str]
+) -> None:
+    log = write_log(tmp_path / "arena.jsonl", *hands)
     lake = Lake(tmp_path / "lake")
     report = ingest([log], lake)
     assert report.totals.accepted == 2
-    assert report.files[0].rules == [
-        "pineapple-27-arena reproduces the 2 pineapple hands with recorded points; read as pineapple-27"
-    ]
-    assert [(h["variant"], h["house_rules"]) for h in hands_of(lake)] == [("pineapple-27", "pineapple-27-arena")] * 2
+    assert report.files[0].rules == [note]
+    assert [(h["variant"], h["house_rules"]) for h in hands_of(lake)] == [labelled] * 2
     # The rescore finds every recorded score reproduced under the rules the hands are now labelled with.
-    assert recorded(lake.root) == (2, 0)
-
-
-def test_a_progressive_log_is_read_as_progressive_throughout(tmp_path: Path) -> None:
-    # Hand 4 alone looks like plain Pineapple; hand 3's 15-card Fantasyland shows the file is progressive. The
-    # two presets reproduce both scores, so the variant the deals show decides, for every hand of the file.
-    log = write_log(tmp_path / "arena-progressive.jsonl", HAND_3, HAND_4)
-    lake = Lake(tmp_path / "lake")
-    report = ingest([log], lake)
-    assert report.totals.accepted == 2
-    assert report.files[0].rules == [
-        "progressive-pineapple reproduces the 2 progressive-pineapple / pineapple hands with recorded points "
-        "(so do pineapple, which score these hands alike); read as progressive-pineapple"
-    ]
-    expected = [("progressive-pineapple", "progressive-pineapple")] * 2
-    assert [(h["variant"], h["house_rules"]) for h in hands_of(lake)] == expected
     assert recorded(lake.root) == (2, 0)
 
 
