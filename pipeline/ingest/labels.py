@@ -65,9 +65,6 @@ class Recognised:
     notes: list[str] = field(default_factory=list)
     """What was found, for people: one line per variant."""
 
-    def labels(self, variant: str) -> Labels:
-        return Labels(self.variants.get(variant), self.rules.get(variant))
-
 
 def label_chunk(chunk: Chunk, labels: Labels, option: dict[str, str]) -> Chunk:
     """``chunk`` with ``labels`` applied to its records: a field the reader guessed replaced, a missing one
@@ -112,8 +109,9 @@ def _label_scanned(chunk: Chunk, found: Recognised) -> None:
 
     hands = chunk.scanned.hands  # type: ignore[union-attr]
     house = hands.text["house_rules"]
-    named = np.array([found.rules.get(VARIANT_NAMES[v], None) if v >= 0 else None for v in range(len(VARIANT_NAMES))])
-    fill = pa.array(named[np.clip(hands.variant, 0, len(VARIANT_NAMES) - 1)].tolist(), pa.string())
+    named = pa.array([found.rules.get(name) for name in VARIANT_NAMES], pa.string())  # by variant code
+    codes = pa.array(np.clip(hands.variant, 0, len(VARIANT_NAMES) - 1).astype(np.int32))
+    fill = pa.DictionaryArray.from_arrays(codes, named).cast(pa.string())
     hands.text["house_rules"] = pc.if_else(house.is_valid(), house, fill)
 
 
@@ -127,7 +125,7 @@ def _label(chunk: Chunk, name: str, value: str, how: str, option: str = "", rows
     index = records.schema.get_field_index(name)
     column = records.column(name).combine_chunks()
     chosen = pa.array(np.ones(records.num_rows, bool)) if rows is None else rows
-    target = pa.array([value] * records.num_rows, column.type)
+    target = pa.repeat(pa.scalar(value, column.type), records.num_rows)
     if how == "replace":
         return _with(chunk, records.set_column(index, name, pc.if_else(chosen, target, column)))
     records = records.set_column(index, name, pc.if_else(pc.and_(chosen, column.is_null()), target, column))
