@@ -235,6 +235,41 @@ def test_column_order_and_case_are_free_and_unknown_columns_ignored() -> None:
     assert records == [hand("7", [player("Ann", 0, *BOARDS[0], points=1), player("Bo", 1, *BOARDS[1], points=-1)])]
 
 
+def test_other_names_clubs_give_the_columns() -> None:
+    # "Hand #", "Name", "Front", "Mid", "Back", "Score", "FL": the same records as the canonical header gives.
+    header = "Hand #;Name;Front;Mid;Back;Score;FL"
+    body = [f"7;{n};{t};{m};{b};{pts};no" for (t, m, b), n, pts in zip(BOARDS, NAMES, ["1", "-1"], strict=False)]
+    records, problems, _ = read(sheet(body, header=header))
+    assert problems == []
+    assert records == [hand("7", [player("Ann", 0, *BOARDS[0], points=1), player("Bo", 1, *BOARDS[1], points=-1)])]
+    # A bad cell is named as the header names its column.
+    body[0] = body[0].replace(";1;", ";one;")
+    _, problems, _ = read(sheet(body, header=header))
+    assert [p.reason for p in problems] == ["line 2, column Score: not an integer: 'one'"]
+
+
+@pytest.mark.parametrize(
+    ("label", "column"),
+    [
+        ("hand_no", "hand"),
+        ("Hand-Number", "hand"),
+        ("Player Name", "player"),
+        ("BACK ROW", "bottom"),
+        ("center", "middle"),
+        ("net points", "points"),
+        ("Fantasy Land", "fantasyland"),
+        ("seat.no", "seat"),
+        ("Played At", "date"),
+        ("game type", "variant"),
+        ("House Rules", "rules"),
+        ("total", "total"),  # a running total is not a hand's points
+        ("notes", "notes"),
+    ],
+)
+def test_column_names(label: str, column: str) -> None:
+    assert scoresheet.column_name(label) == column
+
+
 def test_optional_columns_absent() -> None:
     records, problems, _ = read(sheet(rows("A-17", 4)), source="/home/club/night.2024-11.csv.gz")
     assert problems == []
@@ -465,9 +500,16 @@ def test_a_long_run_of_one_hand_is_held_in_bounded_memory() -> None:
         ),
         (
             "date;name;cards",
-            "header: missing required column(s) hand, player, top, middle, bottom (found: date, name, cards)",
+            "header: missing required column(s) hand, top, middle, bottom (found: date, player, cards)",
         ),
-        ("hand,player,top,middle,bottom,Top", "header: column(s) named more than once: top"),
+        ("hand,player,top,middle,bottom,Top", "header: column(s) named more than once: top ('top', 'Top')"),
+        # Another name for a column counts as that column, once.
+        ("hand,player,top,middle,bottom,Front", "header: column(s) named more than once: top ('top', 'Front')"),
+        # "Game" could be a deal's number or the variant: not taken for either.
+        (
+            "game,player,top,middle,bottom",
+            "header: missing required column(s) hand (found: game, player, top, middle, bottom)",
+        ),
     ],
 )
 def test_a_bad_header_is_one_problem_for_the_file(header: str, reason: str) -> None:

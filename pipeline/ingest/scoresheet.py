@@ -12,7 +12,10 @@ a row whose quote is not closed on its own line is a problem (its hand is
 quarantined), and the next line is read as a row of its own.
 
 **Header.** The first non-blank line names the columns, case-insensitive and
-in any order. Its delimiter, comma, semicolon or tab, is detected from it (the
+in any order, by the names below or the other names clubs use (:data:`ALIASES`:
+``front`` / ``mid`` / ``back``, ``name``, ``hand #``, ``score``, ``fl`` and more;
+``_``, ``-`` and ``.`` read as spaces). A cell's problem names its column as the
+header does. Its delimiter, comma, semicolon or tab, is detected from it (the
 one that yields the required columns) and used for the whole file. Required:
 
 - ``hand``: the hand's id;
@@ -88,6 +91,23 @@ REQUIRED = ("hand", "player", "top", "middle", "bottom")
 PLAYER_COLUMNS = ("seat", "fantasyland", "points")
 HAND_COLUMNS = ("date", "variant", "rules", "session", "table", "site", "button")
 KNOWN = frozenset(REQUIRED + PLAYER_COLUMNS + HAND_COLUMNS)
+ALIASES = {
+    **dict.fromkeys(("hand #", "hand no", "hand number", "hand id", "game #", "game no", "deal", "deal #"), "hand"),
+    **dict.fromkeys(("name", "player name", "nick", "nickname"), "player"),
+    **dict.fromkeys(("front", "top row", "front row", "front hand"), "top"),
+    **dict.fromkeys(("mid", "centre", "center", "middle row", "middle hand"), "middle"),
+    **dict.fromkeys(("back", "bottom row", "back row", "back hand"), "bottom"),
+    **dict.fromkeys(("score", "net", "net points", "result", "pts"), "points"),
+    **dict.fromkeys(("fl", "fantasy", "fantasy land", "in fantasyland"), "fantasyland"),
+    **dict.fromkeys(("seat #", "seat no", "position", "pos"), "seat"),
+    **dict.fromkeys(("played", "played at", "time", "datetime", "date time", "day"), "date"),
+    **dict.fromkeys(("game type", "game variant"), "variant"),
+    **dict.fromkeys(("house rules", "ruleset", "rule set"), "rules"),
+    **dict.fromkeys(("dealer", "button seat"), "button"),
+}
+"""Other names clubs give the columns (compared after lower-casing and reading ``_``, ``-`` and ``.`` as spaces).
+A name that could mean two things is left out: "game" (a deal's number or the variant), "total" (a hand's points
+or a running total)."""
 INT64_MAX = (1 << 63) - 1
 VARIANTS = frozenset(VARIANT_NAMES)
 TRUE = frozenset({"true", "yes", "y", "1"})
@@ -113,6 +133,13 @@ def _split(text: str, delimiter: str) -> list[str]:
     return next(reader, [])
 
 
+def column_name(label: str) -> str:
+    """The column a header label names: the label lower-cased, separators read as spaces, then ``ALIASES``
+    (``"Hand #"`` and ``"hand_no"`` are ``hand``, ``"Front"`` is ``top``); an unknown label as it reads."""
+    plain = " ".join(re.sub(r"[_.\-]+", " ", label.strip().lower()).split())
+    return ALIASES.get(plain, plain)
+
+
 def _header(text: str) -> tuple[str, list[str]] | None:
     """The delimiter and the normalised column names of a header line, or None if no delimiter parses it.
 
@@ -122,7 +149,7 @@ def _header(text: str) -> tuple[str, list[str]] | None:
     best: tuple[str, list[str]] | None = None
     for delimiter in DELIMITERS:
         try:
-            names = [n.strip().lower() for n in _split(text, delimiter)]
+            names = [column_name(n) for n in _split(text, delimiter)]
         except csv.Error:
             continue
         if set(REQUIRED) <= set(names):
@@ -278,6 +305,8 @@ class _Reader:
         """The day of the file's first dated hand: with the file's name, the default session."""
         self.delimiter = ","
         self.columns: dict[str, int] | None = None
+        self.labels: dict[str, str] = {}
+        """Each known column as the header names it."""
         self.width = 0
         self.failed = False
         """The header was unusable: the rest of the file is skipped."""
@@ -353,15 +382,22 @@ class _Reader:
             reason = "header: malformed CSV, cannot split it by comma, semicolon or tab"
         else:
             self.delimiter, names = found
+            labels = [label.strip() for label in _split(text, self.delimiter)]
             missing = [c for c in REQUIRED if c not in names]
             repeated = sorted({n for n in names if n in KNOWN and names.count(n) > 1})
             if missing:
                 shown = ", ".join(n for n in names if n) or "nothing"
                 reason = f"header: missing required column(s) {', '.join(missing)} (found: {shown})"
             elif repeated:
-                reason = f"header: column(s) named more than once: {', '.join(repeated)}"
+                said = [
+                    f"{n} ({', '.join(repr(label) for label, m in zip(labels, names, strict=True) if m == n)})"
+                    for n in repeated
+                ]
+                reason = f"header: column(s) named more than once: {', '.join(said)}"
             else:
                 self.columns = {n: i for i, n in enumerate(names) if n in KNOWN}
+                # A cell's problem names its column as the header does ("column score" for points).
+                self.labels = {n: labels[i] if labels[i].lower() != n else n for n, i in self.columns.items()}
                 self.width = len(names)
                 return
         self.failed = True
@@ -414,7 +450,9 @@ class _Reader:
                 bad.append(("player", f"{player['name']!r} appears twice in the hand (lines {other} and {row.line})"))
             if (other := seats.setdefault(player["seat"], row.line)) != row.line:
                 bad.append(("seat", f"seat {player['seat']} appears twice in the hand (lines {other} and {row.line})"))
-            errors.extend(f"line {row.line}, column {column}: {message}" for column, message in bad)
+            errors.extend(
+                f"line {row.line}, column {self.labels.get(column, column)}: {message}" for column, message in bad
+            )
             players.append(player)
         if hand_id is not None and not MIN_PLAYERS <= hand.count <= MAX_PLAYERS:
             noun = "player" if hand.count == 1 else "players"
