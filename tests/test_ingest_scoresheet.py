@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import csv
 import io
+import json
+import re
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
@@ -609,3 +611,79 @@ def test_chunking_keeps_order_and_loses_nothing() -> None:
     assert {p.hand_id for c in chunks for p in c.problems} == bad
     lines_in_order = [line for c in chunks for line in c.lines.tolist()]
     assert lines_in_order == sorted(lines_in_order)
+
+
+# ---------------------------------------------------------------- a club's own column names: --map
+
+GERMAN = "Partie;Spieler;Vorne;Mitte;Hinten;Punkte"
+
+
+def german_sheet() -> str:
+    body = [f"7;{n};{t};{m};{b};{pts}" for (t, m, b), n, pts in zip(BOARDS, NAMES, ["1", "-1"], strict=False)]
+    return sheet(body, header=GERMAN)
+
+
+def test_a_map_names_a_clubs_own_columns(tmp_path: Path) -> None:
+    mapped = scoresheet.column_map("hand=Partie, player=Spieler,top=Vorne,middle=Mitte,bottom=Hinten,points=Punkte")
+    assert mapped == {
+        "partie": "hand",
+        "spieler": "player",
+        "vorne": "top",
+        "mitte": "middle",
+        "hinten": "bottom",
+        "punkte": "points",
+    }
+    reader = INGESTER.with_columns(mapped)
+    raw = german_sheet().encode()
+    assert not INGESTER.sniff(raw)
+    assert reader.sniff(raw)
+    chunks = list(reader.read(io.BytesIO(raw), "sheet.csv"))
+    records = [r for c in chunks for r in c.records.to_pylist()]
+    assert records == [hand("7", [player("Ann", 0, *BOARDS[0], points=1), player("Bo", 1, *BOARDS[1], points=-1)])]
+    # The same map as a TOML file.
+    toml = tmp_path / "club.toml"
+    toml.write_text('[columns]\nhand = "Partie"\nplayer = "Spieler"\ntop = "Vorne"\nmiddle = "Mitte"\n')
+    assert scoresheet.column_map(str(toml)) == {
+        "partie": "hand",
+        "spieler": "player",
+        "vorne": "top",
+        "mitte": "middle",
+    }
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("player=Spieler,tops=Vorne", "no column 'tops'; did you mean 'top'"),
+        ("player", "'player' is not COLUMN=LABEL"),
+        ("player=", "player is given no label"),
+        ("top=Vorne,bottom=vorne", "the label 'vorne' is given to top and to bottom"),
+        ("", "no column given"),
+    ],
+)
+def test_a_bad_map_says_what_is_wrong(spec: str, message: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)):
+        scoresheet.column_map(spec)
+
+
+def test_ingest_validate_and_score_take_a_map(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from pipeline.cli import app
+
+    path = tmp_path / "club.csv"
+    path.write_text(german_sheet())
+    spec = "hand=Partie,player=Spieler,top=Vorne,middle=Mitte,bottom=Hinten,points=Punkte"
+    runner = CliRunner()
+    assert runner.invoke(app, ["validate", str(path)]).exit_code == 1  # not recognised without the map
+    assert runner.invoke(app, ["validate", str(path), "--map", spec]).exit_code == 0
+    scored = runner.invoke(app, ["score", str(path), "--map", spec, "--json"])
+    assert scored.exit_code == 0, scored.output
+    assert json.loads(scored.output.splitlines()[0])["points"] == {"Ann": 1, "Bo": -1}
+    lake = tmp_path / "lake"
+    result = runner.invoke(app, ["ingest", str(path), "--map", spec, "--lake", str(lake), "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["total"]["accepted"] == 1
+    bad = runner.invoke(app, ["ingest", str(path), "--map", "tops=Vorne", "--lake", str(lake)])
+    assert bad.exit_code == 2
+    assert "did you mean 'top'" in bad.output

@@ -12,7 +12,16 @@ from rich.table import Table
 from rich.text import Text
 
 from pipeline.cli.console import EXIT_FAILED, byte_progress, err, out, print_json
-from pipeline.cli.options import existing_lake, format_option, json_option, lake_at, lake_option, load_rules
+from pipeline.cli.options import (
+    existing_lake,
+    format_option,
+    json_option,
+    lake_at,
+    lake_option,
+    load_rules,
+    map_option,
+    readers_of,
+)
 
 PATHS_HELP = "Files, .gz or .zip archives, or directories (read recursively)."
 MAX_PROBLEMS = 100_000
@@ -70,6 +79,7 @@ def _run(
     against: Any = None,
     on_problems: Any = None,
     labels: Any = None,
+    readers: Any = None,
 ) -> Any:
     from pipeline.ingest.run import ingest
 
@@ -82,7 +92,15 @@ def _run(
             progress.update(tasks[source], completed=done, hands=hands)
 
         return ingest(
-            paths, lake, fmt, on_progress, replace=replace, against=against, on_problems=on_problems, labels=labels
+            paths,
+            lake,
+            fmt,
+            on_progress,
+            replace=replace,
+            against=against,
+            on_problems=on_problems,
+            labels=labels,
+            readers=readers,
         )
 
 
@@ -186,6 +204,7 @@ def ingest_paths(
     ),
     variant: str | None = variant_option(),
     house_rules: str | None = house_rules_option(),
+    column_spec: str | None = map_option(),
 ) -> None:
     """Read hand histories into the lake as one batch; bad records are quarantined with their reason.
 
@@ -194,8 +213,8 @@ def ingest_paths(
     could not be read to its end (what it held before the fault is kept, and said), or nothing could be read
     (then nothing is committed).
     """
-    labels = labels_of(variant, house_rules)
-    summary = summary_of(_run(paths, lake_at(lake), fmt, replace=replace, labels=labels))
+    labels, readers = labels_of(variant, house_rules), readers_of(column_spec)
+    summary = summary_of(_run(paths, lake_at(lake), fmt, replace=replace, labels=labels, readers=readers))
     print_json(summary) if as_json else print_summary(summary, "ingest")
     _finish(summary, wrote=True)
 
@@ -230,6 +249,7 @@ def validate_paths(
     as_json: bool = json_option(),
     variant: str | None = variant_option(),
     house_rules: str | None = house_rules_option(),
+    column_spec: str | None = map_option(),
 ) -> None:
     """Check hand histories as ofc ingest would, writing nothing: every bad record as FILE:LINE: field: reason.
 
@@ -245,8 +265,10 @@ def validate_paths(
         room = MAX_PROBLEMS - len(problems)
         problems.extend(problem_entry(source, p) for p in found[: max(room, 0)])
 
-    labels = labels_of(variant, house_rules)
-    summary = summary_of(_run(paths, None, fmt, against=against, on_problems=on_problems, labels=labels))
+    labels, readers = labels_of(variant, house_rules), readers_of(column_spec)
+    summary = summary_of(
+        _run(paths, None, fmt, against=against, on_problems=on_problems, labels=labels, readers=readers)
+    )
     order = {f["source"]: i for i, f in enumerate(summary["files"])}
     problems.sort(key=lambda p: (order.get(p["file"], 0), p["line"], p["byte_offset"]))
     left_out = counted[0] - len(problems)

@@ -44,6 +44,26 @@ def format_option() -> Any:
     return typer.Option(None, "--format", "-f", metavar="FORMAT", help=FORMAT_HELP, show_default=False)
 
 
+MAP_HELP = (
+    "A scoresheet's own column names: COLUMN=LABEL[,COLUMN=LABEL...] (player=Spieler,top=Vorne) or a .toml "
+    "file with a table named columns. The usual names and their common variants (Front, Name, Hand #, Score ...) "
+    "are read without it."
+)
+
+
+def map_option() -> Any:
+    return typer.Option(None, "--map", metavar="MAP", help=MAP_HELP, show_default=False)
+
+
+def readers_of(spec: str | None) -> dict[str, Any] | None:
+    """The readers a ``--map`` asks for: a scoresheet reader that knows the file's own column names."""
+    if spec is None:
+        return None
+    from pipeline.ingest.scoresheet import INGESTER, column_map
+
+    return {"scoresheet": INGESTER.with_columns(column_map(spec))}
+
+
 def lake_at(path: Path | None) -> Lake:
     """The lake a command writes to: ``--lake``, else the default; made on its first commit."""
     from pipeline.lake.store import Lake

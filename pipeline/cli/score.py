@@ -15,7 +15,7 @@ import typer
 from rich.table import Table
 
 from pipeline.cli.console import EXIT_FAILED, byte_progress, err, out, print_json
-from pipeline.cli.options import format_option, json_option, load_rules, rules_option
+from pipeline.cli.options import format_option, json_option, load_rules, map_option, readers_of, rules_option
 
 if TYPE_CHECKING:
     from pipeline.score.records import Batch
@@ -47,7 +47,7 @@ def _opened(name: str, opener: Any) -> Iterator[IO[bytes]]:
             stream.close()
 
 
-def _format(stream: IO[bytes], fmt: str | None) -> str:
+def _format(stream: IO[bytes], fmt: str | None, readers: dict[str, Any] | None) -> str:
     """The format given, else the one the first bytes show; canonical JSONL when none is recognised, so that
     each line that cannot be read is reported with its reason."""
     from pipeline.ingest.run import ingester, sniff
@@ -55,13 +55,13 @@ def _format(stream: IO[bytes], fmt: str | None) -> str:
     if fmt is not None:
         ingester(fmt)  # an unknown name is a usage error
         return fmt
-    return sniff(stream.peek(SNIFF_BYTES)[:SNIFF_BYTES]) or "jsonl"  # type: ignore[attr-defined]
+    return sniff(stream.peek(SNIFF_BYTES)[:SNIFF_BYTES], readers) or "jsonl"  # type: ignore[attr-defined]
 
 
-def _batches(stream: IO[bytes], fmt: str, name: str) -> Iterator[tuple[Batch, int]]:
+def _batches(stream: IO[bytes], fmt: str, name: str, readers: dict[str, Any] | None) -> Iterator[tuple[Batch, int]]:
     """Batches of checked records with the bytes they took: JSON lines read here, other formats by their
     ingester (a record it cannot read is reported with its line and reason, like a malformed line)."""
-    from pipeline.ingest.run import ingester
+    from pipeline.ingest.run import reader_for
     from pipeline.score.records import RecordError, read_jsonl, read_records
 
     if fmt == "jsonl":
@@ -70,7 +70,7 @@ def _batches(stream: IO[bytes], fmt: str, name: str) -> Iterator[tuple[Batch, in
             yield read_jsonl(chunk, first_line=line), sum(map(len, chunk))
             line += len(chunk)
         return
-    for chunk in ingester(fmt).read(stream, name):
+    for chunk in reader_for(fmt, readers).read(stream, name):
         errors = [RecordError(p.line, p.hand_id, p.reason) for p in chunk.problems]
         numbered = zip(chunk.lines.tolist(), chunk.records.to_pylist(), strict=True)
         yield read_records(numbered, errors), chunk.bytes_read
@@ -87,6 +87,7 @@ def score_file(
     fmt: str | None = format_option(),
     rules: list[str] = rules_option(default=["ofc"]),
     as_json: bool = json_option(lines=True),
+    column_spec: str | None = map_option(),
 ) -> None:
     """Score every pair of players in every hand, under each rule set given.
 
@@ -98,6 +99,7 @@ def score_file(
     from pipeline.score.records import to_boards, to_output
 
     rule_sets = [load_rules(r) for r in rules]
+    readers = readers_of(column_spec)
     inputs = _inputs(file)
     scored: list[dict[str, Any]] = []
     n_hands = n_errors = 0
@@ -105,8 +107,8 @@ def score_file(
         for name, opener, size in inputs:
             task = progress.add_task(Path(name).name[:40], total=size, hands=0)
             with _opened(name, opener) as stream:
-                fmt_here = _format(stream, fmt)
-                for batch, consumed in _batches(stream, fmt_here, name):
+                fmt_here = _format(stream, fmt, readers)
+                for batch, consumed in _batches(stream, fmt_here, name, readers):
                     for e in batch.errors:
                         err.print(f"{name} {e}", markup=False, highlight=False)
                     n_errors += len(batch.errors)

@@ -17,7 +17,7 @@ import re
 import threading
 import zipfile
 from collections import Counter, deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -213,18 +213,23 @@ class _Inflated(io.RawIOBase):
         super().close()
 
 
-def sniff(head: bytes) -> str | None:
+def reader_for(name: str, readers: Mapping[str, Ingester] | None = None) -> Ingester:
+    """The reader of a format: one given for this run (a scoresheet reader with a ``--map``), else the usual."""
+    return (readers or {}).get(name) or ingester(name)
+
+
+def sniff(head: bytes, readers: Mapping[str, Ingester] | None = None) -> str | None:
     """The format whose ingester recognises these first bytes, if one does."""
-    return next((name for name in FORMATS if ingester(name).sniff(head)), None)
+    return next((name for name in FORMATS if reader_for(name, readers).sniff(head)), None)
 
 
-def detect(source: Source) -> str:
+def detect(source: Source, readers: Mapping[str, Ingester] | None = None) -> str:
     """The format of a source, from its first bytes."""
     with source.open() as fh:
         head = fh.read(SNIFF_BYTES)
     if not head.strip():
         raise IngestError(f"{source.name}: empty file (no records)")
-    found = sniff(head)
+    found = sniff(head, readers)
     if found is not None:
         return found
     raise IngestError(f"{source.name}: format not recognised (use --format: {', '.join(FORMATS)})")
@@ -301,6 +306,7 @@ def ingest(
     against: Lake | None = None,
     on_problems: Callable[[str, list[Problem]], None] | None = None,
     labels: Labels | None = None,
+    readers: Mapping[str, Ingester] | None = None,
 ) -> Report:
     """Read ``paths`` into ``lake`` as one batch (``lake=None``: validate only, write nothing).
 
@@ -313,17 +319,18 @@ def ingest(
     When nothing at all is read (no files, or none that could be read), nothing is committed: the report has
     no batch. ``labels``: the variant and house rules of every hand of these files (see
     :mod:`pipeline.ingest.labels`, which also says how a file's recorded points name the preset they were
-    scored by).
+    scored by). ``readers``: a format's reader for this run (a scoresheet reader given a ``--map``).
     """
     found = [s for p in paths for s in sources(Path(p))]
     if fmt is not None:
         ingester(fmt)
     labels = labels or Labels()
     if lake is None:
-        return _run(found, None, fmt, on_progress, None, against, on_problems, labels)
+        return _run(found, None, fmt, on_progress, None, against, on_problems, labels, readers)
     with lake.locked():
         lake.collect_garbage()
-        return _run(found, lake, fmt, on_progress, Corrections() if replace else None, None, on_problems, labels)
+        fix = Corrections() if replace else None
+        return _run(found, lake, fmt, on_progress, fix, None, on_problems, labels, readers)
 
 
 def ingest_chunks(
@@ -420,6 +427,7 @@ def _run(
     against: Lake | None = None,
     on_problems: Callable[[str, list[Problem]], None] | None = None,
     labels: Labels | None = None,
+    readers: Mapping[str, Ingester] | None = None,
 ) -> Report:
     labels = labels or Labels()
     done: dict[str, dict] = {}
@@ -465,9 +473,9 @@ def _run(
             if skip_seen and digests[source.raw].done() and already():
                 continue
             try:
-                report.format = fmt or detect(source)
+                report.format = fmt or detect(source, readers)
                 check = already if skip_seen else None
-                reader = ingester(report.format)
+                reader = reader_for(report.format, readers)
                 took = _ingest_source(
                     source, report, reader, keys, writer, batch, on_progress, check, fix, on_problems, labels
                 )

@@ -70,7 +70,7 @@ from __future__ import annotations
 
 import csv
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, BinaryIO
@@ -133,14 +133,64 @@ def _split(text: str, delimiter: str) -> list[str]:
     return next(reader, [])
 
 
-def column_name(label: str) -> str:
-    """The column a header label names: the label lower-cased, separators read as spaces, then ``ALIASES``
-    (``"Hand #"`` and ``"hand_no"`` are ``hand``, ``"Front"`` is ``top``); an unknown label as it reads."""
-    plain = " ".join(re.sub(r"[_.\-]+", " ", label.strip().lower()).split())
+def _plain(label: str) -> str:
+    """A header label as it is compared: lower-cased, ``_``, ``-`` and ``.`` read as spaces, spaces single."""
+    return " ".join(re.sub(r"[_.\-]+", " ", label.strip().lower()).split())
+
+
+def column_name(label: str, mapped: Mapping[str, str] | None = None) -> str:
+    """The column a header label names: the file's own map (``mapped``: plain label -> column) first, then
+    ``ALIASES`` (``"Hand #"`` and ``"hand_no"`` are ``hand``, ``"Front"`` is ``top``); else the label as it
+    reads."""
+    plain = _plain(label)
+    if mapped and plain in mapped:
+        return mapped[plain]
     return ALIASES.get(plain, plain)
 
 
-def _header(text: str) -> tuple[str, list[str]] | None:
+def column_map(spec: str) -> dict[str, str]:
+    """The columns a ``--map`` gives, as plain label -> column: ``"player=Spieler,top=Vorne,..."`` or the path
+    of a TOML file whose ``[columns]`` table says the same (``player = "Spieler"``). A column that is not one
+    of the format's, or a label given twice, is an error naming it."""
+    import tomllib
+    from pathlib import Path
+
+    from pipeline.errors import InputError
+    from pipeline.suggest import closest, did_you_mean
+
+    path = Path(spec)
+    if path.suffix.lower() == ".toml" or path.is_file():
+        try:
+            table = tomllib.loads(path.read_text(encoding="utf-8")).get("columns")
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            raise InputError(f"--map {spec}: {exc}") from None
+        if not isinstance(table, dict) or not all(isinstance(v, str) for v in table.values()):
+            raise InputError(f'--map {spec}: a [columns] table of column = "label" is needed')
+        pairs = list(table.items())
+    else:
+        pairs = []
+        for part in (p for p in spec.split(",") if p.strip()):
+            column, sep, label = part.partition("=")
+            if not sep:
+                raise InputError(f"--map: {part.strip()!r} is not COLUMN=LABEL")
+            pairs.append((column, label))
+    out: dict[str, str] = {}
+    for column, label in pairs:
+        column, plain = column.strip().lower(), _plain(label)
+        if column not in KNOWN:
+            hint = did_you_mean(closest(column, sorted(KNOWN)))
+            raise InputError(f"--map: no column {column!r}{hint} (columns: {', '.join(sorted(KNOWN))})")
+        if not plain:
+            raise InputError(f"--map: {column} is given no label")
+        if out.get(plain, column) != column:
+            raise InputError(f"--map: the label {label.strip()!r} is given to {out[plain]} and to {column}")
+        out[plain] = column
+    if not out:
+        raise InputError("--map: no column given (COLUMN=LABEL[,COLUMN=LABEL...] or a .toml file)")
+    return out
+
+
+def _header(text: str, mapped: Mapping[str, str] | None = None) -> tuple[str, list[str]] | None:
     """The delimiter and the normalised column names of a header line, or None if no delimiter parses it.
 
     The delimiter that yields every required column wins; failing that, the one
@@ -149,7 +199,7 @@ def _header(text: str) -> tuple[str, list[str]] | None:
     best: tuple[str, list[str]] | None = None
     for delimiter in DELIMITERS:
         try:
-            names = [column_name(n) for n in _split(text, delimiter)]
+            names = [column_name(n, mapped) for n in _split(text, delimiter)]
         except csv.Error:
             continue
         if set(REQUIRED) <= set(names):
@@ -265,8 +315,16 @@ class ScoresheetIngester:
 
     name = "scoresheet"
 
+    def __init__(self, mapped: Mapping[str, str] | None = None) -> None:
+        self.mapped = dict(mapped or {})
+        """The file's own column names (``column_map``), read before the usual ones."""
+
     def plain(self) -> ScoresheetIngester:
         return self
+
+    def with_columns(self, mapped: Mapping[str, str]) -> ScoresheetIngester:
+        """This reader with the columns a ``--map`` names."""
+        return ScoresheetIngester({**self.mapped, **mapped})
 
     def sniff(self, head: bytes) -> bool:
         """Whether the first non-blank line is a header with every required column."""
@@ -274,13 +332,13 @@ class ScoresheetIngester:
         for raw in head.split(b"\n"):
             text = _decode(raw).rstrip("\r\n")
             if text.strip():
-                found = _header(text)
+                found = _header(text, self.mapped)
                 return found is not None and set(REQUIRED) <= set(found[1])
         return False
 
     def read(self, stream: BinaryIO, source: str) -> Iterator[Chunk]:
         """Read the sheet hand by hand; yield a chunk every CHUNK_HANDS hands and at the end."""
-        reader = _Reader(source)
+        reader = _Reader(source, self.mapped)
         consumed = reported = chunks = 0
         for line, (raw, size, whole) in enumerate(_lines(stream), start=1):
             offset = consumed
@@ -299,7 +357,8 @@ class ScoresheetIngester:
 class _Reader:
     """The state of one file being read: header, current hand, finished records and problems."""
 
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, mapped: Mapping[str, str] | None = None) -> None:
+        self.mapped = mapped
         self.stem = _stem(source)
         self.night: str | None = None
         """The day of the file's first dated hand: with the file's name, the default session."""
@@ -377,7 +436,7 @@ class _Reader:
             self.problems.append(Problem(1, 0, "no header row: the file is empty or blank"))
 
     def _read_header(self, line: int, offset: int, text: str) -> None:
-        found = _header(text)
+        found = _header(text, self.mapped)
         if found is None:
             reason = "header: malformed CSV, cannot split it by comma, semicolon or tab"
         else:
