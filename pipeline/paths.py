@@ -20,11 +20,18 @@ OUT = DATA / "out"
 __all__ = ["DATA", "OUT", "PACKAGED", "ROOT", "RULES", "SAMPLES", "SQL", "default_lake", "default_out"]
 
 
+def _data() -> Path:
+    """The ``data`` folder a command writes to when told nothing: the project's in a checkout, else (an
+    installed ``ofc``) the current directory's, never the installation's own folder."""
+    return DATA if (ROOT / "pyproject.toml").is_file() else Path.cwd() / "data"
+
+
 def default_lake() -> Path:
-    """``$OFC_LAKE`` if set, else ``data/lake`` in the project."""
-    return Path(os.environ.get("OFC_LAKE") or DATA / "lake")
+    """``$OFC_LAKE`` if set, else ``data/lake`` in the project (installed: in the current directory)."""
+    return Path(os.environ.get("OFC_LAKE") or _data() / "lake")
 
 
 def default_out() -> Path:
-    """``$OFC_OUT`` if set, else ``data/out`` in the project: where the demo writes its report."""
-    return Path(os.environ.get("OFC_OUT") or OUT)
+    """``$OFC_OUT`` if set, else ``data/out`` in the project (installed: in the current directory): where the
+    demo writes its report."""
+    return Path(os.environ.get("OFC_OUT") or _data() / "out")
