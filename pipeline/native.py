@@ -32,6 +32,7 @@ __all__ = [
     "Natives",
     "cannot_apply",
     "deal_only_difference",
+    "does_not_fit",
     "variant_rules",
 ]
 
@@ -65,7 +66,7 @@ FOLDER_SAFE_KEY = re.compile(r"^[\w.+ -]+@[0-9a-f]+$")
 """A rule set key that can name a folder of the lake (results are partitioned by it)."""
 
 
-def _does_not_fit(rules: RuleSet, variant: str) -> str | None:
+def does_not_fit(rules: RuleSet, variant: str) -> str | None:
     """Why ``rules`` cannot be the rules ``variant`` hands were played by: they cannot score them, deal another
     way (classic hands are set at once, open-face hands street by street), or cannot name a lake folder."""
     if not FOLDER_SAFE_KEY.match(rules.key):
@@ -142,7 +143,7 @@ class Natives:
         named = self.known(house_rules)
         if named is None:
             return Native(preset, How.UNKNOWN, f"no rule set the lake knows is named {house_rules!r}")
-        reason = _does_not_fit(named, variant)
+        reason = does_not_fit(named, variant)
         if reason is not None:
             return Native(preset, How.MISFIT, reason)
         return Native(named, How.HOUSE_RULES)

@@ -173,17 +173,13 @@ def _candidates(variant: str, guessed: bool) -> list[Any]:
     """The presets a hand read as ``variant`` may have been played by: those that fit the variant, or, when the
     variant was only guessed, every preset dealt the same way."""
     from pipeline.game import facts
-    from pipeline.native import cannot_apply
+    from pipeline.native import does_not_fit
 
     presets = _presets()
     if guessed:
         dealing = facts(variant).dealing
         return [r for r in presets if r.game.dealing == dealing]
-    return [
-        r
-        for r in presets
-        if cannot_apply(r, variant) is None and (r.game.dealing.value == "classic") == (variant == "classic")
-    ]
+    return [r for r in presets if does_not_fit(r, variant) is None]  # the check native rules pass, written once
 
 
 def _recorded(record: dict[str, Any]) -> dict[str, int] | None:
