@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 # Reinstall when the project metadata changes.
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test bench fuzz golden lint format install clean
+.PHONY: demo test bench fuzz golden lint format install clean wheel-check
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,11 @@ test: $(STAMP)
 		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || \
 		echo "could not install chromium: tests/test_browser.py will say why"
 	$(BIN)/python -m pytest -q -n auto
+
+# Build the sdist and the wheel, install the wheel into a fresh environment outside the checkout and run
+# ingest, rescore, report, rules list and sql --list there (about 2 minutes: numba compiles afresh).
+wheel-check: $(STAMP)
+	PYTHON=$(PYTHON) $(BIN)/python -m tests.wheel_check
 
 bench: $(STAMP)
 	$(BIN)/python -m tests.bench

@@ -24,6 +24,7 @@ def test_an_installed_ofc_writes_in_the_current_directory(monkeypatch: pytest.Mo
     site.mkdir()
     monkeypatch.setattr(paths, "ROOT", site)
     monkeypatch.setattr(paths, "DATA", site / "data")
+    monkeypatch.setattr(paths, "CHECKOUT", False)
     monkeypatch.delenv("OFC_LAKE", raising=False)
     monkeypatch.delenv("OFC_OUT", raising=False)
     work = tmp_path / "club"
