@@ -21,6 +21,7 @@ from pipeline.cli.options import (
     load_rules,
     map_option,
     readers_of,
+    sheet_option,
 )
 
 PATHS_HELP = "Files, .gz or .zip archives, or directories (read recursively)."
@@ -205,6 +206,7 @@ def ingest_paths(
     variant: str | None = variant_option(),
     house_rules: str | None = house_rules_option(),
     column_spec: str | None = map_option(),
+    sheets: list[str] | None = sheet_option(),
 ) -> None:
     """Read hand histories into the lake as one batch; bad records are quarantined with their reason.
 
@@ -213,7 +215,7 @@ def ingest_paths(
     could not be read to its end (what it held before the fault is kept, and said), or nothing could be read
     (then nothing is committed).
     """
-    labels, readers = labels_of(variant, house_rules), readers_of(column_spec)
+    labels, readers = labels_of(variant, house_rules), readers_of(column_spec, sheets)
     summary = summary_of(_run(paths, lake_at(lake), fmt, replace=replace, labels=labels, readers=readers))
     print_json(summary) if as_json else print_summary(summary, "ingest")
     _finish(summary, wrote=True)
@@ -250,6 +252,7 @@ def validate_paths(
     variant: str | None = variant_option(),
     house_rules: str | None = house_rules_option(),
     column_spec: str | None = map_option(),
+    sheets: list[str] | None = sheet_option(),
 ) -> None:
     """Check hand histories as ofc ingest would, writing nothing: every bad record as FILE:LINE: field: reason.
 
@@ -265,7 +268,7 @@ def validate_paths(
         room = MAX_PROBLEMS - len(problems)
         problems.extend(problem_entry(source, p) for p in found[: max(room, 0)])
 
-    labels, readers = labels_of(variant, house_rules), readers_of(column_spec)
+    labels, readers = labels_of(variant, house_rules), readers_of(column_spec, sheets)
     summary = summary_of(
         _run(paths, None, fmt, against=against, on_problems=on_problems, labels=labels, readers=readers)
     )

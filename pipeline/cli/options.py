@@ -20,7 +20,7 @@ LAKE_HELP = "Lake directory (default: $OFC_LAKE or data/lake)."
 RULES_HELP = "Preset name or rule file (.toml); repeat for several."
 JSON_HELP = "Machine output: what the command prints, as one JSON document."
 JSON_LINES_HELP = "Machine output: what the command prints, as JSON lines (one object a line)."
-FORMATS = ("jsonl", "poker-arena", "scoresheet")
+FORMATS = ("jsonl", "poker-arena", "scoresheet", "workbook")
 FORMAT_HELP = f"Read the input as {', '.join(FORMATS[:-1])} or {FORMATS[-1]} (default: detected from the content)."
 
 
@@ -45,23 +45,39 @@ def format_option() -> Any:
 
 
 MAP_HELP = (
-    "A scoresheet's own column names: COLUMN=LABEL[,COLUMN=LABEL...] (player=Spieler,top=Vorne) or a .toml "
-    "file with a table named columns. The usual names and their common variants (Front, Name, Hand #, Score ...) "
-    "are read without it."
+    "A scoresheet's own column names (CSV or workbook): COLUMN=LABEL[,COLUMN=LABEL...] (player=Spieler,top=Vorne) "
+    "or a .toml file with a table named columns. The usual names and their common variants (Front, Name, Hand #, "
+    "Score ...) are read without it."
 )
+SHEET_HELP = "Read only this sheet of an Excel workbook (default: every sheet); repeat for several."
 
 
 def map_option() -> Any:
     return typer.Option(None, "--map", metavar="MAP", help=MAP_HELP, show_default=False)
 
 
-def readers_of(spec: str | None) -> dict[str, Any] | None:
-    """The readers a ``--map`` asks for: a scoresheet reader that knows the file's own column names."""
-    if spec is None:
-        return None
-    from pipeline.ingest.scoresheet import INGESTER, column_map
+def sheet_option() -> Any:
+    return typer.Option(None, "--sheet", metavar="NAME", help=SHEET_HELP, show_default=False)
 
-    return {"scoresheet": INGESTER.with_columns(column_map(spec))}
+
+def readers_of(spec: str | None, sheets: list[str] | None = None) -> dict[str, Any] | None:
+    """The readers a ``--map`` and ``--sheet`` ask for: scoresheet and workbook readers that know the file's own
+    column names, and the sheets to read."""
+    if spec is None and not sheets:
+        return None
+    from pipeline.ingest import scoresheet, workbook
+
+    mapped = column_map(spec) if spec is not None else {}
+    return {
+        "scoresheet": scoresheet.INGESTER.with_columns(mapped),
+        "workbook": workbook.INGESTER.with_columns(mapped).with_sheets(sheets or ()),
+    }
+
+
+def column_map(spec: str) -> dict[str, str]:
+    from pipeline.ingest.scoresheet import column_map
+
+    return column_map(spec)
 
 
 def lake_at(path: Path | None) -> Lake:

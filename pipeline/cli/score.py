@@ -15,7 +15,15 @@ import typer
 from rich.table import Table
 
 from pipeline.cli.console import EXIT_FAILED, byte_progress, err, out, print_json
-from pipeline.cli.options import format_option, json_option, load_rules, map_option, readers_of, rules_option
+from pipeline.cli.options import (
+    format_option,
+    json_option,
+    load_rules,
+    map_option,
+    readers_of,
+    rules_option,
+    sheet_option,
+)
 
 if TYPE_CHECKING:
     from pipeline.score.records import Batch
@@ -88,18 +96,20 @@ def score_file(
     rules: list[str] = rules_option(default=["ofc"]),
     as_json: bool = json_option(lines=True),
     column_spec: str | None = map_option(),
+    sheets: list[str] | None = sheet_option(),
 ) -> None:
     """Score every pair of players in every hand, under each rule set given.
 
-    The input may be canonical JSONL, a scoresheet CSV or a poker-arena log (detected from the content,
-    or --format). A record that cannot be scored is reported on standard error with its line, hand and
-    field, and skipped; the rest are scored. Exit 1 only when nothing could be scored.
+    The input may be canonical JSONL, a poker-arena log, a scoresheet CSV or Excel workbook, or an fpdb-3
+    OFC capture (JSON or its SQLite database), detected from the content or named by --format. A record that
+    cannot be scored is reported on standard error with its line, hand and field, and skipped; the rest are
+    scored. Exit 1 only when nothing could be scored.
     """
     from pipeline.score.engine import prepare, score
     from pipeline.score.records import to_boards, to_output
 
     rule_sets = [load_rules(r) for r in rules]
-    readers = readers_of(column_spec)
+    readers = readers_of(column_spec, sheets)
     inputs = _inputs(file)
     scored: list[dict[str, Any]] = []
     n_hands = n_errors = 0

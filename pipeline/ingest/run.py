@@ -41,16 +41,17 @@ from pipeline.lake.store import BatchWriter, Lake
 if TYPE_CHECKING:
     from schemas.rules import RuleSet
 
-FORMATS = ("jsonl", "poker-arena", "scoresheet")
+FORMATS = ("jsonl", "poker-arena", "scoresheet", "workbook")
 _MODULES = {
     "jsonl": "pipeline.ingest.jsonl",
     "poker-arena": "pipeline.ingest.poker_arena",
     "scoresheet": "pipeline.ingest.scoresheet",
+    "workbook": "pipeline.ingest.workbook",
 }
 SNIFF_BYTES = 1 << 16
 READ_AHEAD = 2
 """Chunks read ahead of the one being checked: each holds its lines' bytes and columns (tens of MB)."""
-HISTORY_SUFFIXES = {".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".txt", ".log", ".gz", ".zip"}
+HISTORY_SUFFIXES = {".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".txt", ".log", ".gz", ".zip", ".xlsx", ".xlsm"}
 """Files a directory walk considers; a file named on the command line is always tried."""
 
 
@@ -481,7 +482,7 @@ def _run(
                 )
                 if not took:
                     continue
-            except (IngestError, OSError, EOFError, zipfile.BadZipFile, gzip.BadGzipFile) as exc:
+            except (InputError, OSError, EOFError, zipfile.BadZipFile, gzip.BadGzipFile) as exc:
                 report.error = str(exc)
                 if not report.read:
                     continue

@@ -226,7 +226,7 @@ def _lines(stream: BinaryIO) -> Iterator[tuple[bytes, int, bool]]:
         yield raw, size, whole
 
 
-def _stem(source: str) -> str | None:
+def file_stem(source: str) -> str | None:
     """The file's name without directory and extensions: the default session."""
     name = re.split(r"[\\/]", source)[-1].split(".")[0]
     return name if name and name != "-" else None
@@ -338,7 +338,7 @@ class ScoresheetIngester:
 
     def read(self, stream: BinaryIO, source: str) -> Iterator[Chunk]:
         """Read the sheet hand by hand; yield a chunk every CHUNK_HANDS hands and at the end."""
-        reader = _Reader(source, self.mapped)
+        reader = SheetReader(source, self.mapped)
         consumed = reported = chunks = 0
         for line, (raw, size, whole) in enumerate(_lines(stream), start=1):
             offset = consumed
@@ -354,12 +354,18 @@ class ScoresheetIngester:
             yield reader.chunk(consumed - reported)
 
 
-class _Reader:
-    """The state of one file being read: header, current hand, finished records and problems."""
+class SheetReader:
+    """The state of one file (or one workbook sheet) being read: header, current hand, finished records and
+    problems."""
 
-    def __init__(self, source: str, mapped: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, source: str, mapped: Mapping[str, str] | None = None, *, stem: str | None = None, sheet: str | None = None
+    ) -> None:
         self.mapped = mapped
-        self.stem = _stem(source)
+        self.stem = stem if stem is not None else file_stem(source)
+        self.sheet = sheet
+        """The workbook sheet being read: problems then say ``sheet 'Night 1', row 7`` where a CSV says ``line 7``."""
+        self.unit = "line" if sheet is None else "row"
         self.night: str | None = None
         """The day of the file's first dated hand: with the file's name, the default session."""
         self.delimiter = ","
@@ -394,7 +400,7 @@ class _Reader:
             self._read_header(line, offset, text)
             return
         if not whole:
-            row = _Row(line, offset, None, f"line {line}: longer than {MAX_LINE} bytes")
+            row = _Row(line, offset, None, f"{self.at(line)}: longer than {MAX_LINE} bytes")
             self._add(row, self._lenient_key(text), text)
             return
         try:
@@ -407,15 +413,32 @@ class _Reader:
                 if "new-line character" in str(exc)
                 else f"malformed CSV: {exc}"
             )
-            self._add(_Row(line, offset, None, f"line {line}: {reason}"), self._lenient_key(text), text)
+            self._add(_Row(line, offset, None, f"{self.at(line)}: {reason}"), self._lenient_key(text), text)
             return
+        self._take(line, offset, fields, text)
+
+    def feed_cells(self, line: int, cells: list[str]) -> None:
+        """One row of a workbook sheet, its cells already as text (``line`` is the sheet's row number)."""
+        if self.failed or not any(c.strip() for c in cells):
+            return
+        text = "\t".join(cells)
+        if self.columns is None:
+            self._use_header(line, 0, cells, text)
+            return
+        self._take(line, 0, cells, text)
+
+    def at(self, line: int) -> str:
+        """Where a row is, as a problem names it: ``line 7``, or ``sheet 'Night 1', row 7``."""
+        return f"line {line}" if self.sheet is None else f"sheet {self.sheet!r}, row {line}"
+
+    def _take(self, line: int, offset: int, fields: list[str], text: str) -> None:
         if not any(f.strip() for f in fields):
             return
-        hand_at = self.columns["hand"]
+        hand_at = self.columns["hand"]  # type: ignore[index]
         key = fields[hand_at].strip() if hand_at < len(fields) else None
         if len(fields) != self.width:
             self._add(
-                _Row(line, offset, None, f"line {line}: expected {self.width} fields, got {len(fields)}"), key, text
+                _Row(line, offset, None, f"{self.at(line)}: expected {self.width} fields, got {len(fields)}"), key, text
             )
             return
         self._add(_Row(line, offset, fields), key, text)
@@ -433,35 +456,45 @@ class _Reader:
         """End of input: the last hand is complete; a file without a header is one problem."""
         self._flush()
         if self.columns is None and not self.failed:
-            self.problems.append(Problem(1, 0, "no header row: the file is empty or blank"))
+            where = "the file" if self.sheet is None else f"sheet {self.sheet!r}"
+            self.problems.append(Problem(1, 0, f"no header row: {where} is empty or blank"))
 
     def _read_header(self, line: int, offset: int, text: str) -> None:
         found = _header(text, self.mapped)
         if found is None:
+            self.failed = True
+            self.columns = {}
             reason = "header: malformed CSV, cannot split it by comma, semicolon or tab"
+            self.problems.append(Problem(line, offset, reason, None, text[:RAW_LIMIT]))
+            return
+        self.delimiter = found[0]
+        self._use_header(line, offset, _split(text, self.delimiter), text)
+
+    def _use_header(self, line: int, offset: int, cells: list[str], text: str) -> None:
+        """Take the header's labels as the columns, or fail the whole file (sheet) with one problem."""
+        labels = [label.strip() for label in cells]
+        names = [column_name(label, self.mapped) for label in labels]
+        missing = [c for c in REQUIRED if c not in names]
+        repeated = sorted({n for n in names if n in KNOWN and names.count(n) > 1})
+        if missing:
+            shown = ", ".join(n for n in names if n) or "nothing"
+            reason = f"header: missing required column(s) {', '.join(missing)} (found: {shown})"
+        elif repeated:
+            said = [
+                f"{n} ({', '.join(repr(label) for label, m in zip(labels, names, strict=True) if m == n)})"
+                for n in repeated
+            ]
+            reason = f"header: column(s) named more than once: {', '.join(said)}"
         else:
-            self.delimiter, names = found
-            labels = [label.strip() for label in _split(text, self.delimiter)]
-            missing = [c for c in REQUIRED if c not in names]
-            repeated = sorted({n for n in names if n in KNOWN and names.count(n) > 1})
-            if missing:
-                shown = ", ".join(n for n in names if n) or "nothing"
-                reason = f"header: missing required column(s) {', '.join(missing)} (found: {shown})"
-            elif repeated:
-                said = [
-                    f"{n} ({', '.join(repr(label) for label, m in zip(labels, names, strict=True) if m == n)})"
-                    for n in repeated
-                ]
-                reason = f"header: column(s) named more than once: {', '.join(said)}"
-            else:
-                self.columns = {n: i for i, n in enumerate(names) if n in KNOWN}
-                # A cell's problem names its column as the header does ("column score" for points).
-                self.labels = {n: labels[i] if labels[i].lower() != n else n for n, i in self.columns.items()}
-                self.width = len(names)
-                return
+            self.columns = {n: i for i, n in enumerate(names) if n in KNOWN}
+            # A cell's problem names its column as the header does ("column score" for points).
+            self.labels = {n: labels[i] if labels[i].lower() != n else n for n, i in self.columns.items()}
+            self.width = len(names)
+            return
         self.failed = True
         self.columns = {}
-        self.problems.append(Problem(line, offset, reason, None, text[:RAW_LIMIT]))
+        where = "" if self.sheet is None else f"{self.at(line)}: "
+        self.problems.append(Problem(line, offset, where + reason, None, text[:RAW_LIMIT]))
 
     def _add(self, row: _Row, key: str | None, text: str) -> None:
         """Add a row to the current hand, or finish that hand and start the next."""
@@ -491,7 +524,7 @@ class _Reader:
         if hand_id is not None:
             first = self.seen.setdefault(hand_id, hand.line)
             if first != hand.line:
-                errors.append(f"hand {hand_id} appears in two places (lines {first} and {hand.line})")
+                errors.append(f"hand {hand_id} appears in two places ({self.unit}s {first} and {hand.line})")
         columns = self.columns or {}
         values: dict[str, tuple[Any, str, int]] = {}
         names: dict[str, int] = {}
@@ -499,18 +532,21 @@ class _Reader:
         players = []
         for index, row in enumerate(hand.rows):
             if row.fields is None:
-                errors.append(row.error or f"line {row.line}: unreadable")
+                errors.append(row.error or f"{self.at(row.line)}: unreadable")
                 continue
             bad: list[tuple[str, str]] = []
             cells = {column: row.fields[at].strip() for column, at in columns.items()}
             player = self._player(cells, index, bad)
-            self._hand_values(cells, row.line, values, bad)
+            self._hand_values(cells, row.line, values, bad, self.unit)
             if player["name"] and (other := names.setdefault(player["name"].casefold(), row.line)) != row.line:
-                bad.append(("player", f"{player['name']!r} appears twice in the hand (lines {other} and {row.line})"))
+                twice = f"{player['name']!r} appears twice in the hand ({self.unit}s {other} and {row.line})"
+                bad.append(("player", twice))
             if (other := seats.setdefault(player["seat"], row.line)) != row.line:
-                bad.append(("seat", f"seat {player['seat']} appears twice in the hand (lines {other} and {row.line})"))
+                bad.append(
+                    ("seat", f"seat {player['seat']} appears twice in the hand ({self.unit}s {other} and {row.line})")
+                )
             errors.extend(
-                f"line {row.line}, column {self.labels.get(column, column)}: {message}" for column, message in bad
+                f"{self.at(row.line)}, column {self.labels.get(column, column)}: {message}" for column, message in bad
             )
             players.append(player)
         if hand_id is not None and not MIN_PLAYERS <= hand.count <= MAX_PLAYERS:
@@ -583,7 +619,11 @@ class _Reader:
 
     @staticmethod
     def _hand_values(
-        cells: dict[str, str], line: int, values: dict[str, tuple[Any, str, int]], bad: list[tuple[str, str]]
+        cells: dict[str, str],
+        line: int,
+        values: dict[str, tuple[Any, str, int]],
+        bad: list[tuple[str, str]],
+        unit: str = "line",
     ) -> None:
         """Collect the hand-level cells of a row; a filled cell must agree with the hand's earlier rows."""
         for column in HAND_COLUMNS:
@@ -597,7 +637,7 @@ class _Reader:
                 continue
             first_value, first_text, first_line = values.setdefault(column, (value, text, line))
             if first_value != value:
-                bad.append((column, f"{text!r} differs from {first_text!r} on line {first_line}"))
+                bad.append((column, f"{text!r} differs from {first_text!r} on {unit} {first_line}"))
 
 
 INGESTER = ScoresheetIngester()
