@@ -4,14 +4,14 @@ For every sample (a file ``ofc ingest`` would read from that folder) the folder
 ``tests/golden/<sample path without its extension>/`` holds:
 
 - ``records.json``: the canonical records the sample's reader rebuilds, with the line and byte offset of
-  each, and the problems it found (formats that rebuild records only: poker-arena and scoresheet; canonical
-  JSONL is its own record);
+  each, and the problems it found (formats that rebuild records only: every one but canonical JSONL, which
+  is its own record);
 - ``lake/<table>.jsonl``: every row of every table the lake holds after the sample is ingested into a fresh
   lake, and ``lake/manifest.json``, the batch's manifest;
 - ``rescore/<table>.jsonl`` and ``rescore/manifest.json``: the same after ``rescore`` under the
   :data:`RULES` preset;
-- ``score.jsonl``: ``ofc score <sample> --json`` under that preset, for samples in its input format
-  (canonical JSONL).
+- ``score.jsonl``: ``ofc score <sample> --json`` under that preset (it reads every format ``ofc ingest``
+  reads).
 
 What changes from run to run or from machine to machine is replaced by a placeholder (see :func:`normalise`):
 batch ids (``<ingest>``, ``<rescore>``), the number ending a data file's name (``-NNNN``: writer threads take
@@ -42,10 +42,8 @@ SAMPLES = ROOT / "data" / "samples"
 RULES = "ofc"
 """The preset the samples are rescored and scored under."""
 REGENERATE = "make golden  (or: python -m tests.golden)"
-REBUILT = ("poker-arena", "scoresheet")
+REBUILT = ("poker-arena", "scoresheet", "workbook", "fpdb")
 """Formats whose reader rebuilds canonical records (their ``records.json`` is written)."""
-SCORED = ("jsonl",)
-"""Formats ``ofc score`` reads."""
 INGEST_TABLES = ("hands", "boards", "placements", "quarantine", "batches")
 RESULT_TABLES = (
     "board_results",
@@ -257,8 +255,7 @@ def render(sample: Path, scratch: Path | None = None) -> dict[str, str]:
         lake.release()
     if fmt in REBUILT:
         out["records.json"] = records(sample, fmt)
-    if fmt in SCORED:
-        out["score.jsonl"] = score(sample)
+    out["score.jsonl"] = score(sample)  # ofc score reads every format ofc ingest reads
     return dict(sorted(out.items()))
 
 
