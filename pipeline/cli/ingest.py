@@ -207,15 +207,42 @@ def ingest_paths(
     house_rules: str | None = house_rules_option(),
     column_spec: str | None = map_option(),
     sheets: list[str] | None = sheet_option(),
+    watch: bool = typer.Option(
+        False,
+        "--watch",
+        help="Keep watching the folders (and files) given, and ingest each history file as it appears or changes, "
+        "once it has stopped changing; live counters until Ctrl-C.",
+    ),
+    settle: float = typer.Option(
+        2.0,
+        "--settle",
+        metavar="SECONDS",
+        min=0.1,
+        help="With --watch: how long a file must stay the same size and age before it is read (a CSV or JSON "
+        "lines file not ending in a line end: five times as long).",
+    ),
 ) -> None:
     """Read hand histories into the lake as one batch; bad records are quarantined with their reason.
 
     A hand seen before with the same content is a duplicate; seen before with other content (the same hand id
     in the same session) it is quarantined, unless --replace says the files are corrections. Exit 1 when a file
     could not be read to its end (what it held before the fault is kept, and said), or nothing could be read
-    (then nothing is committed).
+    (then nothing is committed). With --watch, each group of files that settles is a batch of its own, and
+    Ctrl-C ends the watch (exit 0, or 1 if a file could not be read; 130 if it cut a batch short, which is then
+    not committed).
     """
     labels, readers = labels_of(variant, house_rules), readers_of(column_spec, sheets)
+    if watch:
+        from pipeline.cli.watch import run_watch
+        from pipeline.ingest.run import ingest
+
+        target = lake_at(lake)
+
+        def ingest_files(files: list[Path], on_progress: Any) -> Any:
+            return ingest(files, target, fmt, on_progress, replace=replace, labels=labels, readers=readers)
+
+        run_watch(paths, ingest_files, settle, as_json)
+        return
     summary = summary_of(_run(paths, lake_at(lake), fmt, replace=replace, labels=labels, readers=readers))
     print_json(summary) if as_json else print_summary(summary, "ingest")
     _finish(summary, wrote=True)
