@@ -31,8 +31,9 @@ SAMPLE_FILES = {
     "poker-arena": SAMPLES / "poker-arena" / "ofc.jsonl",
     "scoresheet": SAMPLES / "scoresheet" / "club-night.csv",
     "workbook": SAMPLES / "workbook" / "club-league.xlsx",
+    "fpdb": SAMPLES / "fpdb" / "ofchand_48213377.json",
 }
-TEXT_SAMPLES = [name for name, path in SAMPLE_FILES.items() if path.suffix in {".jsonl", ".csv"}]
+TEXT_SAMPLES = [name for name, path in SAMPLE_FILES.items() if path.suffix in {".jsonl", ".json", ".csv"}]
 EXAMPLES = int(os.environ.get("OFC_FUZZ_EXAMPLES", "40"))
 """Examples per property: a few in ``make test``, thousands in ``make fuzz``."""
 FUZZ = settings(
@@ -98,6 +99,27 @@ def test_damaged_samples(fmt: str | None, source: str, seed: int, tmp_path: Path
     rnd = random.Random(seed)
     path = Path(tempfile.mkdtemp(dir=tmp_path)) / f"d{SAMPLE_FILES[source].suffix}"
     path.write_bytes(damage(SAMPLE_FILES[source].read_bytes(), rnd, rnd.randrange(1, 12)))
+    check_run(path, fmt, tmp_path)
+
+
+def fpdb_database() -> bytes:
+    """fpdb-3's OFC tables with the test captures, as the bytes of a database file."""
+    import sqlite3
+
+    script = (Path(__file__).parent / "data" / "fpdb" / "capture.sql").read_text(encoding="utf-8")
+    connection = sqlite3.connect(":memory:")
+    connection.executescript(script)
+    data = connection.serialize()
+    connection.close()
+    return data
+
+
+@FUZZ
+@given(fmt=st.sampled_from([None, "fpdb"]), seed=st.integers(0, 2**32))
+def test_damaged_database(fmt: str | None, seed: int, tmp_path: Path) -> None:
+    rnd = random.Random(seed)
+    path = Path(tempfile.mkdtemp(dir=tmp_path)) / "fpdb.db3"
+    path.write_bytes(damage(fpdb_database(), rnd, rnd.randrange(1, 12)))
     check_run(path, fmt, tmp_path)
 
 

@@ -241,7 +241,7 @@ def ingest_paths(
         def ingest_files(files: list[Path], on_progress: Any) -> Any:
             return ingest(files, target, fmt, on_progress, replace=replace, labels=labels, readers=readers)
 
-        run_watch(paths, ingest_files, settle, as_json)
+        run_watch(paths, ingest_files, summary_of, settle, as_json)
         return
     summary = summary_of(_run(paths, lake_at(lake), fmt, replace=replace, labels=labels, readers=readers))
     print_json(summary) if as_json else print_summary(summary, "ingest")

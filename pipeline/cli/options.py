@@ -20,7 +20,7 @@ LAKE_HELP = "Lake directory (default: $OFC_LAKE or data/lake)."
 RULES_HELP = "Preset name or rule file (.toml); repeat for several."
 JSON_HELP = "Machine output: what the command prints, as one JSON document."
 JSON_LINES_HELP = "Machine output: what the command prints, as JSON lines (one object a line)."
-FORMATS = ("jsonl", "poker-arena", "scoresheet", "workbook")
+FORMATS = ("jsonl", "poker-arena", "scoresheet", "workbook", "fpdb")
 FORMAT_HELP = f"Read the input as {', '.join(FORMATS[:-1])} or {FORMATS[-1]} (default: detected from the content)."
 
 

@@ -60,10 +60,10 @@ def _file_line(f: Any) -> Text:
     )
 
 
-def run_watch(paths: list[Path], ingest_files: Any, settle: float, as_json: bool) -> None:
+def run_watch(paths: list[Path], ingest_files: Any, summary_of: Any, settle: float, as_json: bool) -> None:
     """Watch until Ctrl-C; then the totals, and exit 0 (1 if a file could not be read to its end). Ctrl-C in the
-    middle of a batch leaves nothing of it committed and exits 130, as any interrupted ingest does."""
-    from pipeline.cli.ingest import summary_of
+    middle of a batch leaves nothing of it committed and exits 130, as any interrupted ingest does.
+    ``summary_of``: a batch's report as ``ofc ingest --json`` prints it."""
     from pipeline.ingest.watch import WatchTotals, watch
 
     check_roots(paths)

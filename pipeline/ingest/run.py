@@ -41,17 +41,25 @@ from pipeline.lake.store import BatchWriter, Lake
 if TYPE_CHECKING:
     from schemas.rules import RuleSet
 
-FORMATS = ("jsonl", "poker-arena", "scoresheet", "workbook")
+FORMATS = ("jsonl", "poker-arena", "scoresheet", "workbook", "fpdb")
 _MODULES = {
     "jsonl": "pipeline.ingest.jsonl",
     "poker-arena": "pipeline.ingest.poker_arena",
     "scoresheet": "pipeline.ingest.scoresheet",
     "workbook": "pipeline.ingest.workbook",
+    "fpdb": "pipeline.ingest.fpdb",
 }
+SNIFF_ORDER = ("fpdb", "jsonl", "poker-arena", "scoresheet", "workbook")
+"""The order formats are tried on a file's first bytes: the narrower first (an fpdb capture would pass for a
+canonical record, which any object with a hand id and players does)."""
 SNIFF_BYTES = 1 << 16
 READ_AHEAD = 2
 """Chunks read ahead of the one being checked: each holds its lines' bytes and columns (tens of MB)."""
-HISTORY_SUFFIXES = {".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".txt", ".log", ".gz", ".zip", ".xlsx", ".xlsm"}
+HISTORY_SUFFIXES = {
+    *(".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".txt", ".log", ".gz", ".zip"),
+    *(".xlsx", ".xlsm"),  # workbooks
+    *(".db", ".db3", ".sqlite", ".sqlite3"),  # fpdb-3's database (fpdb.db3)
+}
 """Files a directory walk considers; a file named on the command line is always tried."""
 
 
@@ -221,7 +229,7 @@ def reader_for(name: str, readers: Mapping[str, Ingester] | None = None) -> Inge
 
 def sniff(head: bytes, readers: Mapping[str, Ingester] | None = None) -> str | None:
     """The format whose ingester recognises these first bytes, if one does."""
-    return next((name for name in FORMATS if reader_for(name, readers).sniff(head)), None)
+    return next((name for name in SNIFF_ORDER if reader_for(name, readers).sniff(head)), None)
 
 
 def detect(source: Source, readers: Mapping[str, Ingester] | None = None) -> str:
@@ -262,8 +270,13 @@ def digest(path: Path, stop: threading.Event | None = None) -> str:
     return f"{DIGEST}:" + h.hexdigest()
 
 
+_PLACE = re.compile(r"^(?:HttpOFC\w+ id \d+ \([^)]*\): )+")
+"""Where a problem of an fpdb database is, ahead of its reason."""
+
+
 def reason_kind(reason: str) -> str:
     """A reason without its field path and values, for counting: ``not a card``."""
+    reason = _PLACE.sub("", reason)
     text = reason.split(": ", 1)[1] if re.match(r"^[\w.\[\]]+: ", reason) else reason
     return re.sub(r"'[^']*'|\"[^\"]*\"|\d+", "…", text).split(" (")[0]
 
