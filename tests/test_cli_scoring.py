@@ -144,3 +144,39 @@ def test_criss_cross_and_misset_records_are_read(tmp_path: Path) -> None:
     assert by[("m", "classic-1-6")]["boards"]["X"]["fouled"] is True
     assert "line 3 (hand m-ofc): players[0].top: expected 3 cards, got 4" in result.stderr
     assert "line 4 (hand twin): players: 'A' appears twice" in result.stderr
+
+
+def _fpdb_database(tmp_path: Path) -> Path:
+    import sqlite3
+
+    path = tmp_path / "fpdb.db3"
+    with sqlite3.connect(path) as connection:
+        connection.executescript((Path(__file__).parent / "data" / "fpdb" / "capture.sql").read_text())
+    connection.close()
+    return path
+
+
+FORMAT_FILES = {
+    "jsonl": lambda tmp: EXAMPLES,
+    "poker-arena": lambda tmp: SAMPLES / "poker-arena" / "ofc.jsonl",
+    "scoresheet": lambda tmp: SAMPLES / "scoresheet" / "club-night.csv",
+    "workbook": lambda tmp: SAMPLES / "workbook" / "club-league.xlsx",
+    "fpdb": lambda tmp: SAMPLES / "fpdb" / "ofchand_48213377.json",
+    "fpdb database": _fpdb_database,
+}
+
+
+@pytest.mark.parametrize("kind", list(FORMAT_FILES))
+def test_score_reads_every_format_ingest_reads(kind: str, tmp_path: Path) -> None:
+    """Each format's file scores exactly the hands ofc validate would accept."""
+    from pipeline.ingest.run import FORMATS
+
+    assert {k.split()[0] for k in FORMAT_FILES} == set(FORMATS)  # a new format is added here too
+    path = FORMAT_FILES[kind](tmp_path)
+    checked = runner.invoke(app, ["validate", str(path), "--json"])
+    accepted = json.loads(checked.stdout)["total"]["accepted"]
+    result = runner.invoke(app, ["score", str(path), "--rules", "ofc", "--json"])
+    assert result.exit_code == 0, result.output
+    scored = lines(result.stdout)
+    assert len(scored) == accepted > 0
+    assert all(sum(r["points"].values()) == 0 for r in scored)
