@@ -224,7 +224,7 @@ def test_the_listed_hands_agree_with_the_lake(report_lake: ReportLake) -> None:
     assert {r["hand"] for r in listed.rows} == set(report.hands)
     boards = report_lake.boards()
     for hand in report.hands.values():
-        mine = boards.filter(pl.col("hand_id") == hand["hand_id"])
+        mine = boards.filter(pl.col("hand_key") == int(hand["id"]))  # hand ids repeat across sessions
         assert len(hand["boards"]) == mine.height
         net = Counter()
         for pair in hand["pairs"]:

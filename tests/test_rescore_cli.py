@@ -47,9 +47,9 @@ def test_summary_then_nothing_new(lake: Path) -> None:
     assert "│ ofc " in result.output
     assert "│ classic-2-4 " in result.output
     assert "committed 1 result batch" in result.output
-    # Each hand that recorded points is checked under its own rules: the 4 poker-arena hands and the 6 of the
-    # scoresheet agree, the edited example does not.
-    assert "on 1 of 11 hands" in result.output
+    # Each hand that recorded points is checked under its own rules: the 4 poker-arena hands, the 6 of the
+    # scoresheet, the 8 of the workbook and the fpdb hand agree, the edited example does not.
+    assert "on 1 of 20 hands" in result.output
     assert "recorded_mismatches" in result.output
     again = runner.invoke(app, ["rescore", "--lake", str(lake)])  # default: the rule sets already there
     assert again.exit_code == 0, again.output
@@ -61,12 +61,13 @@ def test_json_summary_and_force(lake: Path) -> None:
     result = runner.invoke(app, ["rescore", "--lake", str(lake), "--rules", "ofc", "--json"])
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout)
-    (ofc,) = summary["rules"]
+    ofc, pineapple = summary["rules"]  # the fpdb sample's hand is scored under its own rules too
     assert ofc["key"] == load_rules("ofc").key
+    assert (pineapple["key"], pineapple["recorded_checked"]) == (load_rules("pineapple").key, 1)
     hands = ofc["hands"]
     assert hands == ofc["lake"]["hands"] > 0
     assert ofc["pairs"] > hands
-    assert (ofc["recorded_checked"], ofc["recorded_differing"]) == (11, 1)
+    assert (ofc["recorded_checked"], ofc["recorded_differing"]) == (19, 1)
     assert len(summary["result_batches"]) == 1
     again = json.loads(runner.invoke(app, ["rescore", "--lake", str(lake), "-r", "ofc", "--json"]).stdout)
     assert again["result_batches"] == []

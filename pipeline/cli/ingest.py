@@ -24,7 +24,7 @@ from pipeline.cli.options import (
     sheet_option,
 )
 
-PATHS_HELP = "Files, .gz or .zip archives, or directories (read recursively)."
+PATHS_HELP = "Files (histories, workbooks, fpdb databases), .gz or .zip archives, or directories (read recursively)."
 MAX_PROBLEMS = 100_000
 """Bad records a validation lists (each is counted in the summary however many there are)."""
 _FIELD = re.compile(r"^([\w.\[\]]+): ")
