@@ -396,3 +396,21 @@ def test_an_archive_cut_short_keeps_what_it_held_and_says_so(tmp_path: Path, mon
     assert (source["path"], source["read"], source["error"]) == (str(cut), file["read"], file["error"])
     assert count(Lake(lake), "SELECT count(*) FROM hands") == file["accepted"]
     assert f"error: {cut}: " in done.stderr
+
+
+def test_a_folder_walk_passes_over_what_is_not_a_history(tmp_path: Path) -> None:
+    """Lock files, thumbnails, hidden folders, files in the making and a lake inside the folder are not read."""
+    from pipeline.ingest.run import sources
+
+    folder = tmp_path / "club"
+    (folder / ".cache").mkdir(parents=True)
+    (folder / "night.csv").write_bytes((SAMPLES / "scoresheet" / "club-night.csv").read_bytes())
+    (folder / "~$league.xlsx").write_bytes(b"\x00lock")  # Excel's lock file beside an open workbook
+    (folder / "Thumbs.db").write_bytes(b"\xd0\xcf\x11\xe0 not SQLite")
+    (folder / ".cache" / "old.csv").write_text("hand,player,top,middle,bottom\n")
+    (folder / "copying.jsonl.part").write_text("{")
+    lake = Lake(folder / "lake")
+    ingest([folder / "night.csv"], lake)  # its manifests are JSON, in the folder walked
+    assert [Path(s.name).name for s in sources(folder)] == ["night.csv"]
+    again = ingest([folder], lake)
+    assert [(Path(f.source).name, f.error, f.duplicates) for f in again.files] == [("night.csv", "", 6)]

@@ -61,6 +61,34 @@ HISTORY_SUFFIXES = {
     *(".db", ".db3", ".sqlite", ".sqlite3"),  # fpdb-3's database (fpdb.db3)
 }
 """Files a directory walk considers; a file named on the command line is always tried."""
+DATABASE_SUFFIXES = frozenset({".db", ".db3", ".sqlite", ".sqlite3"})
+SQLITE_MAGIC = b"SQLite format 3\x00"
+IN_THE_MAKING = (".part", ".partial", ".tmp", ".temp", ".crdownload", ".download", ".swp", "~")
+"""Endings of the names files have while they are written or downloaded."""
+
+
+def history_file(path: Path) -> bool:
+    """Whether a directory walk (or a watch) reads a file: a history's ending, not a hidden file, a file in the
+    making or an application's lock file (``~$league.xlsx``), and a database only if it is SQLite's (a folder
+    of Windows pictures holds a ``Thumbs.db``)."""
+    name = path.name.lower()
+    if name.startswith((".", "~")) or name.endswith(IN_THE_MAKING):
+        return False
+    suffix = path.suffix.lower()
+    if suffix not in HISTORY_SUFFIXES:
+        return False
+    if suffix in DATABASE_SUFFIXES:
+        try:
+            with path.open("rb") as fh:
+                return fh.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
+        except OSError:
+            return False
+    return True
+
+
+def is_lake(folder: Path) -> bool:
+    """A lake's folder (its commits are in ``_manifests``): never read as histories, even inside a folder that is."""
+    return (folder / "_manifests").is_dir()
 
 
 class IngestError(InputError):
@@ -140,9 +168,12 @@ def sources(path: Path) -> Iterator[Source]:
     """The inputs under ``path``: directories recursively (links only inside the root), archives opened."""
     if path.is_dir():
         root = path.resolve()
+        lakes = [lake.parent for lake in path.rglob("_manifests") if is_lake(lake.parent)]
         for p in sorted(path.rglob("*")):
             inside = not p.is_symlink() or p.resolve().is_relative_to(root)
-            if p.is_file() and inside and p.suffix.lower() in HISTORY_SUFFIXES:
+            hidden = any(part.startswith(".") for part in p.relative_to(path).parts[:-1])
+            in_lake = any(p.is_relative_to(lake) for lake in lakes)
+            if p.is_file() and inside and not hidden and not in_lake and history_file(p):
                 yield from sources(p)
         return
     if not path.is_file():
@@ -270,7 +301,7 @@ def digest(path: Path, stop: threading.Event | None = None) -> str:
     return f"{DIGEST}:" + h.hexdigest()
 
 
-_PLACE = re.compile(r"^(?:HttpOFC\w+ id \d+ \([^)]*\): )+")
+_PLACE = re.compile(r"^(?:HttpOFC\w+ (?:id \S+ \([^)]*\)|row \d+): )+")
 """Where a problem of an fpdb database is, ahead of its reason."""
 
 
