@@ -200,3 +200,94 @@ def test_watching_what_does_not_exist_is_a_usage_error(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["ingest", "--watch", str(tmp_path / "nowhere"), "--lake", str(tmp_path / "l")])
     assert result.exit_code == 2
     assert "--watch: no such file or folder" in result.output
+
+
+def run_in_thread(
+    roots: list[Path], lake: Lake, **options: object
+) -> tuple[threading.Thread, threading.Event, list[WatchTotals], list[str]]:
+    """A watch of ``roots`` into ``lake`` on a thread: (thread, stop, its totals once ended, errors said)."""
+    stop = threading.Event()
+    ended: list[WatchTotals] = []
+    errors: list[str] = []
+
+    def run() -> None:
+        ended.append(
+            watch(
+                roots,
+                lambda files: ingest(files, lake),
+                settle=SETTLE,
+                stop=stop,
+                on_error=lambda exc, files: errors.append(str(exc)),
+                **options,  # type: ignore[arg-type]
+            )
+        )
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread, stop, ended, errors
+
+
+def test_a_broken_archive_is_its_own_error_and_a_lake_inside_is_not_read(tmp_path: Path) -> None:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    lake = Lake(folder / "lake")  # the lake inside the watched folder: its manifests are not histories
+    thread, stop, ended, errors = run_in_thread([folder], lake, exclude=[lake.root])
+    try:
+        (folder / "broken.zip").write_bytes(b"PK\x03\x04 not really a zip")
+        shutil.copy(SHEET, folder / "night.csv")
+        until(lambda: hands(lake) == 6, "read the good file beside the broken one")
+        # A folder moved in brings its files.
+        staged = tmp_path / "staged" / "later"
+        staged.mkdir(parents=True)
+        shutil.copy(JSONL, staged / "log.jsonl")
+        staged.rename(folder / "later")
+        until(lambda: hands(lake) == 10, "read the files of a folder moved in")
+        time.sleep(SETTLE * 4)  # time for a manifest, had it been taken for a history, to be read
+    finally:
+        stop.set()
+        thread.join(PATIENCE)
+    (totals,) = ended
+    assert errors == [f"{folder / 'broken.zip'}: not a readable zip archive (File is not a zip file)"]
+    assert (totals.batches, totals.files, totals.accepted, totals.errors) == (2, 2, 10, 1)
+
+
+def test_the_watch_ends_when_its_folder_goes_away(tmp_path: Path) -> None:
+    from pipeline.ingest.watch import WatchError
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    failed: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            watch([folder], lambda files: ingest(files, Lake(tmp_path / "lake")), settle=SETTLE)
+        except WatchError as exc:
+            failed.append(exc)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    time.sleep(SETTLE)
+    folder.rmdir()
+    thread.join(PATIENCE)
+    assert not thread.is_alive()
+    assert [str(e) for e in failed] == [f"--watch: {folder} went away; the watch ends"]
+
+
+def test_ctrl_c_in_the_middle_of_a_batch_exits_130(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import typer
+
+    from pipeline.cli.watch import run_watch
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    shutil.copy(SHEET, folder / "night.csv")
+
+    def cut(files: list[Path], on_progress: object) -> Report:
+        raise KeyboardInterrupt  # as Ctrl-C lands while the batch is written
+
+    with pytest.raises(typer.Exit) as ended:
+        run_watch([folder], cut, lambda report: {}, SETTLE, as_json=True)
+    assert ended.value.exit_code == 130
+    captured = capsys.readouterr()
+    assert json.loads(captured.out.splitlines()[-1])["watch"]["batches"] == 0
+    assert "nothing" in captured.err

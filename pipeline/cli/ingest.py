@@ -218,8 +218,8 @@ def ingest_paths(
         "--settle",
         metavar="SECONDS",
         min=0.1,
-        help="With --watch: how long a file must stay the same size and age before it is read (a CSV or JSON "
-        "lines file not ending in a line end: five times as long).",
+        help="With --watch: how long a file must keep the same size and modification time before it is read (a "
+        "CSV or JSON lines file not ending in a line end: five times as long).",
     ),
 ) -> None:
     """Read hand histories into the lake as one batch; bad records are quarantined with their reason.
@@ -241,7 +241,7 @@ def ingest_paths(
         def ingest_files(files: list[Path], on_progress: Any) -> Any:
             return ingest(files, target, fmt, on_progress, replace=replace, labels=labels, readers=readers)
 
-        run_watch(paths, ingest_files, summary_of, settle, as_json)
+        run_watch(paths, ingest_files, summary_of, settle, as_json, target.root)
         return
     summary = summary_of(_run(paths, lake_at(lake), fmt, replace=replace, labels=labels, readers=readers))
     print_json(summary) if as_json else print_summary(summary, "ingest")

@@ -57,6 +57,7 @@ def map_option() -> Any:
 
 
 def sheet_option() -> Any:
+    """``--sheet NAME``, repeatable: the workbook sheets to read."""
     return typer.Option(None, "--sheet", metavar="NAME", help=SHEET_HELP, show_default=False)
 
 
@@ -75,6 +76,7 @@ def readers_of(spec: str | None, sheets: list[str] | None = None) -> dict[str, A
 
 
 def column_map(spec: str) -> dict[str, str]:
+    """The columns a ``--map`` names (read when it is given: the scoresheet module is not loaded otherwise)."""
     from pipeline.ingest.scoresheet import column_map
 
     return column_map(spec)

@@ -12,7 +12,7 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
-from pipeline.cli.console import EXIT_FAILED, err, interrupted, out, print_json, what_was_committed
+from pipeline.cli.console import EXIT_FAILED, err, fail, interrupted, out, print_json, what_was_committed
 from pipeline.errors import InputError
 
 REFRESH = 4
@@ -60,25 +60,30 @@ def _file_line(f: Any) -> Text:
     )
 
 
-def run_watch(paths: list[Path], ingest_files: Any, summary_of: Any, settle: float, as_json: bool) -> None:
+def run_watch(
+    paths: list[Path], ingest_files: Any, summary_of: Any, settle: float, as_json: bool, lake: Path | None = None
+) -> None:
     """Watch until Ctrl-C; then the totals, and exit 0 (1 if a file could not be read to its end). Ctrl-C in the
     middle of a batch leaves nothing of it committed and exits 130, as any interrupted ingest does.
-    ``summary_of``: a batch's report as ``ofc ingest --json`` prints it."""
-    from pipeline.ingest.watch import WatchTotals, watch
+    ``summary_of``: a batch's report as ``ofc ingest --json`` prints it; ``lake``: where the batches go, never
+    read as input even inside a watched folder."""
+    from pipeline.ingest.watch import WatchError, WatchTotals, watch
 
     check_roots(paths)
     live_view = out.is_terminal and not as_json
-    state: dict[str, Any] = {"reading": "", "busy": False, "totals": WatchTotals()}
+    state: dict[str, Any] = {"reading": "", "cut": False, "totals": WatchTotals()}
 
     def ingest_with_status(files: list[Path]) -> Any:
         def on_progress(source: str, done: int, hands: int) -> None:
             state["reading"] = f"reading {Path(source).name}: {hands:,} records"
 
-        state["busy"] = True
         try:
             return ingest_files(files, on_progress)
+        except KeyboardInterrupt:
+            state["cut"] = True  # the batch in progress was thrown away
+            raise
         finally:
-            state["busy"], state["reading"] = False, ""
+            state["reading"] = ""
 
     def on_batch(report: Any, totals: Any) -> None:
         state["totals"] = totals
@@ -98,7 +103,11 @@ def run_watch(paths: list[Path], ingest_files: Any, summary_of: Any, settle: flo
             live.update(counters(totals, paths, state["reading"]))
 
     def on_error(exc: Exception, files: list[Path]) -> None:
-        err.print(Text.assemble(("error:", "bold red"), f" {exc} (tried again when the files settle)"))
+        from pipeline.errors import InputError
+
+        again = "read again when it changes" if isinstance(exc, InputError) else "tried again when the files settle"
+        message = str(exc) if str(exc).startswith(str(files[0])) else f"{', '.join(map(str, files))}: {exc}"
+        (live.console if live_view else err).print(Text.assemble(("error:", "bold red"), f" {message} ({again})"))
 
     live = Live(counters(WatchTotals(), paths, ""), console=out, refresh_per_second=REFRESH, transient=True)
     try:
@@ -106,13 +115,25 @@ def run_watch(paths: list[Path], ingest_files: Any, summary_of: Any, settle: flo
             live.start()
         if not live_view and not as_json:
             out.print(f"watching {', '.join(map(str, paths))} (Ctrl-C ends)")
-        totals = watch(paths, ingest_with_status, settle=settle, on_batch=on_batch, on_tick=on_tick, on_error=on_error)
+        totals = watch(
+            paths,
+            ingest_with_status,
+            settle=settle,
+            exclude=[lake] if lake is not None else [],
+            on_batch=on_batch,
+            on_tick=on_tick,
+            on_error=on_error,
+        )
     except KeyboardInterrupt:
         totals = state["totals"]
-        if state["busy"]:
+        if state["cut"]:
             live.stop()
             _print_totals(totals, as_json)
             interrupted(what_was_committed())
+    except WatchError as exc:
+        live.stop()
+        _print_totals(state["totals"], as_json)
+        fail(str(exc), EXIT_FAILED)
     finally:
         live.stop()
     _print_totals(totals, as_json)

@@ -27,28 +27,23 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pipeline.errors import OfcError
-from pipeline.ingest.run import HISTORY_SUFFIXES, Report
+from pipeline.errors import InputError, OfcError
+from pipeline.ingest.run import Report, history_file, is_lake, sources
 
 SETTLE = 2.0
 """Seconds a file must hold still before it is read."""
 UNFINISHED_FACTOR = 5
 """How much longer a line format whose last byte is not a line end must hold still."""
 LINE_SUFFIXES = frozenset({".jsonl", ".ndjson", ".csv", ".tsv", ".log", ".txt"})
-IN_THE_MAKING = (".part", ".partial", ".tmp", ".temp", ".crdownload", ".download", ".swp", "~")
-"""Endings of names a file has while it is being written or downloaded."""
 TICK = 0.25
 """Seconds between two looks at the files waiting to settle."""
 
-__all__ = ["SETTLE", "Settling", "WatchTotals", "wanted", "watch"]
+__all__ = ["SETTLE", "Settling", "WatchError", "WatchTotals", "wanted", "watch"]
 
 
 def wanted(path: Path) -> bool:
-    """Whether a file is a history file to read: a known ending, and not a name of a file in the making."""
-    name = path.name.lower()
-    if name.startswith((".", "~")) or name.endswith(IN_THE_MAKING):
-        return False
-    return path.suffix.lower() in HISTORY_SUFFIXES
+    """Whether a file is a history file to read, as a directory walk decides (``run.history_file``)."""
+    return history_file(path)
 
 
 @dataclass
@@ -139,14 +134,57 @@ class WatchTotals:
         self.last = [f.source for f in report.files]
 
 
-def _files(roots: Iterable[Path]) -> list[Path]:
-    found: list[Path] = []
-    for root in roots:
-        if root.is_dir():
-            found.extend(p for p in sorted(root.rglob("*")) if p.is_file() and wanted(p))
-        elif root.is_file():
-            found.append(root)
-    return found
+class WatchError(InputError):
+    """A watched folder or file that went away: the watch cannot go on."""
+
+
+class _Roots:
+    """What is watched: folders (recursively, but not the lakes or hidden folders inside them) and files."""
+
+    def __init__(self, roots: list[Path], exclude: Iterable[Path]) -> None:
+        self.given = roots
+        self.folders = [root.resolve() for root in roots if root.is_dir()]
+        self.named = {root.resolve() for root in roots if root.is_file()}
+        self.exclude = [path.resolve() for path in exclude]
+
+    def wants(self, path: Path) -> bool:
+        """A file named on the command line, or a history file in a watched folder outside any lake."""
+        whole = path.resolve()
+        if whole in self.named:
+            return True
+        folder = next((f for f in self.folders if whole.is_relative_to(f)), None)
+        if folder is None or any(whole.is_relative_to(e) for e in self.exclude):
+            return False
+        inside = whole.relative_to(folder).parts[:-1]
+        if any(part.startswith(".") for part in inside):
+            return False
+        return wanted(whole) and not any(is_lake(parent) for parent in whole.parents if parent.is_relative_to(folder))
+
+    def files(self, under: Path | None = None) -> list[Path]:
+        """The files to read in the folders (or in ``under``, a folder that appeared in one), and those named."""
+        tops = [under] if under is not None else [*self.folders, *self.named]
+        found = []
+        for top in tops:
+            candidates = sorted(top.rglob("*")) if top.is_dir() else [top]
+            found.extend(p for p in candidates if p.is_file() and self.wants(p))
+        return found
+
+    def missing(self) -> list[Path]:
+        return [root for root in self.given if not root.exists()]
+
+
+def _readable(files: list[Path]) -> tuple[list[Path], list[tuple[Path, OfcError]]]:
+    """The files whose inputs can be listed (a zip's members), and the others with why: a broken archive is its
+    own error, not its batch's."""
+    good, bad = [], []
+    for path in files:
+        try:
+            list(sources(path))
+        except (InputError, OSError) as exc:
+            bad.append((path, exc if isinstance(exc, OfcError) else InputError(f"{path}: {exc}")))
+        else:
+            good.append(path)
+    return good, bad
 
 
 def watch(
@@ -155,48 +193,64 @@ def watch(
     *,
     settle: float = SETTLE,
     stop: threading.Event | None = None,
+    exclude: Iterable[Path] = (),
     on_batch: Callable[[Report, WatchTotals], None] | None = None,
     on_tick: Callable[[WatchTotals], None] | None = None,
     on_error: Callable[[OfcError, list[Path]], None] | None = None,
 ) -> WatchTotals:
     """Watch ``roots`` (folders, recursively, or files) until ``stop`` is set or Ctrl-C, handing each group of
-    settled files to ``ingest_files`` (which commits them as one batch). ``on_batch`` hears of each batch,
-    ``on_tick`` of the counters a few times a second, ``on_error`` of a batch that could not be made (the lake
-    busy with another writer, say): its files wait to settle again and are tried anew. A KeyboardInterrupt is
-    raised as it comes: the caller says what was committed."""
+    settled files to ``ingest_files`` (which commits them as one batch); nothing under ``exclude`` (the lake
+    written to) is read.
+
+    ``on_batch`` hears of each batch, ``on_tick`` of the counters a few times a second, ``on_error`` of what
+    could not be read: a file that cannot be opened at all (a broken archive) is left until it changes again,
+    and a batch that could not be made (the lake busy with another writer, say) waits to settle and is tried
+    anew. A root that goes away ends the watch with :class:`WatchError`. A KeyboardInterrupt is raised as it
+    comes: the caller says what was committed."""
     import watchfiles
 
     totals = WatchTotals()
     settling = Settling(settle)
-    folders = [root.resolve() for root in roots if root.is_dir()]
-    named = {root.resolve() for root in roots if root.is_file()}
-
-    def interesting(path: Path) -> bool:
-        """A file named on the command line, or a history file in a watched folder."""
-        whole = path.resolve()
-        return whole in named or (wanted(path) and any(whole.is_relative_to(f) for f in folders))
-
-    for path in _files(roots):
-        settling.saw(path)
+    watched = _Roots(roots, exclude)
     changes_seen = watchfiles.watch(
-        *sorted({*folders, *(path.parent for path in named)}),
+        *sorted({*watched.folders, *(path.parent for path in watched.named)}),
         stop_event=stop,
         yield_on_timeout=True,
         rust_timeout=int(TICK * 1000),
         debounce=int(TICK * 1000),
         step=50,
+        recursive=bool(watched.folders),  # a file alone: its folder, not everything under it
     )
+    started = False
     for changes in changes_seen:
+        if not started:  # the watcher runs from the first wait on: files made during the scan are seen too
+            started = True
+            for path in watched.files():
+                settling.saw(path)
         for change, name in changes:
             path = Path(name)
-            if not interesting(path):
+            if (
+                change != watchfiles.Change.deleted
+                and path.is_dir()
+                and any(path.resolve().is_relative_to(f) for f in watched.folders)
+            ):
+                for inside in watched.files(path):  # a folder moved in brings no event for its files
+                    settling.saw(inside)
+            elif not watched.wants(path):
                 continue
-            if change == watchfiles.Change.deleted:
+            elif change == watchfiles.Change.deleted:
                 settling.gone(path)
             else:
                 settling.saw(path)
-        ready = settling.ready()
+        if gone := watched.missing():
+            raise WatchError(f"--watch: {', '.join(map(str, gone))} went away; the watch ends")
+        ready, broken = _readable(settling.ready())
         totals.waiting = len(settling.waiting)
+        if broken:
+            totals.errors += len(broken)
+            for path, exc in broken:
+                if on_error is not None:
+                    on_error(exc, [path])
         if ready:
             try:
                 report = ingest_files(ready)
