@@ -195,3 +195,33 @@ def test_a_file_that_is_not_a_workbook_is_refused_whole(tmp_path: Path) -> None:
     (file,) = report.files
     assert file.error.startswith(f"{path}: not a readable Excel workbook")
     assert file.counts() == {"read": 0, "accepted": 0, "quarantined": 0, "duplicates": 0}
+
+
+def test_a_stray_cell_far_away_is_a_problem_for_its_sheet_not_a_crash(tmp_path: Path) -> None:
+    path = tmp_path / "stray.xlsx"
+    book = xlsxwriter.Workbook(str(path))
+    stray = book.add_worksheet("Stray")
+    for r, row in enumerate([HEADER, *night(1, (1, 0, -1))]):
+        stray.write_row(r, 0, row)
+    stray.write(1_048_575, 16_383, "x")  # the last cell, XFD1048576
+    good = book.add_worksheet("Good")
+    for r, row in enumerate([HEADER, *night(1, (1, 0, -1))]):
+        good.write_row(r, 0, row)
+    book.close()
+    records, problems = read(path)
+    assert [r["session"] for r in records] == ["stray Good"]
+    (problem,) = problems
+    assert problem.reason.startswith("sheet 'Stray': its cells span 17,179,869,184 cells, over 10,000,000: not read")
+
+
+def test_numbers_in_the_date_column(tmp_path: Path) -> None:
+    """Digits far out of Excel's dates are read as text (20241108: ISO's basic form of the date), an unformatted
+    serial number as the date Excel gives it; neither is taken for a date-time centuries away."""
+    rows = [HEADER, *night(1, (1, 0, -1)), *night(2, (1, 0, -1))]
+    rows[1][1] = 20241108
+    rows[4][1] = 45604.5  # Excel's 2024-11-08 12:00, shown unformatted
+    rows[5][1] = 2e15  # neither
+    records, problems = read(workbook(tmp_path / "x.xlsx", {"S": rows}))
+    assert [r["played_at"] for r in records] == ["2024-11-08T00:00:00+00:00"]
+    (problem,) = problems
+    assert problem.reason == ("sheet 'S', row 6, column Played at: not an ISO date or date-time: '2000000000000000'")

@@ -13,7 +13,12 @@ the header names it: ``sheet 'Night 1', row 7, column Score: not an integer:
 
 Cells are read as Excel shows their values: a whole number as ``3``, not
 ``3.0``; a date cell in the ``date`` column as the date and time it shows
-(calamine reads the workbook's date system). Each sheet is its own session by
+(calamine reads the workbook's date system). A plain number in that column is
+read as Excel would show it formatted as a date (``45604.5`` is 2024-11-08
+12:00), unless it is out of Excel's years (1900 to 9999): then it stays as
+written (``20241108``, which ISO's basic form reads as the same day). A sheet
+whose cells span more than :data:`MAX_CELLS` (a stray entry far from the
+table) is one problem, not read: calamine would hold the whole rectangle. Each sheet is its own session by
 default, ``<file> <sheet>`` (and the day of its first dated hand), so that
 hand 1 of two sheets is two hands.
 
@@ -24,11 +29,13 @@ scoresheet's reader one by one, as a CSV's lines do.
 
 from __future__ import annotations
 
+import io
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, BinaryIO
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from pipeline.errors import InputError
 from pipeline.ingest.base import Chunk, Problem
@@ -41,6 +48,14 @@ PARTS = (b"xl/workbook", b"xl/worksheets/", b"xl/_rels/", b"xl/styles")
 MAX_BYTES = 1 << 30
 """Largest workbook read: it is parsed whole in memory."""
 _NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?")
+_FIRST_DAY_MS = -2_208_988_800_000
+"""1900-01-01 in milliseconds since 1970: Excel has no earlier date."""
+_LAST_DAY_MS = 253_402_300_800_000
+"""10000-01-01: nor a later one."""
+MAX_CELLS = 10_000_000
+"""Largest sheet read, in cells of the rectangle its cells span: calamine holds it whole (a stray entry in the
+last cell, XFD1048576, would ask for 17 billion)."""
+_CELL_REF = re.compile(rb'<c\b[^>]*?\br="([A-Z]{1,3})([0-9]{1,7})"')
 
 
 class WorkbookError(InputError):
@@ -83,9 +98,18 @@ class WorkbookIngester:
             raise WorkbookError(f"{source}: not a readable Excel workbook ({_first_line(exc)})") from None
         names = [str(name) for name in book.sheet_names]
         stem = file_stem(source) or "workbook"
+        spans = _spans(data)
         chunks = 0
         for sheet in self._chosen(names, source):
             reader = SheetReader(source, self.mapped, stem=f"{stem} {sheet}", sheet=sheet)
+            if spans.get(sheet, 0) > MAX_CELLS:
+                reader.failed = True
+                reason = f"sheet {sheet!r}: its cells span {spans[sheet]:,} cells, over {MAX_CELLS:,}: not read"
+                reader.problems.append(Problem(1, 0, reason + " (a stray entry far from the table?)"))
+                reader.finish()
+                chunks += 1
+                yield reader.chunk(0)
+                continue
             try:
                 rows = _rows(book, sheet, reader)
             except fastexcel.FastExcelError as exc:  # one broken sheet: the others are still read
@@ -120,6 +144,49 @@ class WorkbookIngester:
         return [name for name in names if name in chosen]
 
 
+def _column_number(letters: bytes) -> int:
+    number = 0
+    for letter in letters:
+        number = number * 26 + letter - 64
+    return number
+
+
+def _spans(data: bytes) -> dict[str, int]:
+    """Cells in the rectangle each sheet's cells span, read from the workbook's parts (before calamine, which
+    would allocate that rectangle). Empty when the parts are not laid out as Excel writes them: then calamine
+    is left to judge."""
+    import xml.etree.ElementTree as ET
+    import zipfile
+
+    main = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
+    rel = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            book = ET.fromstring(zf.read("xl/workbook.xml"))
+            rels = ET.fromstring(zf.read("xl/_rels/workbook.xml.rels"))
+            targets = {r.get("Id"): str(r.get("Target", "")) for r in rels}
+            spans = {}
+            for sheet in book.iter(f"{main}sheet"):
+                target = targets.get(sheet.get(rel), "")
+                part = target.lstrip("/") if target.startswith("/") else f"xl/{target}"
+                rows, columns = [1 << 30, 0], [1 << 30, 0]
+                with zf.open(part) as fh:
+                    tail = b""
+                    while block := fh.read(1 << 20):
+                        block = tail + block
+                        cut = block.rfind(b"<")
+                        for found in _CELL_REF.finditer(block, 0, cut if cut > 0 else len(block)):
+                            column, row = _column_number(found.group(1)), int(found.group(2))
+                            rows = [min(rows[0], row), max(rows[1], row)]
+                            columns = [min(columns[0], column), max(columns[1], column)]
+                        tail = block[cut:] if cut > 0 else b""
+                if rows[1]:
+                    spans[str(sheet.get("name"))] = (rows[1] - rows[0] + 1) * (columns[1] - columns[0] + 1)
+            return spans
+    except (KeyError, OSError, ValueError, zipfile.BadZipFile, ET.ParseError):
+        return {}
+
+
 def _first_line(exc: BaseException) -> str:
     return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
 
@@ -144,14 +211,14 @@ def _rows(book: Any, sheet: str, reader: SheetReader) -> Iterator[tuple[int, lis
                 date_at = reader.columns["date"]
                 dates = _dates(book, sheet, names[date_at], table.num_rows)
             if dates is not None and _NUMBER.fullmatch(cells[date_at].strip()) and dates[index] is not None:
-                cells[date_at] = dates[index].isoformat()
+                cells[date_at] = dates[index]
             yield index + 1, cells
 
     return rows()
 
 
-def _dates(book: Any, sheet: str, column: str, rows: int) -> list[Any]:
-    """A column's cells as date-times (None where a cell is not one)."""
+def _dates(book: Any, sheet: str, column: str, rows: int) -> list[str | None]:
+    """A column's cells as ISO date-times (None where a cell is not one, or is out of Excel's years)."""
     import fastexcel
 
     try:
@@ -161,7 +228,13 @@ def _dates(book: Any, sheet: str, column: str, rows: int) -> list[Any]:
     except fastexcel.FastExcelError:
         return [None] * rows  # the serial numbers stay as they are, and the date check names them
     values = loaded.column(0)
-    return values.to_pylist() if pa.types.is_timestamp(values.type) and loaded.num_rows == rows else [None] * rows
+    if not pa.types.is_timestamp(values.type) or loaded.num_rows != rows:
+        return [None] * rows
+    # In Arrow, not as Python date-times: a number far out of Excel's dates (20241108 typed in the column) stays
+    # as it was, and the date check names it.
+    ms = pc.cast(values.cast(pa.timestamp("ms")), pa.int64())
+    sane = pc.and_(pc.greater_equal(ms, _FIRST_DAY_MS), pc.less(ms, _LAST_DAY_MS))
+    return pc.if_else(sane, pc.strftime(values, format="%Y-%m-%dT%H:%M:%S"), None).to_pylist()
 
 
 INGESTER = WorkbookIngester()
