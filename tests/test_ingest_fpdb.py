@@ -221,7 +221,7 @@ def test_database_read_from_a_stream_not_a_file() -> None:
     records, lines, problems, _ = read(data, "home/fpdb/database/fpdb.db3")
     assert [r["hand_id"] for r in records] == ["48213377", "48213380", "48213390"]
     assert lines == [1, 2, 3]
-    assert {r["session"] for r in records} == {"fpdb.db3"}
+    assert {r["session"] for r in records} == {"fpdb"}
     (bad,) = problems
     assert (bad.line, bad.hand_id) == (5, "48213391")
     assert bad.reason == (
@@ -654,3 +654,14 @@ def test_ingest_validates_captures_end_to_end(tmp_path: Path) -> None:
 def test_a_database_problem_is_counted_by_its_reason_not_its_place() -> None:
     reason = "HttpOFCHands id 5 (hand 48213391): HttpOFCPlayers id 7 (carol): points: expected a whole number"
     assert run.reason_kind(reason) == "expected a whole number"
+
+
+def test_a_hand_row_without_a_usable_id_is_one_problem_at_its_place() -> None:
+    records, _, problems, _ = read(database("UPDATE HttpOFCHands SET id = -3 WHERE id = 3"), "club/fpdb.db3")
+    assert len(records) == 2
+    assert {r["session"] for r in records} == {"fpdb"}  # the file's name without its ending
+    assert (problems[0].line, problems[0].reason) == (
+        1,
+        "HttpOFCHands row 1: id: expected a whole number from 1, got -3",
+    )
+    assert all(p.line >= 1 for p in problems)

@@ -730,8 +730,14 @@ def _read_database(data: bytes, session: str) -> Iterator[Chunk]:
         read = 0
         while rows := cursor.fetchmany(CHUNK_HANDS):
             batch = _Batch()
-            players, rounds = _children(connection, tables, rows[0][0], rows[-1][0])
-            for row in rows:
+            ids = [row[0] for row in rows if _is_int(row[0])]
+            players, rounds = _children(connection, tables, min(ids), max(ids)) if ids else ({}, {})
+            for ordinal, row in enumerate(rows, read + 1):
+                if not (_is_int(row[0]) and 1 <= row[0] < _INT64):  # a schema fpdb did not write: no usable id
+                    reason = f"HttpOFCHands row {ordinal}: id: expected a whole number from 1, got {_show(row[0])}"
+                    hand_id = None if row[2] is None else str(row[2])
+                    batch.problems.append(_problem(ordinal, 0, reason, hand_id, json.dumps(row[:-1], default=str)))
+                    continue
                 _database_hand(batch, row, players.get(row[0], []), rounds.get(row[0], []), session)
             read += len(rows)
             done = len(data) * read // max(total, 1) if read < total else len(data)

@@ -53,7 +53,10 @@ HOUSE_RULES = {"ofc": "ofc", "pineapple": "pineapple", "progressive-pineapple": 
 GUESSED = frozenset({"variant", "house_rules"})
 """The log names neither the game nor its rules: both are inferred (``Chunk.guessed``)."""
 _INT64 = 1 << 63
-_EXTENSIONS = frozenset({"jsonl", "ndjson", "json", "log", "txt", "gz", "gzip", "bz2", "xz", "zst", "zstd"})
+_EXTENSIONS = frozenset(
+    {"jsonl", "ndjson", "json", "log", "txt", "gz", "gzip", "bz2", "xz", "zst", "zstd"}
+    | {"db", "db3", "sqlite", "sqlite3"}  # fpdb-3's database, whose reader names its sessions the same way
+)
 _DECODE = json.JSONDecoder().decode
 _BOM = b"\xef\xbb\xbf"
 _SHOW = 60
