@@ -572,11 +572,18 @@ def test_envelope_without_ofc_fields_falls_back_as_fpdb_does() -> None:
         ("Turbo OFC", "ofc", "ofc", {"house_rules"}),
         ("OFC Variant", "ofc", "ofc", {"variant", "house_rules"}),
         ("Poker (Type 78)", "ofc", "ofc", {"variant", "house_rules"}),
+        ("Poker (Type 75)", "ofcp", "progressive-pineapple", {"house_rules"}),
+        (74, "ofcp", "pineapple", {"house_rules"}),  # a capture that keeps Seals with Clubs' code (gt)
+        (73, "ofc", "ofc", {"house_rules"}),
+        (76, "ofcp_27", "pineapple-27", {"house_rules"}),
     ],
 )
-def test_envelope_labels_name_the_game(label: str, category: str, variant: str, guessed: set[str]) -> None:
+def test_envelope_labels_name_the_game(label: str | int, category: str, variant: str, guessed: set[str]) -> None:
     env = envelope()
-    env["game"]["label"] = label
+    if isinstance(label, int):
+        env["gt"] = label
+    else:
+        env["game"]["label"] = label
     env["ofc_variant"]["variant"] = category
     if variant != "ofc":  # Pineapple seats three, and deals otherwise: only the label is under test here
         env["players"] = env["players"][:2]

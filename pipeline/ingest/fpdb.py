@@ -49,7 +49,8 @@ Also:
 
 The game: ``ofcp_27`` is the 2-7 Pineapple, but ``ofcp`` is Pineapple, Progressive or "OFC/P Variant" alike,
 and ``ofc`` is OFC, Turbo OFC or "OFC Variant". The envelope's ``game.label`` tells them apart, except "OFC/P",
-which fpdb also gives a snapshot without a game code. Where the game is not told apart the variant is a
+which fpdb also gives a snapshot without a game code; so does the site's game code (``CODES``), where a
+capture keeps it. Where the game is not told apart the variant is a
 guess, and the house rules (the variant's preset) always are: ``Chunk.guessed`` says so, so that ``--variant``
 and ``--house-rules`` replace them and a file's recorded points may name its preset. It is set per chunk: a
 chunk with one hand whose variant is a guess marks the variant of all its hands as one.
@@ -94,6 +95,19 @@ LABELS = {
 }
 """The envelope's ``game.label`` -> (its category, variant, whether that is a guess). "OFC/P" is also what fpdb
 calls a snapshot without a game code; the "Variant" games are not described."""
+CODES = {
+    70: ("ofc", "ofc", False),
+    73: ("ofc", "ofc", False),
+    74: ("ofcp", "pineapple", False),
+    75: ("ofcp", "progressive-pineapple", False),
+    76: ("ofcp_27", "pineapple-27", False),
+    77: ("ofcp", "pineapple", True),
+    84: ("ofc", "ofc", True),
+}
+"""Seals with Clubs' game codes (``gt``: 70 OFC, 73 Turbo OFC, 74 OFC/P, 75 OFC/P Progressive, 76 OFC/P 2-7, 77
+OFC/P Variant, 84 OFC Variant) -> as ``LABELS``. fpdb does not keep the code, but names a game it has no label
+for ``"Poker (Type N)"``; a capture that keeps it (``gt``) is read by it."""
+_TYPE = re.compile(r"Poker \(Type (\d+)\)")
 HOUSE_RULES = {v: v for v in ("ofc", "pineapple", "progressive-pineapple", "pineapple-27")}
 """The preset each variant is scored with (``pipeline.native.VARIANT_PRESETS``)."""
 TABLES = ("HttpOFCHands", "HttpOFCPlayers", "HttpOFCRounds")
@@ -227,8 +241,11 @@ def _variant(value: Any, label: Any, paths: _Paths) -> tuple[str, bool]:
     category = value.get(key)
     if not isinstance(category, str) or category not in CATEGORIES:
         raise _FaultError(f"{path}.{key}: unknown game {_show(category)} (known: {', '.join(CATEGORIES)})")
-    if isinstance(label, str) and label in LABELS:
-        of, variant, guessed = LABELS[label]
+    if isinstance(label, str) and (typed := _TYPE.fullmatch(label)):
+        label = int(typed.group(1))
+    known = CODES.get(label) if _is_int(label) else LABELS.get(label) if isinstance(label, str) else None
+    if known is not None:
+        of, variant, guessed = known
         if of != category:
             raise _FaultError(f"game.label: {label!r} is an {of} game, but {path}.{key} is {category!r}")
         return variant, guessed
@@ -397,7 +414,8 @@ def _envelope(env: dict) -> tuple[dict, Any, int | None, _Paths]:
     game = game or {}
     if game.get("base", "ofc") != "ofc":
         raise _FaultError(f"game.base: {_show(game.get('base'))} is not an OFC game")
-    label = game.get("label") or env.get("game_type")
+    code = env.get("gt", game.get("gt"))
+    label = code if _is_int(code) else game.get("label") or env.get("game_type")
     steps = env.get("steps")
     if steps is not None and not isinstance(steps, list):
         raise _FaultError(f"steps: expected a list, got {_show(steps)}")
