@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import BinaryIO, Protocol
+from typing import Any, BinaryIO, Protocol
 
 import numpy as np
 import pyarrow as pa
@@ -21,6 +21,8 @@ from schemas.lake import RECORD
 
 RAW_LIMIT = 1000
 """Characters of a bad record kept in quarantine."""
+SHOW = 60
+"""Characters of a bad value quoted in a reason: one bad field cannot bloat the quarantine."""
 
 
 @dataclass(frozen=True)
@@ -75,6 +77,66 @@ class Chunk:
             problems=problems,
             bytes_read=bytes_read,
         )
+
+
+def show(value: Any) -> str:
+    """A value quoted in a reason, kept short so one bad field cannot bloat the quarantine."""
+    text = repr(value)
+    return text if len(text) <= SHOW else text[: SHOW - 3] + "..."
+
+
+def is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def unstorable(obj: Any) -> tuple[str, str] | None:
+    """(path, text) of the first string Arrow cannot store, if any.
+
+    A lone surrogate written as a ``\\ud800`` escape parses fine but makes the table fail to build.
+    Only lines with an escape need this walk. It uses a stack, not recursion, so deep nesting is safe.
+    """
+    stack: list[tuple[str, Any]] = [("", obj)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                return path or "(line)", value
+        elif isinstance(value, dict):
+            for key, item in reversed(value.items()):
+                stack.append((f"{path}.{key}" if path else str(key), item))
+                stack.append((f"{path}.{key}" if path else str(key), key))
+        elif isinstance(value, list):
+            stack.extend((f"{path}[{i}]", item) for i, item in reversed(list(enumerate(value))))
+    return None
+
+
+class Pending:
+    """Records and problems of a reader that builds records one by one, waiting to become its next chunk."""
+
+    def __init__(self) -> None:
+        self.records: list[dict] = []
+        self.lines: list[int] = []
+        self.offsets: list[int] = []
+        self.problems: list[Problem] = []
+        self.consumed = 0
+        """Bytes read since the last chunk."""
+
+    def __len__(self) -> int:
+        return len(self.records) + len(self.problems)
+
+    def take(self, record: dict, line: int, offset: int) -> None:
+        self.records.append(record)
+        self.lines.append(line)
+        self.offsets.append(offset)
+
+    def chunk(self, guessed: frozenset[str] = frozenset()) -> Chunk:
+        """What is pending as a chunk (``Chunk.guessed``: ``guessed``); nothing is pending after."""
+        chunk = Chunk.from_dicts(self.records, self.lines, self.offsets, self.problems, self.consumed)
+        chunk.guessed = guessed
+        self.records, self.lines, self.offsets, self.problems, self.consumed = [], [], [], [], 0
+        return chunk
 
 
 class Ingester(Protocol):

@@ -69,7 +69,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any, BinaryIO
 
 from pipeline.game import BOARD, MAX_SEAT, ROWS, facts
-from pipeline.ingest.base import RAW_LIMIT, Chunk, Problem
+from pipeline.ingest.base import RAW_LIMIT, Chunk, Pending, Problem, is_int, show, unstorable
 from pipeline.ingest.poker_arena import stem
 
 SOURCE = "fpdb"
@@ -113,8 +113,6 @@ HOUSE_RULES = {v: v for v in ("ofc", "pineapple", "progressive-pineapple", "pine
 TABLES = ("HttpOFCHands", "HttpOFCPlayers", "HttpOFCRounds")
 _INT64 = 1 << 63
 _BOM = b"\xef\xbb\xbf"
-_SHOW = 60
-"""Characters of a bad value quoted in a reason."""
 _DECODER = json.JSONDecoder()
 _SPACE = re.compile(r"[ \t\n\r]*")
 _MARKERS = re.compile(
@@ -145,37 +143,28 @@ _ENVELOPE = _Paths("ofc_variant", "variant", "ofc_rounds", "ofc_result")
 _DATABASE = _Paths("HttpOFCHands", "variant", "HttpOFCRounds", "HttpOFCPlayers")
 
 
-def _show(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= _SHOW else text[: _SHOW - 3] + "..."
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def _cards(value: Any, path: str) -> list[str]:
     """A list of cards as text: fpdb's strings as they are, card ids spelled as fpdb does, empty slots dropped."""
     if value is None:
         return []
     if not isinstance(value, list):
-        raise _FaultError(f"{path}: expected a list of cards, got {_show(value)}")
+        raise _FaultError(f"{path}: expected a list of cards, got {show(value)}")
     out = []
     for i, card in enumerate(value):
         if isinstance(card, str):
             if card and card != EMPTY_SLOT:
                 out.append(card)
-        elif _is_int(card) and 0 <= card < len(CARD_NAMES):
+        elif is_int(card) and 0 <= card < len(CARD_NAMES):
             out.append(CARD_NAMES[card])
         else:
-            raise _FaultError(f"{path}[{i}]: expected a card, got {_show(card)}")
+            raise _FaultError(f"{path}[{i}]: expected a card, got {show(card)}")
     return out
 
 
 def _whole(value: Any, path: str) -> int:
     """A whole number written as an integer, a float or a decimal text (fpdb writes Decimals as text)."""
     number: Decimal | None = None
-    if _is_int(value) or (isinstance(value, float) and math.isfinite(value)):
+    if is_int(value) or (isinstance(value, float) and math.isfinite(value)):
         number = Decimal(value)
     elif isinstance(value, str):
         try:
@@ -183,24 +172,24 @@ def _whole(value: Any, path: str) -> int:
         except InvalidOperation:
             number = None
     if number is None or not number.is_finite() or number != number.to_integral_value():
-        raise _FaultError(f"{path}: expected a whole number, got {_show(value)}")
+        raise _FaultError(f"{path}: expected a whole number, got {show(value)}")
     if number.adjusted() > 18 or not -_INT64 <= int(number) < _INT64:
-        raise _FaultError(f"{path}: {_show(value)} is out of range")
+        raise _FaultError(f"{path}: {show(value)} is out of range")
     return int(number)
 
 
 def _text(obj: dict, key: str, path: str) -> str | None:
     value = obj.get(key)
     if value is not None and not isinstance(value, str):
-        raise _FaultError(f"{path}: expected a text, got {_show(value)}")
+        raise _FaultError(f"{path}: expected a text, got {show(value)}")
     return value
 
 
 def _seat(value: Any, path: str) -> int | None:
     if value is None:
         return None
-    if not _is_int(value) or not 0 <= value <= MAX_SEAT:
-        raise _FaultError(f"{path}: expected a seat 0..{MAX_SEAT}, got {_show(value)}")
+    if not is_int(value) or not 0 <= value <= MAX_SEAT:
+        raise _FaultError(f"{path}: expected a seat 0..{MAX_SEAT}, got {show(value)}")
     return value
 
 
@@ -213,37 +202,20 @@ def _hand_number(hand_id: int | str) -> int | None:
     return hand_id if 0 <= hand_id < _INT64 else None
 
 
-def _unstorable(record: Any) -> str | None:
-    """The path of the first text Arrow cannot store (a lone surrogate), if any."""
-    stack: list[tuple[str, Any]] = [("", record)]
-    while stack:
-        path, value = stack.pop()
-        if isinstance(value, str):
-            try:
-                value.encode("utf-8")
-            except UnicodeEncodeError:
-                return path
-        elif isinstance(value, dict):
-            stack.extend((f"{path}.{key}" if path else key, item) for key, item in value.items())
-        elif isinstance(value, list):
-            stack.extend((f"{path}[{i}]", item) for i, item in enumerate(value))
-    return None
-
-
 def _variant(value: Any, label: Any, paths: _Paths) -> tuple[str, bool]:
     """(variant, whether it is a guess) from fpdb's category, told apart by the envelope's label where it can."""
     path, key = paths.variant, paths.category
     if not isinstance(value, dict):
-        raise _FaultError(f"{path}: expected an object naming the game, got {_show(value)}")
+        raise _FaultError(f"{path}: expected an object naming the game, got {show(value)}")
     family = value.get("family", "ofc")
     if family != "ofc":
-        raise _FaultError(f"{path}.family: {_show(family)} is not OFC")
+        raise _FaultError(f"{path}.family: {show(family)} is not OFC")
     category = value.get(key)
     if not isinstance(category, str) or category not in CATEGORIES:
-        raise _FaultError(f"{path}.{key}: unknown game {_show(category)} (known: {', '.join(CATEGORIES)})")
+        raise _FaultError(f"{path}.{key}: unknown game {show(category)} (known: {', '.join(CATEGORIES)})")
     if isinstance(label, str) and (typed := _TYPE.fullmatch(label)):
         label = int(typed.group(1))
-    known = CODES.get(label) if _is_int(label) else LABELS.get(label) if isinstance(label, str) else None
+    known = CODES.get(label) if is_int(label) else LABELS.get(label) if isinstance(label, str) else None
     if known is not None:
         of, variant, guessed = known
         if of != category:
@@ -303,11 +275,11 @@ def _record(
 ) -> tuple[dict, bool]:
     """The canonical record of an OFCHand-shaped dict, and whether its variant is a guess."""
     hand_id = hand.get("hand_id")
-    if not (_is_int(hand_id) or isinstance(hand_id, str)) or hand_id == "":
-        raise _FaultError(f"hand_id: expected a number or a text, got {_show(hand_id)}")
+    if not (is_int(hand_id) or isinstance(hand_id, str)) or hand_id == "":
+        raise _FaultError(f"hand_id: expected a number or a text, got {show(hand_id)}")
     table = hand.get("table_id")
-    if table is not None and not (_is_int(table) or isinstance(table, str)):
-        raise _FaultError(f"table_id: expected a number or a text, got {_show(table)}")
+    if table is not None and not (is_int(table) or isinstance(table, str)):
+        raise _FaultError(f"table_id: expected a number or a text, got {show(table)}")
     site = _text(hand, "site", "site")
     played_at = _text(hand, "timestamp", "timestamp")
     variant, guessed = _variant(hand.get("variant"), label, paths)
@@ -315,21 +287,21 @@ def _record(
     result = hand.get("result")
     settled = result.get("points_settled") if isinstance(result, dict) else None
     if result is not None and not isinstance(result, dict):
-        raise _FaultError(f"{paths.result}: expected an object, got {_show(result)}")
+        raise _FaultError(f"{paths.result}: expected an object, got {show(result)}")
     if settled is not None and not isinstance(settled, dict):
-        raise _FaultError(f"{paths.result}.points_settled: expected an object, got {_show(settled)}")
+        raise _FaultError(f"{paths.result}.points_settled: expected an object, got {show(settled)}")
     settled = settled or {}
 
     listed = hand.get("players")
     if not isinstance(listed, list):
-        raise _FaultError(f"players: expected a list of players, got {_show(listed)}")
+        raise _FaultError(f"players: expected a list of players, got {show(listed)}")
     players: dict[str, _Player] = {}
     for i, p in enumerate(listed):
         if not isinstance(p, dict):
-            raise _FaultError(f"players[{i}]: expected an object, got {_show(p)}")
+            raise _FaultError(f"players[{i}]: expected an object, got {show(p)}")
         name = p.get("name")
         if not isinstance(name, str) or not name:
-            raise _FaultError(f"players[{i}].name: expected a name, got {_show(name)}")
+            raise _FaultError(f"players[{i}].name: expected a name, got {show(name)}")
         if name in players:
             raise _FaultError(f"players[{i}].name: {name!r} appears twice (rounds and points are by name)")
         seat = _seat(p.get("seat_idx"), f"players[{i}].seat_idx")
@@ -341,20 +313,20 @@ def _record(
 
     rounds = hand.get("rounds")
     if rounds is not None and not isinstance(rounds, list):
-        raise _FaultError(f"{paths.rounds}: expected a list, got {_show(rounds)}")
+        raise _FaultError(f"{paths.rounds}: expected a list, got {show(rounds)}")
     for k, rnd in enumerate(rounds or []):
         path = f"{paths.rounds}[{k}]"
         if not isinstance(rnd, dict):
-            raise _FaultError(f"{path}: expected an object, got {_show(rnd)}")
+            raise _FaultError(f"{path}: expected an object, got {show(rnd)}")
         who = rnd.get("player")
         if not isinstance(who, str) or who not in players:
-            raise _FaultError(f"{path}.player: {_show(who)} is not a player of this hand")
+            raise _FaultError(f"{path}.player: {show(who)} is not a player of this hand")
         placed = rnd.get("placed")
         if placed is not None and not isinstance(placed, dict):
-            raise _FaultError(f"{path}.placed: expected an object of rows, got {_show(placed)}")
+            raise _FaultError(f"{path}.placed: expected an object of rows, got {show(placed)}")
         unknown = [row for row in placed or {} if row not in ROWS]
         if unknown:
-            raise _FaultError(f"{path}.placed: unknown row {_show(unknown[0])}")
+            raise _FaultError(f"{path}.placed: unknown row {show(unknown[0])}")
         players[who].rounds.append(
             (
                 _cards(rnd.get("dealt"), f"{path}.dealt"),
@@ -400,9 +372,9 @@ def _record(
         "house_rules": HOUSE_RULES[variant],
         "players": records,
     }
-    bad = _unstorable(record)
+    bad = unstorable(record)
     if bad is not None:
-        raise _FaultError(f"{bad}: not valid Unicode")
+        raise _FaultError(f"{bad[0]}: not valid Unicode")
     return record, guessed
 
 
@@ -410,22 +382,22 @@ def _envelope(env: dict) -> tuple[dict, Any, int | None, _Paths]:
     """The OFCHand shape of a capture envelope (as fpdb's ``build_ofc_hand``), its game label and its button."""
     game = env.get("game")
     if game is not None and not isinstance(game, dict):
-        raise _FaultError(f"game: expected an object, got {_show(game)}")
+        raise _FaultError(f"game: expected an object, got {show(game)}")
     game = game or {}
     if game.get("base", "ofc") != "ofc":
-        raise _FaultError(f"game.base: {_show(game.get('base'))} is not an OFC game")
+        raise _FaultError(f"game.base: {show(game.get('base'))} is not an OFC game")
     code = env.get("gt", game.get("gt"))
-    label = code if _is_int(code) else game.get("label") or env.get("game_type")
+    label = code if is_int(code) else game.get("label") or env.get("game_type")
     steps = env.get("steps")
     if steps is not None and not isinstance(steps, list):
-        raise _FaultError(f"steps: expected a list, got {_show(steps)}")
+        raise _FaultError(f"steps: expected a list, got {show(steps)}")
     listed = env.get("players")
     if not isinstance(listed, list):
-        raise _FaultError(f"players: expected a list of players, got {_show(listed)}")
+        raise _FaultError(f"players: expected a list of players, got {show(listed)}")
     players = []
     for i, p in enumerate(listed):
         if not isinstance(p, dict):
-            raise _FaultError(f"players[{i}]: expected an object, got {_show(p)}")
+            raise _FaultError(f"players[{i}]: expected an object, got {show(p)}")
         players.append({"name": p.get("name"), "seat_idx": p.get("seat_idx"), **_last_rows(steps or [], p.get("name"))})
     paths = _ENVELOPE
     result = env.get("ofc_result")
@@ -445,7 +417,7 @@ def _envelope(env: dict) -> tuple[dict, Any, int | None, _Paths]:
         "result": result,
     }
     dealer = env.get("dealer_idx")
-    return hand, label, dealer if _is_int(dealer) and 0 <= dealer <= MAX_SEAT else None, paths
+    return hand, label, dealer if is_int(dealer) and 0 <= dealer <= MAX_SEAT else None, paths
 
 
 def _last_rows(steps: list, name: Any) -> dict[str, list[str]]:
@@ -453,15 +425,15 @@ def _last_rows(steps: list, name: Any) -> dict[str, list[str]]:
     for k in range(len(steps) - 1, -1, -1):
         step = steps[k]
         if not isinstance(step, dict):
-            raise _FaultError(f"steps[{k}]: expected an object, got {_show(step)}")
+            raise _FaultError(f"steps[{k}]: expected an object, got {show(step)}")
         placed = step.get("placed")
         if placed is not None and not isinstance(placed, dict):
-            raise _FaultError(f"steps[{k}].placed: expected an object, got {_show(placed)}")
+            raise _FaultError(f"steps[{k}].placed: expected an object, got {show(placed)}")
         rows = (placed or {}).get(name) if isinstance(name, str) else None
         if rows is None:
             continue
         if not isinstance(rows, dict):
-            raise _FaultError(f"steps[{k}].placed.{name}: expected an object, got {_show(rows)}")
+            raise _FaultError(f"steps[{k}].placed.{name}: expected an object, got {show(rows)}")
         found = {row: _cards(rows.get(row), f"steps[{k}].placed.{name}.{row}") for row in ROWS}
         if any(found.values()):
             return found
@@ -492,29 +464,21 @@ def _problem(line: int, offset: int, reason: str, hand_id: str | None = None, ra
 
 def _hand_id(obj: Any) -> str | None:
     hand_id = obj.get("hand_id") if isinstance(obj, dict) else None
-    return str(hand_id) if _is_int(hand_id) or (isinstance(hand_id, str) and hand_id) else None
+    return str(hand_id) if is_int(hand_id) or (isinstance(hand_id, str) and hand_id) else None
 
 
-class _Batch:
-    """Records and problems waiting to become the next chunk."""
+class _Batch(Pending):
+    """Records and problems waiting to become the next chunk, and whether any record's variant is a guess."""
 
     def __init__(self) -> None:
-        self.records: list[dict] = []
-        self.lines: list[int] = []
-        self.offsets: list[int] = []
-        self.problems: list[Problem] = []
+        super().__init__()
         self.guessed = False
-        """Whether any record's variant is a guess."""
-        self.consumed = 0
-
-    def __len__(self) -> int:
-        return len(self.records) + len(self.problems)
 
     def hand(self, obj: Any, session: str, line: int, offset: int, raw: str, prefix: str = "") -> None:
         """Add one hand: its record, or one Problem naming the first fault."""
         try:
             if not isinstance(obj, dict):
-                raise _FaultError(f"expected a JSON object, got {_show(obj)}")
+                raise _FaultError(f"expected a JSON object, got {show(obj)}")
             if _ENVELOPE_KEYS & obj.keys():
                 hand, label, button, paths = _envelope(obj)
                 record, guessed = _record(hand, session, label, button, paths)
@@ -523,15 +487,12 @@ class _Batch:
         except _FaultError as exc:
             self.problems.append(_problem(line, offset, f"{prefix}{exc}", _hand_id(obj), raw))
             return
-        self.records.append(record)
-        self.lines.append(line)
-        self.offsets.append(offset)
+        self.take(record, line, offset)
         self.guessed |= guessed
 
-    def chunk(self) -> Chunk:
-        chunk = Chunk.from_dicts(self.records, self.lines, self.offsets, self.problems, self.consumed)
-        chunk.guessed = frozenset({"variant", "house_rules"} if self.guessed else {"house_rules"})
-        self.records, self.lines, self.offsets, self.problems, self.guessed, self.consumed = [], [], [], [], False, 0
+    def chunk(self, guessed: frozenset[str] = frozenset()) -> Chunk:
+        chunk = super().chunk(frozenset({"variant", "house_rules"} if self.guessed else {"house_rules"}))
+        self.guessed = False
         return chunk
 
 
@@ -748,11 +709,11 @@ def _read_database(data: bytes, session: str) -> Iterator[Chunk]:
         read = 0
         while rows := cursor.fetchmany(CHUNK_HANDS):
             batch = _Batch()
-            ids = [row[0] for row in rows if _is_int(row[0])]
+            ids = [row[0] for row in rows if is_int(row[0])]
             players, rounds = _children(connection, tables, min(ids), max(ids)) if ids else ({}, {})
             for ordinal, row in enumerate(rows, read + 1):
-                if not (_is_int(row[0]) and 1 <= row[0] < _INT64):  # a schema fpdb did not write: no usable id
-                    reason = f"HttpOFCHands row {ordinal}: id: expected a whole number from 1, got {_show(row[0])}"
+                if not (is_int(row[0]) and 1 <= row[0] < _INT64):  # a schema fpdb did not write: no usable id
+                    reason = f"HttpOFCHands row {ordinal}: id: expected a whole number from 1, got {show(row[0])}"
                     hand_id = None if row[2] is None else str(row[2])
                     batch.problems.append(_problem(ordinal, 0, reason, hand_id, json.dumps(row[:-1], default=str)))
                     continue
@@ -813,15 +774,13 @@ def _database_hand(batch: _Batch, row: tuple, players: list[tuple], rounds: list
         raw = json.dumps(shown, ensure_ascii=False, default=str)
         batch.problems.append(_problem(row_id, 0, f"{prefix}{exc}", str(site_hand_no), raw))
         return
-    batch.records.append(record)
-    batch.lines.append(row_id)
-    batch.offsets.append(0)
+    batch.take(record, row_id, 0)
     batch.guessed |= guessed
 
 
 def _column_text(value: Any, path: str) -> str | None:
     if value is not None and not isinstance(value, str):
-        raise _FaultError(f"{path}: expected a text, got {_show(value)}")
+        raise _FaultError(f"{path}: expected a text, got {show(value)}")
     return value
 
 
@@ -835,7 +794,7 @@ def _from_rows(
     for row_id, name, seat, points, *rows in players:
         where = f"HttpOFCPlayers id {row_id}"
         if not isinstance(name, str) or not name:
-            raise _FaultError(f"{where}: playerName: expected a name, got {_show(name)}")
+            raise _FaultError(f"{where}: playerName: expected a name, got {show(name)}")
         where = f"{where} ({name})"
         cards = {
             row: (_column_text(text, f"{where}: {row}Cards") or "").split()
@@ -844,23 +803,23 @@ def _from_rows(
         if isinstance(points, float | int | str) and not isinstance(points, bool):
             settled[name] = _whole(points, f"{where}: points")
         elif points is not None:
-            raise _FaultError(f"{where}: points: expected a whole number, got {_show(points)}")
+            raise _FaultError(f"{where}: points: expected a whole number, got {show(points)}")
         listed.append({"name": name, "seat_idx": _seat(seat, f"{where}: seatNo"), **cards})
     names = {p["name"] for p in listed}
     shaped = []
     for row_id, name, dealt, placed, discarded in rounds:
         where = f"HttpOFCRounds id {row_id}"
         if name not in names:
-            raise _FaultError(f"{where}: playerName: {_show(name)} is not a player of this hand")
+            raise _FaultError(f"{where}: playerName: {show(name)} is not a player of this hand")
         try:
             placed = json.loads(_column_text(placed, f"{where}: placedJson") or "{}")
         except (ValueError, RecursionError) as exc:
             raise _FaultError(f"{where}: placedJson: not valid JSON: {getattr(exc, 'msg', exc)}") from None
         if not isinstance(placed, dict):
-            raise _FaultError(f"{where}: placedJson: expected an object of rows, got {_show(placed)}")
+            raise _FaultError(f"{where}: placedJson: expected an object of rows, got {show(placed)}")
         for row, cards in placed.items():
             if row not in ROWS:
-                raise _FaultError(f"{where}: placedJson: unknown row {_show(row)}")
+                raise _FaultError(f"{where}: placedJson: unknown row {show(row)}")
             _cards(cards, f"{where}: placedJson.{row}")
         shaped.append(
             {

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
 from pipeline.game import ROWS
-from pipeline.ingest.base import RAW_LIMIT, Chunk, Problem
+from pipeline.ingest.base import RAW_LIMIT, Chunk, Pending, Problem, is_int, show, unstorable
 from pipeline.ingest.checks import FANTASYLAND_DEALT
 
 SOURCE = "poker-arena"
@@ -59,8 +59,6 @@ _EXTENSIONS = frozenset(
 )
 _DECODE = json.JSONDecoder().decode
 _BOM = b"\xef\xbb\xbf"
-_SHOW = 60
-"""Characters of a bad value quoted in a reason."""
 
 
 class _FaultError(Exception):
@@ -71,21 +69,11 @@ class _FaultError(Exception):
         self.raw = raw
 
 
-def _show(value: Any) -> str:
-    """A value quoted in a reason, kept short so one bad field cannot bloat the quarantine."""
-    text = repr(value)
-    return text if len(text) <= _SHOW else text[: _SHOW - 3] + "..."
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def _int(obj: dict, key: str, path: str, lo: int = -_INT64, hi: int = _INT64 - 1) -> int:
     """An integer field in ``[lo, hi]``. The bounds keep values inside the record's int64 columns."""
     value = obj.get(key)
-    if not _is_int(value):
-        raise _FaultError(f"{path}.{key}: expected an integer, got {_show(value)}")
+    if not is_int(value):
+        raise _FaultError(f"{path}.{key}: expected an integer, got {show(value)}")
     if not lo <= value <= hi:
         raise _FaultError(f"{path}.{key}: {value} is out of range [{lo}, {hi}]")
     return value
@@ -93,41 +81,18 @@ def _int(obj: dict, key: str, path: str, lo: int = -_INT64, hi: int = _INT64 - 1
 
 def _text(value: Any, path: str) -> str:
     if not isinstance(value, str):
-        raise _FaultError(f"{path}: expected a string, got {_show(value)}")
+        raise _FaultError(f"{path}: expected a string, got {show(value)}")
     return value
 
 
 def _cards(obj: dict, key: str, path: str) -> list[str]:
     value = obj.get(key)
     if not isinstance(value, list):
-        raise _FaultError(f"{path}.{key}: expected a list of cards, got {_show(value)}")
+        raise _FaultError(f"{path}.{key}: expected a list of cards, got {show(value)}")
     for i, card in enumerate(value):
         if not isinstance(card, str):
-            raise _FaultError(f"{path}.{key}[{i}]: expected a string, got {_show(card)}")
+            raise _FaultError(f"{path}.{key}[{i}]: expected a string, got {show(card)}")
     return value
-
-
-def _unstorable(obj: Any) -> tuple[str, str] | None:
-    """(path, text) of the first string Arrow cannot store, if any.
-
-    A lone surrogate written as a ``\\ud800`` escape parses fine but makes the table fail to build.
-    Only lines with an escape need this walk. It uses a stack, not recursion, so deep nesting is safe.
-    """
-    stack: list[tuple[str, Any]] = [("", obj)]
-    while stack:
-        path, value = stack.pop()
-        if isinstance(value, str):
-            try:
-                value.encode("utf-8")
-            except UnicodeEncodeError:
-                return path or "(line)", value
-        elif isinstance(value, dict):
-            for key, item in reversed(value.items()):
-                stack.append((f"{path}.{key}" if path else str(key), item))
-                stack.append((f"{path}.{key}" if path else str(key), key))
-        elif isinstance(value, list):
-            stack.extend((f"{path}[{i}]", item) for i, item in reversed(list(enumerate(value))))
-    return None
 
 
 def _parse(body: bytes, ended: bool) -> tuple[Any, str]:
@@ -142,10 +107,10 @@ def _parse(body: bytes, ended: bool) -> tuple[Any, str]:
         cut = "" if ended else " (the file ends mid-line: truncated?)"
         return None, f"not JSON: {getattr(exc, 'msg', type(exc).__name__)}{cut}"
     if not isinstance(obj, dict):
-        return obj, f"not a JSON object: {_show(obj)}"
-    bad = _unstorable(obj) if "\\u" in text else None
+        return obj, f"not a JSON object: {show(obj)}"
+    bad = unstorable(obj) if "\\u" in text else None
     if bad is not None:
-        return obj, f"{bad[0]}: not valid Unicode: {_show(bad[1])}"
+        return obj, f"{bad[0]}: not valid Unicode: {show(bad[1])}"
     return obj, ""
 
 
@@ -211,12 +176,12 @@ class _Hand:
     def event(self, ev: Any, line: int, raw: str) -> None:
         """Apply one event to the hand's state. Raises :class:`_FaultError` with the field at fault."""
         if not isinstance(ev, dict):
-            raise _FaultError(f"ev: expected an object, got {_show(ev)}")
+            raise _FaultError(f"ev: expected an object, got {show(ev)}")
         kind = ev.get("event")
         handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
         if handler is None:
             what = "unknown event type" if isinstance(kind, str) else "expected an event type, got"
-            raise _FaultError(f"ev.event: {what} {_show(kind)}")
+            raise _FaultError(f"ev.event: {what} {show(kind)}")
         index = _int(ev, "seat", kind, 0, len(self.seats) - 1)
         handler(self, self.seats[index], index, ev, line, raw)
 
@@ -255,16 +220,16 @@ class _Hand:
     def _place(self, seat: _Seat, index: int, ev: dict, line: int, raw: str) -> None:
         placements = ev.get("placements")
         if not isinstance(placements, list):
-            raise _FaultError(f"place.placements: expected a list, got {_show(placements)}")
+            raise _FaultError(f"place.placements: expected a list, got {show(placements)}")
         placed: list[tuple[str, str]] = []
         for i, item in enumerate(placements):
             if not isinstance(item, dict):
-                raise _FaultError(f"place.placements[{i}]: expected an object, got {_show(item)}")
+                raise _FaultError(f"place.placements[{i}]: expected an object, got {show(item)}")
             card, row = item.get("card"), item.get("row")
             if not isinstance(card, str):
-                raise _FaultError(f"place.placements[{i}].card: expected a string, got {_show(card)}")
+                raise _FaultError(f"place.placements[{i}].card: expected a string, got {show(card)}")
             if row not in ROWS:
-                raise _FaultError(f"place.placements[{i}].row: unknown row {_show(row)}")
+                raise _FaultError(f"place.placements[{i}].row: unknown row {show(row)}")
             placed.append((card, row))
         discarded = _cards(ev, "discarded", "place")
         count = _int(ev, "count", "place", 0)
@@ -275,8 +240,8 @@ class _Hand:
         used = [card for card, _ in placed] + discarded
         if sorted(used) != sorted(seat.pending):
             raise _FaultError(
-                f"place: the cards placed and discarded {_show(sorted(used))} are not "
-                f"the cards dealt on line {seat.pending_line} {_show(sorted(seat.pending))}"
+                f"place: the cards placed and discarded {show(sorted(used))} are not "
+                f"the cards dealt on line {seat.pending_line} {show(sorted(seat.pending))}"
             )
         street = seat.street
         seat.placements.extend({"street": street, "card": card, "row": row} for card, row in placed)
@@ -317,8 +282,8 @@ class _Hand:
                 placed = [p["card"] for p in seat.placements if p["row"] == row]
                 if sorted(placed) != sorted(seat.rows[row]):
                     raise _FaultError(
-                        f"line {seat.showdown_line}: showdown.{row}: {_show(seat.rows[row])} for seat {index} "
-                        f"differs from the cards placed on {row} {_show(placed)}",
+                        f"line {seat.showdown_line}: showdown.{row}: {show(seat.rows[row])} for seat {index} "
+                        f"differs from the cards placed on {row} {show(placed)}",
                         seat.showdown_raw,
                     )
             players.append(
@@ -373,26 +338,6 @@ _HANDLERS = {
 }
 
 
-class _Batch:
-    """Records and problems waiting to become the next chunk."""
-
-    def __init__(self) -> None:
-        self.records: list[dict] = []
-        self.lines: list[int] = []
-        self.offsets: list[int] = []
-        self.problems: list[Problem] = []
-        self.consumed = 0
-
-    def __len__(self) -> int:
-        return len(self.records) + len(self.problems)
-
-    def chunk(self) -> Chunk:
-        chunk = Chunk.from_dicts(self.records, self.lines, self.offsets, self.problems, self.consumed)
-        chunk.guessed = GUESSED
-        self.records, self.lines, self.offsets, self.problems, self.consumed = [], [], [], [], 0
-        return chunk
-
-
 def _lines(stream: BinaryIO) -> Iterator[tuple[int, int, bytes, int, bool]]:
     """(1-based number, byte offset, line, bytes consumed, too long) for each line.
 
@@ -433,7 +378,7 @@ class PokerArenaIngester:
                 obj = json.loads(line)
             except (ValueError, RecursionError):
                 return False
-            if not isinstance(obj, dict) or not _is_int(obj.get("hand")):
+            if not isinstance(obj, dict) or not is_int(obj.get("hand")):
                 return False
             ev = obj.get("ev")
             return isinstance(obj.get("seats"), list) or (isinstance(ev, dict) and "event" in ev)
@@ -442,7 +387,7 @@ class PokerArenaIngester:
     def read(self, stream: BinaryIO, source: str) -> Iterator[Chunk]:
         """Stream the log. Each hand is emitted when its last score arrives, or as a Problem when it cannot be."""
         session = stem(source)
-        batch = _Batch()
+        batch = Pending()
         hand: _Hand | None = None
         finished: tuple[int, int] | None = None  # (number, line of its last score) of the last hand closed
         yielded = False
@@ -466,9 +411,7 @@ class PokerArenaIngester:
                 raw = exc.raw if exc.raw is not None else hand.raw
                 batch.problems.append(Problem(hand.line, hand.offset, str(exc), hand.hand_id, raw))
                 return
-            batch.records.append(record)
-            batch.lines.append(hand.line)
-            batch.offsets.append(hand.offset)
+            batch.take(record, hand.line, hand.offset)
 
         last = 0
         for number, offset, line, size, too_long in _lines(stream):
@@ -485,8 +428,8 @@ class PokerArenaIngester:
                 continue  # the engine's trailer: counts only, nothing to record
             is_header = isinstance(obj, dict) and "seats" in obj and "ev" not in obj
             hand_no = obj.get("hand") if isinstance(obj, dict) else None
-            if isinstance(obj, dict) and not (_is_int(hand_no) and 0 <= hand_no < _INT64):
-                reason = f"hand: expected a non-negative integer, got {_show(hand_no)}"
+            if isinstance(obj, dict) and not (is_int(hand_no) and 0 <= hand_no < _INT64):
+                reason = f"hand: expected a non-negative integer, got {show(hand_no)}"
                 hand_no = None
             if reason and is_header and hand_no is not None:
                 if hand is not None:
@@ -523,11 +466,11 @@ class PokerArenaIngester:
                     finished, hand = (hand.number, number), None
             if len(batch) >= CHUNK_HANDS:
                 yielded = True
-                yield batch.chunk()
+                yield batch.chunk(GUESSED)
         if hand is not None:
             close(hand, f"the file ends on line {last}: truncated?")
         if len(batch) or batch.consumed or not yielded:
-            yield batch.chunk()
+            yield batch.chunk(GUESSED)
 
     @staticmethod
     def _open(obj: dict, number: int, session: str, line: int, offset: int, raw: str, reason: str = "") -> _Hand:
@@ -539,7 +482,7 @@ class PokerArenaIngester:
         try:
             names = obj.get("seats")
             if not isinstance(names, list) or not names:
-                raise _FaultError(f"seats: expected a non-empty list of names, got {_show(names)}")
+                raise _FaultError(f"seats: expected a non-empty list of names, got {show(names)}")
             hand.seats = [_Seat(_text(name, f"seats[{i}]")) for i, name in enumerate(names)]
         except _FaultError as exc:
             hand.fail(f"line {line}: {exc}", raw)
