@@ -195,6 +195,9 @@ class BatchWriter:
     """Files moved into place by a commit not yet written: what an abort then takes back."""
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     """Files are opened under it, so threads may write different tables at once (a rescore's two tables)."""
+    part: str = ""
+    """Set on a worker that writes part of the batch in another process (``handed``): its files' names carry it,
+    so that no two workers name a file alike."""
 
     @property
     def staging(self) -> Path:
@@ -256,7 +259,8 @@ class BatchWriter:
                 f = None
             if f is None:
                 self._counter += 1
-                name = f"{self.batch}-{self._counter:04d}.parquet"
+                part = f"-{self.part}" if self.part else ""
+                name = f"{self.batch}{part}-{self._counter:04d}.parquet"
                 relative = Path(table) / partition / name if partition else Path(table) / name
                 staged = self.staging / relative
                 staged.parent.mkdir(parents=True, exist_ok=True)
@@ -351,6 +355,28 @@ class BatchWriter:
         self._moved.clear()
         shutil.rmtree(self.staging, ignore_errors=True)
         return manifest
+
+    def handed(self) -> list[dict[str, Any]]:
+        """A worker's part of the batch, its files closed in staging, for the batch's own writer to ``adopt``:
+        each as its staged and final paths (relative to the lake) and its rows."""
+        with self._lock:
+            for f in self._open.values():
+                f.writer.close()
+            self._done.extend(self._open.values())
+            self._open.clear()
+            root = self.lake.root
+            done, self._done = self._done, []
+        return [
+            {"staged": str(f.staged.relative_to(root)), "final": str(f.final.relative_to(root)), "rows": f.rows}
+            for f in done
+        ]
+
+    def adopt(self, files: list[dict[str, Any]]) -> None:
+        """Take files a worker wrote into this batch's staging (``handed``): the commit moves them into place."""
+        root = self.lake.root
+        with self._lock:
+            for f in files:
+                self._done.append(_OpenFile(None, root / f["staged"], root / f["final"], int(f["rows"])))  # type: ignore[arg-type]
 
     def abort(self) -> None:
         """Throw the batch away, staging and all; an interrupted commit is taken back, unless its manifest was

@@ -25,9 +25,25 @@ Progress = Callable[[int, int], None]
 """``on_progress(hands done, hands to do)``."""
 
 
-def rescore(lake: Lake, rules: list[RuleSet], force: bool = False, on_progress: Progress | None = None) -> Report:
+def rescore(
+    lake: Lake,
+    rules: list[RuleSet],
+    force: bool = False,
+    on_progress: Progress | None = None,
+    *,
+    engine: str = "local",
+    address: str | None = None,
+) -> Report:
     """Score every committed batch of boards that lacks results under each of ``rules`` (all, with ``force``) and
-    under its hands' native rule sets."""
+    under its hands' native rule sets. ``engine``: ``"local"`` (this process) or ``"ray"`` (a Ray cluster at
+    ``address``, or one started here; see :mod:`pipeline.rescore.distributed`): the results are the same."""
+    ray = None
+    if engine == "ray":
+        from pipeline.rescore.distributed import connect
+
+        ray = connect(address)
+    elif engine != "local":
+        raise ValueError(f"unknown engine {engine!r}")
     t0 = time.perf_counter()
     unique = list({r.key: r for r in rules}.values())
     for r in unique:
@@ -61,7 +77,12 @@ def rescore(lake: Lake, rules: list[RuleSet], force: bool = False, on_progress: 
 
             advance(0)
             for work in todo.work:
-                batch, totals = score_source(lake, work, natives, advance)
+                if ray is not None:
+                    from pipeline.rescore.distributed import score_source_ray
+
+                    batch, totals = score_source_ray(lake, work, natives, advance, ray)
+                else:
+                    batch, totals = score_source(lake, work, natives, advance)
                 committed.append(batch)
                 for t in totals:
                     run[t.key].add(t)

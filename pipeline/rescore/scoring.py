@@ -123,6 +123,21 @@ def _share(n: int, i: int, parts: int) -> int:
     return n * (i + 1) // parts - n * i // parts
 
 
+def commit_results(writer: BatchWriter, work: Work, totals: list[RuleTotals], hands: int) -> None:
+    """Commit a source batch's results: the manifest says what they cover, under which rule sets, and which
+    earlier results of the same source they replace."""
+    counts = {"read": hands, "accepted": hands, "quarantined": 0, "duplicates": 0}
+    groups = [g.record() for g in work.groups]
+    extra = {
+        "format": RESULT_FORMAT,
+        "covers": [{"batch": work.batch, **t.cover(), "groups": groups} for t in totals],
+        "replaces": work.replaces,
+        "rule_sets": [j.rules.model_dump(mode="json") for j in work.jobs],
+        "royalty_hands": {j.key: royalty_hands(j.rules) for j in work.jobs},
+    }
+    writer.commit({**counts, "version": __version__}, [{"path": work.batch, "batch": work.batch}], extra)
+
+
 def score_source(
     lake: Lake, work: Work, natives: Natives, on_hands: Callable[[int], None]
 ) -> tuple[str, list[RuleTotals]]:
@@ -153,16 +168,7 @@ def score_source(
             scorer = scoring = None  # the writers hold what they need: each job's scores, not every job's
             hands += n_hands
         writers.flush()
-        counts = {"read": hands, "accepted": hands, "quarantined": 0, "duplicates": 0}
-        groups = [g.record() for g in work.groups]
-        extra = {
-            "format": RESULT_FORMAT,
-            "covers": [{"batch": work.batch, **t.cover(), "groups": groups} for t in totals],
-            "replaces": work.replaces,
-            "rule_sets": [j.rules.model_dump(mode="json") for j in work.jobs],
-            "royalty_hands": {j.key: royalty_hands(j.rules) for j in work.jobs},
-        }
-        writer.commit({**counts, "version": __version__}, [{"path": work.batch, "batch": work.batch}], extra)
+        commit_results(writer, work, totals, hands)
         return writer.batch, totals
     except BaseException:
         writers.close()  # let the task being written finish, drop the rest, then clear the staging

@@ -1,0 +1,169 @@
+"""Rescoring on a Ray cluster: the same results as a local rescore, scored by many processes.
+
+Each source batch is one Ray Data pipeline. A read task per (variant, month) partition streams its boards in
+blocks of whole hands (``source.read_partition``, as the local engine reads them); ``map_batches`` scores each
+block under every job on whichever worker is free and writes the result rows into the batch's staging folder
+under a name of its own; the driver adopts the files the workers hand back and commits them with one manifest,
+as a local rescore does. Until that manifest is written nothing is visible: a worker killed midway leaves files
+in staging that no manifest names (Ray runs its block again), a driver killed midway leaves only staging, which
+the next writer clears, and a rerun scores the batch afresh.
+
+The lake must be where every worker sees it at the same path (a shared file system).
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+
+from pipeline.errors import InputError
+from pipeline.rescore.plan import KIND, Work
+from pipeline.rescore.report import RuleTotals
+from pipeline.rescore.source import READ_ROWS, partitions, read_partition
+
+if TYPE_CHECKING:
+    from pipeline.lake.store import Lake
+    from pipeline.native import Natives
+
+__all__ = ["INSTALL", "RayUnavailableError", "connect", "score_source_ray"]
+
+INSTALL = "pip install 'ofc-analytics[ray]'"
+
+
+class RayUnavailableError(InputError):
+    """``--engine ray`` without Ray installed."""
+
+
+def connect(address: str | None = None, num_cpus: int | None = None) -> Any:
+    """Ray, started locally (``address`` None) or joined to a cluster; an error saying how to install it."""
+    try:
+        import ray
+    except ImportError:
+        raise RayUnavailableError(f"--engine ray needs Ray, which is not installed: {INSTALL}") from None
+    if not ray.is_initialized():
+        options: dict[str, Any] = {"address": address} if address else {"num_cpus": num_cpus}
+        ray.init(**options, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    return ray
+
+
+def _read_tasks(lake_root: Path, work: Work) -> list[Any]:
+    """One read task per partition of the source batch: blocks of whole hands, in stored order."""
+    from ray.data import ReadTask
+    from ray.data.block import BlockMetadata
+
+    def reader(part: Any) -> Callable[[], Iterator[pa.Table]]:
+        return lambda: (pa.Table.from_batches([b]) for b in read_partition(part, READ_ROWS))
+
+    return [
+        ReadTask(reader(part), BlockMetadata(num_rows=None, size_bytes=None, exec_stats=None, input_files=None))
+        for part in partitions(lake_root, work.source)
+    ]
+
+
+def _score_block(block: pa.Table, lake_root: str, batch: str, work: Work, natives: Natives) -> pa.Table:
+    """Score one block of whole hands under every job, write its results into the batch's staging, and hand
+    back (as one row of JSON) the files written and the counts."""
+    from datetime import UTC, datetime
+
+    from pipeline.lake.store import BatchWriter, Lake
+    from pipeline.rescore.batch import (
+        Scorer,
+        board_sums,
+        build_boards,
+        build_pairs,
+        pair_sums,
+        read_boards,
+        recorded_check,
+    )
+    from pipeline.rescore.batch import score_job as score_one
+
+    combined = block.combine_chunks()
+    records = combined.to_batches()
+    table = read_boards(records[0] if len(records) == 1 else pa.concat_batches(records), natives)
+    writer = BatchWriter(Lake(Path(lake_root)), batch, KIND, datetime.now(UTC), part=secrets.token_hex(4))
+    scorer = Scorer(table)
+    totals = []
+    for job in work.jobs:
+        t = RuleTotals(job.rules.name, job.key)
+        s = score_one(table, scorer, job)
+        t.hands = s.hands
+        t.not_applied(s.not_applied, s.why)
+        if s.scored is not None:
+            pairs = build_pairs(table, s)
+            writer.write("pair_results", pa.Table.from_batches([pairs]))
+            for name, rows in pair_sums(table, s, pairs).items():
+                writer.write(name, rows)
+            boards = build_boards(table, s)
+            writer.write("board_results", pa.Table.from_batches([boards]))
+            for name, rows in board_sums(table, s, boards).items():
+                writer.write(name, rows)
+            t.pairs, t.boards = pairs.num_rows, boards.num_rows
+            t.recorded_checked, t.recorded_differing = recorded_check(table, s)
+        totals.append(t)
+    handed = {
+        "hands": int(table.starts.size),
+        "files": writer.handed(),
+        "totals": [
+            {
+                "hands": t.hands,
+                "boards": t.boards,
+                "pairs": t.pairs,
+                "recorded_checked": t.recorded_checked,
+                "recorded_differing": t.recorded_differing,
+                "not_applied": dict(t.skipped_variants),
+                "why": t.why,
+            }
+            for t in totals
+        ],
+    }
+    return pa.table({"handed": [json.dumps(handed)]})
+
+
+def score_source_ray(
+    lake: Lake, work: Work, natives: Natives, on_hands: Callable[[int], None], ray: Any
+) -> tuple[str, list[RuleTotals]]:
+    """Score one source batch on the cluster and commit its results as one batch: (its id, its counts)."""
+    from ray.data import Datasource, read_datasource
+
+    from pipeline.rescore.scoring import commit_results
+
+    tasks = _read_tasks(lake.root, work)
+
+    class _Boards(Datasource):  # type: ignore[misc]
+        def get_read_tasks(self, parallelism: int, **_: Any) -> list[Any]:
+            return tasks
+
+        def estimate_inmemory_data_size(self) -> int | None:
+            return None
+
+    totals = [RuleTotals(j.rules.name, j.key, batches=1, native_only=j.native_only) for j in work.jobs]
+    writer = lake.begin(KIND)
+    hands = 0
+    try:
+        if work.jobs and tasks:
+            scored = read_datasource(_Boards(), override_num_blocks=len(tasks)).map_batches(
+                _score_block,
+                fn_kwargs={"lake_root": str(lake.root), "batch": writer.batch, "work": work, "natives": natives},
+                batch_size=None,  # a block is a batch: whole hands, never split
+                batch_format="pyarrow",
+            )
+            for out in scored.iter_batches(batch_size=None, batch_format="pyarrow"):
+                for text in out.column("handed").to_pylist():
+                    handed = json.loads(text)
+                    writer.adopt(handed["files"])
+                    for t, got in zip(totals, handed["totals"], strict=True):
+                        for name in ("hands", "boards", "pairs", "recorded_checked", "recorded_differing"):
+                            setattr(t, name, getattr(t, name) + got[name])
+                        t.not_applied(got["not_applied"], got["why"])
+                    hands += handed["hands"]
+                    on_hands(handed["hands"])
+        commit_results(writer, work, totals, hands)
+        return writer.batch, totals
+    except BaseException:
+        writer.abort()
+        raise
