@@ -15,6 +15,7 @@ from typing import Any, NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeElapsedColumn, TransferSpeedColumn
 
 from pipeline.cli.exits import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, NOTHING_COMMITTED, exit_code, interrupt_line
@@ -30,7 +31,7 @@ def fail(message: str, code: int = EXIT_FAILED) -> NoReturn:
     its work (see :func:`is_interrupt`), and the interrupt is what is reported."""
     if _sigints:
         raise KeyboardInterrupt
-    err.print(f"[bold red]error:[/] {message}", markup=True)
+    err.print(f"[bold red]error:[/] {escape(message)}", markup=True)  # a message's own [brackets] are text
     raise typer.Exit(code)
 
 

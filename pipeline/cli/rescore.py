@@ -12,6 +12,8 @@ from rich.text import Text
 
 from pipeline.cli.console import err, interrupts, out, print_json
 from pipeline.cli.options import RULES_HELP, existing_lake, json_option, lake_option, load_rules, rules_option
+from pipeline.errors import InputError
+from pipeline.suggest import closest, did_you_mean
 
 if TYPE_CHECKING:
     from pipeline.lake.store import Lake
@@ -148,6 +150,9 @@ def print_summary(summary: dict[str, Any]) -> None:
         out.print("nothing new to score (--force scores again)")
 
 
+ENGINES = ("local", "ray")
+
+
 def rescore(
     rules: list[str] | None = rules_option(
         f"{RULES_HELP[:-1]}, to compare. Default: the rule sets the lake already compares. Every hand is scored "
@@ -156,6 +161,20 @@ def rescore(
     lake: Path | None = lake_option(),
     force: bool = typer.Option(False, "--force", help="Score again what already has results under these rules."),
     as_json: bool = json_option(),
+    engine: str = typer.Option(
+        "local",
+        "--engine",
+        metavar="ENGINE",
+        help="local: score in this process; ray: score on a Ray cluster (started here, or joined with --address), "
+        "the lake on a file system every worker sees. The results are the same.",
+    ),
+    address: str | None = typer.Option(
+        None,
+        "--address",
+        metavar="ADDR",
+        help="With --engine ray: the cluster to join (ray://host:10001, auto).",
+        show_default=False,
+    ),
 ) -> None:
     """Score every hand of the lake under the rules it was played by and each rule set given.
 
@@ -171,6 +190,11 @@ def rescore(
     """
     from pipeline.rescore.run import rescore as run
 
+    if engine not in ENGINES:
+        hint = did_you_mean(closest(engine, list(ENGINES)))
+        raise InputError(f"--engine: no engine {engine!r}{hint} (engines: {', '.join(ENGINES)})")
+    if address is not None and engine != "ray":
+        raise InputError("--address: only with --engine ray")
     store = existing_lake(lake)
     rule_sets = _rule_sets(rules, store)
     with interrupts(), _progress() as progress:
@@ -179,6 +203,6 @@ def rescore(
         def on_progress(done: int, total: int) -> None:
             progress.update(task, completed=done, total=total)
 
-        report = run(store, rule_sets, force=force, on_progress=on_progress)
+        report = run(store, rule_sets, force=force, on_progress=on_progress, engine=engine, address=address)
     summary = summary_of(report)
     print_json(summary) if as_json else print_summary(summary)

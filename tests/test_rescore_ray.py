@@ -1,0 +1,110 @@
+"""``ofc rescore --engine ray``: the same result tables as a local rescore, row for row, and nothing visible of
+a run killed midway."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+import pytest
+from typer.testing import CliRunner
+
+from pipeline.cli import app
+from pipeline.lake.store import Lake
+from pipeline.paths import ROOT, SAMPLES
+from pipeline.rescore.run import rescore
+from pipeline.rule_files import load_rules
+
+RESULT_TABLES = (
+    "board_results",
+    "pair_results",
+    "board_summary",
+    "pair_summary",
+    "player_sessions",
+    "board_counts",
+    "notable_boards",
+)
+RULES = ("ofc", "classic-2-4")
+
+
+def test_without_ray_the_engine_says_how_to_install_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)  # as if it were not installed
+    lake = tmp_path / "lake"
+    assert (
+        CliRunner().invoke(app, ["ingest", str(SAMPLES / "worked-examples.jsonl"), "--lake", str(lake)]).exit_code == 0
+    )
+    result = CliRunner().invoke(app, ["rescore", "--lake", str(lake), "--engine", "ray"])
+    assert result.exit_code == 2
+    assert "pip install 'ofc-analytics[ray]'" in result.output
+
+
+def rows(lake: Path, table: str) -> pa.Table:
+    """A result table as a reader sees it, its rows in one order whatever files they are in."""
+    files = CliRunner().invoke(app, ["lake", "files", table, "--lake", str(lake)]).stdout.split()
+    con = duckdb.connect()
+    source = f"read_parquet({files!r}, hive_partitioning = true)"
+    batch = " EXCLUDE (batch)" if "batch" in con.sql(f"SELECT * FROM {source} LIMIT 0").columns else ""
+    data = con.sql(f"SELECT *{batch} FROM {source}").to_arrow_table()  # the result batch's id differs
+    plain = [c for c in data.column_names if not pa.types.is_nested(data.schema.field(c).type)]
+    return data.sort_by([(c, "ascending") for c in plain])
+
+
+@pytest.fixture(scope="module")
+def lakes(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """Two copies of a lake of 50,000 hands over several variants and months, one rescored locally."""
+    pytest.importorskip("ray")
+    root = tmp_path_factory.mktemp("ray")
+    local = root / "local"
+    runner = CliRunner()
+    for variant, hands, start in (("pineapple", 30_000, "2026-01-01"), ("ofc", 20_000, "2026-02-10")):
+        args = ["simulate", "--variant", variant, "--hands", str(hands), "--bots", "heuristic,random", "--seed", "5"]
+        done = runner.invoke(app, [*args, "--start", f"{start}T00:00:00+00:00", "--lake", str(local)])
+        assert done.exit_code == 0, done.output
+    assert runner.invoke(app, ["ingest", str(SAMPLES), "--lake", str(local)]).exit_code == 0
+    distributed = root / "distributed"
+    subprocess.run(["cp", "-r", str(local), str(distributed)], check=True)
+    rescore(Lake(local), [load_rules(r) for r in RULES])
+    return local, distributed
+
+
+def test_a_ray_rescore_equals_a_local_one_row_for_row(lakes: tuple[Path, Path]) -> None:
+    import ray
+
+    local, distributed = lakes
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    try:
+        report = rescore(Lake(distributed), [load_rules(r) for r in RULES], engine="ray")
+    finally:
+        ray.shutdown()
+    assert sum(t.hands for t in report.run if t.rules == "ofc") == 50_023
+    for table in RESULT_TABLES:
+        assert rows(local, table).equals(rows(distributed, table)), table
+
+
+def test_a_driver_killed_midway_leaves_nothing_and_a_rerun_finishes(lakes: tuple[Path, Path], tmp_path: Path) -> None:
+    local, _ = lakes
+    lake = tmp_path / "lake"
+    subprocess.run(["cp", "-r", str(local), str(lake)], check=True)
+    for manifest in sorted((lake / "_manifests").glob("*.json")):  # back to the ingested lake: no results
+        if '"kind": "rescore"' in manifest.read_text():
+            manifest.unlink()
+    before = sorted(p.name for p in (lake / "_manifests").glob("*.json"))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-m", "pipeline", "rescore", "--lake", str(lake), "--engine", "ray"]
+    proc = subprocess.Popen([*command, "-r", "ofc", "-r", "classic-2-4"], env=env, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while not any((lake / "_staging").rglob("*.parquet")) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)  # the driver and the workers it started
+    proc.wait()
+    assert sorted(p.name for p in (lake / "_manifests").glob("*.json")) == before  # nothing committed
+    done = subprocess.run([*command, "-r", "ofc", "-r", "classic-2-4"], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    for table in RESULT_TABLES:
+        assert rows(local, table).equals(rows(lake, table)), table
