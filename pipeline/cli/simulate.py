@@ -84,6 +84,22 @@ def simulate(
     lake: Path | None = lake_option(),
     out_file: Path | None = out_option("Write canonical JSONL here instead of the lake (missing folders are made)."),
     as_json: bool = json_option(),
+    shards: int = typer.Option(
+        1,
+        "--shards",
+        metavar="N",
+        help="Split the run in N parts, each from a seed derived from --seed: the same seed and N give the same "
+        "hands wherever the parts are played.",
+    ),
+    engine: str = typer.Option(
+        "local",
+        "--engine",
+        metavar="ENGINE",
+        help="local: play here; ray: play the --shards on a Ray cluster's workers (into the lake).",
+    ),
+    address: str | None = typer.Option(
+        None, "--address", metavar="ADDR", help="With --engine ray: the cluster to join.", show_default=False
+    ),
 ) -> None:
     """Simulate hands with one bot per seat and write them to the lake (one batch) or to JSONL.
 
@@ -116,7 +132,19 @@ def simulate(
         rollouts=DEFAULT_ROLLOUTS if rollouts is None else rollouts,
         session_hands=session_hands,
         start=_start(start),
+        shards=shards,
     )
+    if engine not in ("local", "ray"):
+        fail(f"--engine: no engine {engine!r} (engines: local, ray)", EXIT_USAGE)
+    if engine == "ray" and out_file is not None:
+        fail("--engine ray writes to the lake, not to --out", EXIT_USAGE)
+    if address is not None and engine != "ray":
+        fail("--address: only with --engine ray", EXIT_USAGE)
+    ray = None
+    if engine == "ray":
+        from pipeline.rescore.distributed import connect
+
+        ray = connect(address)
 
     target = out_file or lake_at(lake)
     said = f"nothing was written; {target} is as it was" if isinstance(target, Path) else None
@@ -134,6 +162,10 @@ def simulate(
         try:
             if isinstance(target, Path):
                 outcome = to_jsonl(spec, target, on_progress, on_stage)
+            elif ray is not None:
+                from pipeline.simulate.distributed import to_lake_ray
+
+                outcome = to_lake_ray(spec, target, ray, on_progress)
             else:
                 outcome = to_lake(spec, target, on_progress, on_stage)
         except OSError as exc:

@@ -76,6 +76,9 @@ class Spec:
     rollouts: int = DEFAULT_ROLLOUTS
     session_hands: int = DEFAULT_SESSION
     start: datetime = DEFAULT_START
+    shards: int = 1
+    """Parts of the run played apart (on a cluster's workers, or one after another here), each from a seed
+    derived from the run's: the same seed and shards give the same hands wherever they are played."""
 
     @property
     def variant(self) -> Variant:
@@ -94,6 +97,7 @@ class Spec:
             "rollouts": self.rollouts,
             "session_hands": self.session_hands,
             "start": self.start.isoformat(),
+            **({"shards": self.shards} if self.shards > 1 else {}),  # one shard: the ids runs always had
         }
         return "sim-" + hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:10]
 
@@ -113,6 +117,7 @@ def plan(
     rollouts: int = DEFAULT_ROLLOUTS,
     session_hands: int = DEFAULT_SESSION,
     start: datetime = DEFAULT_START,
+    shards: int = 1,
 ) -> Spec:
     """Check the arguments against each other and the rule set; raise SimulationError naming what is wrong."""
     known = [v.value for v in Variant]
@@ -142,10 +147,12 @@ def plan(
         raise SimulationError(f"--rollouts must be 0 or more, got {rollouts}")
     if session_hands < 1:
         raise SimulationError(f"--session-hands must be at least 1, got {session_hands}")
+    if shards < 1:
+        raise SimulationError(f"--shards must be at least 1, got {shards}")
     if start.tzinfo is None:
         start = start.replace(tzinfo=UTC)
     seat_bots = tuple(names[i % len(names)] for i in range(players))
-    return Spec(rules, players, hands, seat_bots, seed, rollouts, session_hands, start)
+    return Spec(rules, players, hands, seat_bots, seed, rollouts, session_hands, start, shards)
 
 
 def context(spec: Spec) -> Context:
@@ -161,7 +168,7 @@ def context(spec: Spec) -> Context:
     )
 
 
-def play(spec: Spec, pace: Pace | None = None) -> Iterator[HandBatch]:
+def play(spec: Spec, pace: Pace | None = None, shard: Shard | None = None) -> Iterator[HandBatch]:
     """Every hand of the run, in chunks: blocks of sessions side by side, session by session within a chunk.
 
     ``pace`` hears of every step and may stop the run at any of them (the hands do not depend on it). The
@@ -171,16 +178,57 @@ def play(spec: Spec, pace: Pace | None = None) -> Iterator[HandBatch]:
     pace = pace or Pace()
     dealer = Dealer(context(spec), list(spec.bots))
     dealer.prepare(pace)
-    return _play(spec, dealer, pace)
+    if spec.shards > 1 and shard is None:
+        return _sharded(spec, dealer, pace)
+    return _play(spec, dealer, pace, shard)
 
 
-def _play(spec: Spec, dealer: Dealer, pace: Pace) -> Iterator[HandBatch]:
-    rng = np.random.default_rng(spec.seed)
+def _sharded(spec: Spec, dealer: Dealer, pace: Pace) -> Iterator[HandBatch]:
+    """Every shard in turn, here: the hands a cluster's workers would play."""
+    for shard in shards_of(spec):
+        yield from _play(spec, dealer, pace, shard)
+
+
+def session_lengths(spec: Spec) -> np.ndarray:
+    """Hands in each session of the run."""
     n_sessions = math.ceil(spec.hands / spec.session_hands)
     lengths = np.full(n_sessions, spec.session_hands, dtype=np.int64)
     lengths[-1] = spec.hands - (n_sessions - 1) * spec.session_hands
-    for lo in range(0, n_sessions, BLOCK_SESSIONS):
-        session = np.arange(lo, min(lo + BLOCK_SESSIONS, n_sessions), dtype=np.int64)
+    return lengths
+
+
+@dataclass(frozen=True)
+class Shard:
+    """A part of a run: its sessions (numbered as in the whole run), its seed, and where its hands start."""
+
+    index: int
+    sessions: np.ndarray
+    seed: int
+    first_hand: int
+    """Hands of the shards before it: the first of its hands is this plus one."""
+
+
+def shards_of(spec: Spec) -> list[Shard]:
+    """The run's shards: the sessions split in ``spec.shards`` runs of consecutive sessions, each seeded from
+    the run's seed (``numpy.random.SeedSequence.spawn``), none empty."""
+    lengths = session_lengths(spec)
+    n = len(lengths)
+    seeds = np.random.SeedSequence(spec.seed).spawn(spec.shards)
+    out = []
+    for k in range(spec.shards):
+        lo, hi = n * k // spec.shards, n * (k + 1) // spec.shards
+        if hi > lo:
+            seed = int(seeds[k].generate_state(1, np.uint64)[0])
+            out.append(Shard(k, np.arange(lo, hi, dtype=np.int64), seed, int(lengths[:lo].sum())))
+    return out
+
+
+def _play(spec: Spec, dealer: Dealer, pace: Pace, shard: Shard | None = None) -> Iterator[HandBatch]:
+    lengths = session_lengths(spec)
+    sessions = np.arange(len(lengths), dtype=np.int64) if shard is None else shard.sessions
+    rng = np.random.default_rng(spec.seed if shard is None else shard.seed)
+    for lo in range(0, sessions.size, BLOCK_SESSIONS):
+        session = sessions[lo : lo + BLOCK_SESSIONS]
         yield from dealer.sessions(session, lengths[session], rng, CHUNK_HANDS, pace)
 
 

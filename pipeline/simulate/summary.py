@@ -20,6 +20,11 @@ import numpy as np
 from pipeline.simulate.batch import HandBatch
 
 Z95 = 1.959963984540054
+COUNTERS = (
+    *("hands", "points", "points_sq", "normal", "fouls", "entries"),
+    *("fl_hands", "stays", "fl_fouls", "surrendered", "naturals"),
+)
+"""What a bot's tally adds up."""
 
 
 @dataclass
@@ -91,6 +96,14 @@ class Summary:
         self.hands += b.hands
         for seat, name in enumerate(self.of_seat):
             self.bots[name].add(b, seat)
+
+    def merge(self, other: Summary) -> None:
+        """Add another part's tallies (a shard played elsewhere) to these."""
+        self.hands += other.hands
+        for name, theirs in other.bots.items():
+            mine = self.bots[name]
+            for counter in COUNTERS:
+                setattr(mine, counter, getattr(mine, counter) + getattr(theirs, counter))
 
     def rows(self) -> list[dict[str, Any]]:
         return [t.row() for t in self.bots.values()]

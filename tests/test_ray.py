@@ -1,5 +1,6 @@
-"""``ofc rescore --engine ray``: the same result tables as a local rescore, row for row, and nothing visible of
-a run killed midway."""
+"""The Ray engine: ``ofc rescore --engine ray`` gives the result tables of a local rescore, row for row, and
+nothing visible of a run killed midway; ``ofc simulate --engine ray --shards N`` the hands of a local run of N
+shards."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import duckdb
@@ -20,6 +22,7 @@ from pipeline.lake.store import Lake
 from pipeline.paths import ROOT, SAMPLES
 from pipeline.rescore.run import rescore
 from pipeline.rule_files import load_rules
+from pipeline.simulate.run import Spec
 
 RESULT_TABLES = (
     "board_results",
@@ -73,15 +76,18 @@ def lakes(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return local, distributed
 
 
-def test_a_ray_rescore_equals_a_local_one_row_for_row(lakes: tuple[Path, Path]) -> None:
-    import ray
-
-    local, distributed = lakes
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[None]:
+    """Ray started here on 2 CPUs, for the module's tests."""
+    ray = pytest.importorskip("ray")
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
-    try:
-        report = rescore(Lake(distributed), [load_rules(r) for r in RULES], engine="ray")
-    finally:
-        ray.shutdown()
+    yield
+    ray.shutdown()
+
+
+def test_a_ray_rescore_equals_a_local_one_row_for_row(lakes: tuple[Path, Path], cluster: None) -> None:
+    local, distributed = lakes
+    report = rescore(Lake(distributed), [load_rules(r) for r in RULES], engine="ray")
     assert sum(t.hands for t in report.run if t.rules == "ofc") == 50_023
     for table in RESULT_TABLES:
         assert rows(local, table).equals(rows(distributed, table)), table
@@ -108,3 +114,27 @@ def test_a_driver_killed_midway_leaves_nothing_and_a_rerun_finishes(lakes: tuple
     assert done.returncode == 0, done.stderr
     for table in RESULT_TABLES:
         assert rows(local, table).equals(rows(lake, table)), table
+
+
+def test_a_sharded_simulation_gives_the_same_hands_on_ray(tmp_path: Path, cluster: None) -> None:
+    import ray
+
+    from pipeline.simulate.distributed import to_lake_ray
+    from pipeline.simulate.run import plan, to_lake
+
+    def spec(shards: int) -> Spec:
+        rules = load_rules("pineapple")
+        return plan("pineapple", 3, 3_000, "heuristic,random", rules, seed=11, session_hands=50, shards=shards)
+
+    here = to_lake(spec(4), Lake(tmp_path / "here"))
+    there = to_lake_ray(spec(4), Lake(tmp_path / "there"), ray)
+    whole = to_lake(spec(1), Lake(tmp_path / "whole"))
+    hands = {
+        name: Lake(tmp_path / name).read("hands", ["hand_key", "content_hash"]).sort_by("hand_key")
+        for name in ("here", "there", "whole")
+    }
+    assert hands["here"].num_rows == 3_000
+    assert hands["here"].equals(hands["there"])  # the same seed and shards, whoever plays them
+    assert not hands["here"].equals(hands["whole"])  # other shards, other hands
+    assert here.summary.rows() == there.summary.rows()
+    assert here.spec.run_id != whole.spec.run_id
