@@ -146,7 +146,10 @@ def score_source_ray(
     hands = 0
     try:
         if work.jobs and tasks:
-            scored = read_datasource(_Boards(), override_num_blocks=len(tasks)).map_batches(
+            # One read task a partition, never split: a block holds whole hands. Reading is light beside
+            # scoring, so it does not hold a whole CPU that a scoring task could use.
+            boards = read_datasource(_Boards(), override_num_blocks=len(tasks), ray_remote_args={"num_cpus": 0.25})
+            scored = boards.map_batches(
                 _score_block,
                 fn_kwargs={"lake_root": str(lake.root), "batch": writer.batch, "work": work, "natives": natives},
                 batch_size=None,  # a block is a batch: whole hands, never split
