@@ -24,7 +24,7 @@ import pyarrow as pa
 from pipeline.errors import InputError
 from pipeline.rescore.plan import KIND, Work
 from pipeline.rescore.report import RuleTotals
-from pipeline.rescore.source import READ_ROWS, partitions, read_partition
+from pipeline.rescore.source import READ_ROWS, Slice, partitions, read_slice, slices
 
 if TYPE_CHECKING:
     from pipeline.lake.store import Lake
@@ -51,17 +51,22 @@ def connect(address: str | None = None, num_cpus: int | None = None) -> Any:
     return ray
 
 
+SLICE_HANDS = 100_000
+"""Hands a read task reads: a partition is cut in slices of whole hands, read side by side."""
+
+
 def _read_tasks(lake_root: Path, work: Work) -> list[Any]:
-    """One read task per partition of the source batch: blocks of whole hands, in stored order."""
+    """A read task per slice of each partition of the source batch: blocks of whole hands, in stored order."""
     from ray.data import ReadTask
     from ray.data.block import BlockMetadata
 
-    def reader(part: Any) -> Callable[[], Iterator[pa.Table]]:
-        return lambda: (pa.Table.from_batches([b]) for b in read_partition(part, READ_ROWS))
+    def reader(piece: Slice) -> Callable[[], Iterator[pa.Table]]:
+        return lambda: (pa.Table.from_batches([b]) for b in read_slice(piece, READ_ROWS))
 
     return [
-        ReadTask(reader(part), BlockMetadata(num_rows=None, size_bytes=None, exec_stats=None, input_files=None))
+        ReadTask(reader(piece), BlockMetadata(num_rows=None, size_bytes=None, exec_stats=None, input_files=None))
         for part in partitions(lake_root, work.source)
+        for piece in slices(part, SLICE_HANDS)
     ]
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,7 @@ import pyarrow.parquet as pq
 from pipeline.lake.store import LakeError
 from pipeline.rescore.hands import hand_keys, run_starts, whole_hands
 
-__all__ = ["Partition", "count_hands", "groups", "partitions", "read_partition"]
+__all__ = ["Partition", "Slice", "count_hands", "groups", "partitions", "read_partition", "read_slice", "slices"]
 
 BOARD_COLUMNS = [
     "hand_key",
@@ -127,8 +128,8 @@ def _batches(files: list[Path], columns: list[str], rows: int) -> Iterator[pa.Re
 class _Hands:
     """The partition's hands, handed out in order, as many at a time as a read of boards holds."""
 
-    def __init__(self, part: Partition) -> None:
-        self._stream = _batches(part.hands, HAND_COLUMNS, READ_ROWS)
+    def __init__(self, part: Partition, stream: Iterator[pa.RecordBatch] | None = None) -> None:
+        self._stream = stream if stream is not None else _batches(part.hands, HAND_COLUMNS, READ_ROWS)
         self._buffer: list[pa.RecordBatch] = []
         self._rows = 0
         self.where = f"variant={part.variant}/month={part.month}"
@@ -215,5 +216,61 @@ def read_partition(part: Partition, rows: int = READ_ROWS) -> Iterator[pa.Record
     """``RESCORE_INPUT`` batches of whole hands: every board of the partition once, in stored order."""
     hands = _Hands(part)
     for batch in whole_hands(_boards(part, rows)):
+        yield _with_hands(batch, hands, part)
+    hands.finish()
+
+
+@dataclass(frozen=True)
+class Slice:
+    """A run of whole hands of a partition, read apart from the rest (by a cluster's worker): its boards
+    ``board_lo`` to ``board_hi`` and its hands ``hand_lo`` to ``hand_hi`` in stored order."""
+
+    part: Partition
+    board_lo: int
+    board_hi: int
+    hand_lo: int
+    hand_hi: int
+
+
+def slices(part: Partition, hands_each: int) -> list[Slice]:
+    """The partition cut into runs of about ``hands_each`` whole hands, found from the boards' hand keys alone;
+    one slice for a partition written before boards kept their streets (read whole, joined to placements)."""
+    names = pq.ParquetFile(part.boards[0]).schema_arrow.names
+    if "streets" not in names:
+        return [Slice(part, 0, -1, 0, -1)]
+    keys = np.concatenate([pq.read_table(f, columns=["hand_key"]).column("hand_key").to_numpy() for f in part.boards])
+    starts = np.r_[run_starts(keys), keys.size]
+    hands = starts.size - 1
+    n = max(1, -(-hands // max(hands_each, 1)))
+    cuts = [hands * k // n for k in range(n + 1)]
+    return [Slice(part, int(starts[a]), int(starts[b]), a, b) for a, b in pairwise(cuts) if b > a]
+
+
+def _rows_between(files: list[Path], columns: list[str], lo: int, hi: int, rows: int) -> Iterator[pa.RecordBatch]:
+    """Rows ``lo`` to ``hi`` of the files taken in order, reading only the row groups that hold them."""
+    at = 0
+    for f in files:
+        parquet = pq.ParquetFile(f, read_dictionary=[c for c in LABELS if c in columns])
+        present = [c for c in columns if c in parquet.schema_arrow.names]
+        for g in range(parquet.num_row_groups):
+            size = parquet.metadata.row_group(g).num_rows
+            if at + size <= lo or at >= hi:
+                at += size
+                continue
+            for batch in parquet.iter_batches(batch_size=rows, row_groups=[g], columns=present):
+                a, b = max(lo - at, 0), min(hi - at, batch.num_rows)
+                if b > a:
+                    yield batch.slice(a, b - a)
+                at += batch.num_rows
+
+
+def read_slice(piece: Slice, rows: int = READ_ROWS) -> Iterator[pa.RecordBatch]:
+    """``RESCORE_INPUT`` batches of the slice's whole hands, as ``read_partition`` gives the partition's."""
+    part = piece.part
+    if piece.board_hi < 0:
+        yield from read_partition(part, rows)
+        return
+    hands = _Hands(part, _rows_between(part.hands, HAND_COLUMNS, piece.hand_lo, piece.hand_hi, READ_ROWS))
+    for batch in whole_hands(_rows_between(part.boards, BOARD_COLUMNS, piece.board_lo, piece.board_hi, rows)):
         yield _with_hands(batch, hands, part)
     hands.finish()
