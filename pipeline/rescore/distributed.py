@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import secrets
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -61,7 +62,9 @@ def _read_tasks(lake_root: Path, work: Work) -> list[Any]:
     from ray.data.block import BlockMetadata
 
     def reader(piece: Slice) -> Callable[[], Iterator[pa.Table]]:
-        return lambda: (pa.Table.from_batches([b]) for b in read_slice(piece, READ_ROWS))
+        # A slice is one block: each block scored writes a file per result table, so few large blocks write
+        # few files (a slice of 100,000 hands is about 40 MB, well under Ray's 128 MB blocks, never split).
+        return lambda: iter([pa.Table.from_batches(list(read_slice(piece, READ_ROWS)))])
 
     return [
         ReadTask(reader(piece), BlockMetadata(num_rows=None, size_bytes=None, exec_stats=None, input_files=None))
@@ -87,6 +90,7 @@ def _score_block(block: pa.Table, lake_root: str, batch: str, work: Work, native
     )
     from pipeline.rescore.batch import score_job as score_one
 
+    started = time.perf_counter()
     combined = block.combine_chunks()
     records = combined.to_batches()
     table = read_boards(records[0] if len(records) == 1 else pa.concat_batches(records), natives)
@@ -95,6 +99,7 @@ def _score_block(block: pa.Table, lake_root: str, batch: str, work: Work, native
     totals = []
     for job in work.jobs:
         t = RuleTotals(job.rules.name, job.key)
+        t0 = time.thread_time()
         s = score_one(table, scorer, job)
         t.hands = s.hands
         t.not_applied(s.not_applied, s.why)
@@ -109,9 +114,11 @@ def _score_block(block: pa.Table, lake_root: str, batch: str, work: Work, native
                 writer.write(name, rows)
             t.pairs, t.boards = pairs.num_rows, boards.num_rows
             t.recorded_checked, t.recorded_differing = recorded_check(table, s)
+        t.seconds = time.thread_time() - t0
         totals.append(t)
     handed = {
         "hands": int(table.starts.size),
+        "wall": time.perf_counter() - started,
         "files": writer.handed(),
         "totals": [
             {
@@ -120,6 +127,7 @@ def _score_block(block: pa.Table, lake_root: str, batch: str, work: Work, native
                 "pairs": t.pairs,
                 "recorded_checked": t.recorded_checked,
                 "recorded_differing": t.recorded_differing,
+                "seconds": t.seconds,
                 "not_applied": dict(t.skipped_variants),
                 "why": t.why,
             }
@@ -146,9 +154,16 @@ def score_source_ray(
         def estimate_inmemory_data_size(self) -> int | None:
             return None
 
+    from ray.data import DataContext
+
+    # Ray Data keeps part of the cluster for each operator; here reading is a sliver of the work, and what it
+    # would keep idle is a scoring task's CPU (on 2 CPUs, one scoring task at a time instead of two).
+    DataContext.get_current().op_resource_reservation_enabled = False
     totals = [RuleTotals(j.rules.name, j.key, batches=1, native_only=j.native_only) for j in work.jobs]
     writer = lake.begin(KIND)
     hands = 0
+    blocks: list[float] = []
+    """Wall seconds of each block on its worker."""
     try:
         if work.jobs and tasks:
             # One read task a partition, never split: a block holds whole hands. Reading is light beside
@@ -163,9 +178,10 @@ def score_source_ray(
             for out in scored.iter_batches(batch_size=None, batch_format="pyarrow"):
                 for text in out.column("handed").to_pylist():
                     handed = json.loads(text)
+                    blocks.append(handed["wall"])
                     writer.adopt(handed["files"])
                     for t, got in zip(totals, handed["totals"], strict=True):
-                        for name in ("hands", "boards", "pairs", "recorded_checked", "recorded_differing"):
+                        for name in ("hands", "boards", "pairs", "recorded_checked", "recorded_differing", "seconds"):
                             setattr(t, name, getattr(t, name) + got[name])
                         t.not_applied(got["not_applied"], got["why"])
                     hands += handed["hands"]
