@@ -4,6 +4,7 @@ shards."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -147,3 +148,54 @@ def test_a_sharded_simulation_gives_the_same_hands_on_ray(tmp_path: Path, cluste
     assert not hands["here"].equals(hands["whole"])  # other shards, other hands
     assert here.summary.rows() == there.summary.rows()
     assert here.spec.run_id != whole.spec.run_id
+
+
+def _scoring_workers() -> list[int]:
+    """The Ray worker processes running a scoring task now (Ray names a worker after its task)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                title = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                continue
+            if title.startswith("ray::") and ("MapBatches" in title or "_score_block" in title):
+                found.append(int(entry.name))
+    return found
+
+
+def test_a_worker_killed_midway_leaves_nothing_half_done(lakes: tuple[Path, Path], tmp_path: Path) -> None:
+    """Ray runs the killed worker's slice again, or the run fails whole; either way a reader sees every result
+    or none, and a rerun gives what a local rescore gives."""
+    local, _ = lakes
+    lake = tmp_path / "lake"
+    subprocess.run(["cp", "-r", str(local), str(lake)], check=True)
+    for manifest in sorted((lake / "_manifests").glob("*.json")):
+        if '"kind": "rescore"' in manifest.read_text():
+            manifest.unlink()
+    before = sorted(p.name for p in (lake / "_manifests").glob("*.json"))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-m", "pipeline", "rescore", "--lake", str(lake), "--engine", "ray", "-r", "ofc"]
+    proc = subprocess.Popen(command, env=env, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline, killed = time.monotonic() + 120, []
+    while not killed and proc.poll() is None and time.monotonic() < deadline:
+        for pid in _scoring_workers():
+            os.kill(pid, signal.SIGKILL)
+            killed.append(pid)
+        time.sleep(0.02)
+    try:
+        proc.wait(timeout=300)
+    finally:
+        with contextlib.suppress(ProcessLookupError):  # its workers, if the driver left any
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert killed, "no scoring worker was seen to kill"
+    after = sorted(p.name for p in (lake / "_manifests").glob("*.json"))
+    if proc.returncode != 0:
+        assert after == before  # failed whole: nothing committed
+    rerun = subprocess.run(command, env=env, capture_output=True, text=True)
+    assert rerun.returncode == 0, rerun.stderr
+    ofc = load_rules("ofc").key
+    for table in RESULT_TABLES:
+        mine, theirs = rows(lake, table), rows(local, table)
+        under = [t.filter(pa.compute.equal(t.column("rules_key"), ofc)) for t in (mine, theirs)]
+        assert under[0].equals(under[1]), table

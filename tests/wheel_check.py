@@ -86,6 +86,9 @@ def use(bin_dir: Path, work: Path) -> None:
     ofc = bin_dir / "ofc"
     where = run([bin_dir / "python", "-c", "import pipeline; print(pipeline.__file__)"], work, env).strip()
     expect(not Path(where).is_relative_to(ROOT), f"pipeline imported from the checkout: {where}")
+    probe = "import importlib.util as u; print(u.find_spec('ray') is not None)"
+    found = run([bin_dir / "python", "-c", probe], work, env)
+    expect(found.strip() == "False", "the base install pulled in Ray, which is the ray extra's")
 
     presets = json.loads(run([ofc, "rules", "list", "--json"], work, env))
     names = {p["name"] for p in presets} if isinstance(presets, list) else set(presets)

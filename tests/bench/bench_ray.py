@@ -43,7 +43,9 @@ def WARM():
     return 0
 """
 
-RESCORE = WARM_WORKER + """
+RESCORE = (
+    WARM_WORKER
+    + """
 import json, sys, time
 engine, cpus, lake, *rules = sys.argv[1:]
 if engine == "ray":
@@ -58,6 +60,7 @@ t0 = time.perf_counter()
 r = rescore(Lake(lake), rules, engine=engine)
 print(json.dumps({"seconds": time.perf_counter() - t0, "hands": sum(t.hands for t in r.run)}))
 """
+)
 
 SIMULATE_RUN = """
 import json, sys, time
