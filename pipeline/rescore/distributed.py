@@ -168,7 +168,7 @@ def score_source_ray(
         if work.jobs and tasks:
             # One read task a partition, never split: a block holds whole hands. Reading is light beside
             # scoring, so it does not hold a whole CPU that a scoring task could use.
-            boards = read_datasource(_Boards(), override_num_blocks=len(tasks), ray_remote_args={"num_cpus": 0.25})
+            boards = read_datasource(_Boards(), override_num_blocks=len(tasks), num_cpus=0.25)
             scored = boards.map_batches(
                 _score_block,
                 fn_kwargs={"lake_root": str(lake.root), "batch": writer.batch, "work": work, "natives": natives},
