@@ -75,24 +75,17 @@ def _read_tasks(lake_root: Path, work: Work) -> list[Any]:
 
 def _score_block(block: pa.Table, lake_root: str, batch: str, work: Work, natives: Natives) -> pa.Table:
     """Score one block of whole hands under every job, write its results into the batch's staging, and hand
-    back (as one row of JSON) the files written and the counts."""
+    back (as one row of JSON) the files written and the counts of each job."""
+    from dataclasses import asdict
     from datetime import UTC, datetime
 
     from pipeline.lake.store import BatchWriter, Lake
-    from pipeline.rescore.batch import (
-        Scorer,
-        board_sums,
-        build_boards,
-        build_pairs,
-        pair_sums,
-        read_boards,
-        recorded_check,
-    )
+    from pipeline.rescore.batch import Scorer, read_boards
     from pipeline.rescore.batch import score_job as score_one
+    from pipeline.rescore.scoring import write_boards, write_pairs
 
     started = time.perf_counter()
-    combined = block.combine_chunks()
-    records = combined.to_batches()
+    records = block.combine_chunks().to_batches()
     table = read_boards(records[0] if len(records) == 1 else pa.concat_batches(records), natives)
     writer = BatchWriter(Lake(Path(lake_root)), batch, KIND, datetime.now(UTC), part=secrets.token_hex(4))
     scorer = Scorer(table)
@@ -101,40 +94,15 @@ def _score_block(block: pa.Table, lake_root: str, batch: str, work: Work, native
         t = RuleTotals(job.rules.name, job.key)
         t0 = time.thread_time()
         s = score_one(table, scorer, job)
+        t.seconds = time.thread_time() - t0
         t.hands = s.hands
         t.not_applied(s.not_applied, s.why)
         if s.scored is not None:
-            pairs = build_pairs(table, s)
-            writer.write("pair_results", pa.Table.from_batches([pairs]))
-            for name, rows in pair_sums(table, s, pairs).items():
-                writer.write(name, rows)
-            boards = build_boards(table, s)
-            writer.write("board_results", pa.Table.from_batches([boards]))
-            for name, rows in board_sums(table, s, boards).items():
-                writer.write(name, rows)
-            t.pairs, t.boards = pairs.num_rows, boards.num_rows
-            t.recorded_checked, t.recorded_differing = recorded_check(table, s)
-        t.seconds = time.thread_time() - t0
-        totals.append(t)
-    handed = {
-        "hands": int(table.starts.size),
-        "wall": time.perf_counter() - started,
-        "files": writer.handed(),
-        "totals": [
-            {
-                "hands": t.hands,
-                "boards": t.boards,
-                "pairs": t.pairs,
-                "recorded_checked": t.recorded_checked,
-                "recorded_differing": t.recorded_differing,
-                "seconds": t.seconds,
-                "not_applied": dict(t.skipped_variants),
-                "why": t.why,
-            }
-            for t in totals
-        ],
-    }
-    return pa.table({"handed": [json.dumps(handed)]})
+            t.add(write_pairs(writer, table, s))
+            t.add(write_boards(writer, table, s))
+        totals.append(asdict(t))
+    handed = {"hands": int(table.starts.size), "wall": time.perf_counter() - started, "files": writer.handed()}
+    return pa.table({"handed": [json.dumps({**handed, "totals": totals})]})
 
 
 def score_source_ray(
@@ -181,9 +149,7 @@ def score_source_ray(
                     blocks.append(handed["wall"])
                     writer.adopt(handed["files"])
                     for t, got in zip(totals, handed["totals"], strict=True):
-                        for name in ("hands", "boards", "pairs", "recorded_checked", "recorded_differing", "seconds"):
-                            setattr(t, name, getattr(t, name) + got[name])
-                        t.not_applied(got["not_applied"], got["why"])
+                        t.add(RuleTotals(**{**got, "batches": 0}))
                     hands += handed["hands"]
                     on_hands(handed["hands"])
         commit_results(writer, work, totals, hands)

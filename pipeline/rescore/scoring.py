@@ -71,6 +71,30 @@ def _joined(batches: list[pa.RecordBatch]) -> pa.RecordBatch:
     return batches[0] if len(batches) == 1 else pa.concat_batches(batches)
 
 
+def write_pairs(writer: BatchWriter, table: Table, s: Scoring) -> RuleTotals:
+    """A job's pair results and their sums, written; their counts (``seconds``: building them)."""
+    t0 = time.thread_time()
+    pairs = build_pairs(table, s)
+    seconds = time.thread_time() - t0
+    writer.write("pair_results", pa.Table.from_batches([pairs]))
+    for name, rows in pair_sums(table, s, pairs).items():
+        writer.write(name, rows)
+    return RuleTotals(s.job.rules.name, s.job.key, pairs=pairs.num_rows, seconds=seconds)
+
+
+def write_boards(writer: BatchWriter, table: Table, s: Scoring) -> RuleTotals:
+    """A job's board results and their sums, written, and the check of recorded points; their counts."""
+    t0 = time.thread_time()
+    boards = build_boards(table, s)
+    checked, differing = recorded_check(table, s)
+    seconds = time.thread_time() - t0
+    writer.write("board_results", pa.Table.from_batches([boards]))
+    for name, rows in board_sums(table, s, boards).items():
+        writer.write(name, rows)
+    counts = {"boards": boards.num_rows, "recorded_checked": checked, "recorded_differing": differing}
+    return RuleTotals(s.job.rules.name, s.job.key, seconds=seconds, **counts)
+
+
 class _Writers:
     """Each result table built and written on its own thread, a few chunks behind the scoring."""
 
@@ -86,24 +110,10 @@ class _Writers:
             self._settle()
 
     def _pairs(self, table: Table, s: Scoring) -> RuleTotals:
-        t0 = time.thread_time()
-        pairs = build_pairs(table, s)
-        seconds = time.thread_time() - t0
-        self.writer.write("pair_results", pa.Table.from_batches([pairs]))
-        for name, rows in pair_sums(table, s, pairs).items():
-            self.writer.write(name, rows)
-        return RuleTotals(s.job.rules.name, s.job.key, pairs=pairs.num_rows, seconds=seconds)
+        return write_pairs(self.writer, table, s)
 
     def _boards(self, table: Table, s: Scoring) -> RuleTotals:
-        t0 = time.thread_time()
-        boards = build_boards(table, s)
-        checked, differing = recorded_check(table, s)
-        seconds = time.thread_time() - t0
-        self.writer.write("board_results", pa.Table.from_batches([boards]))
-        for name, rows in board_sums(table, s, boards).items():
-            self.writer.write(name, rows)
-        counts = {"boards": boards.num_rows, "recorded_checked": checked, "recorded_differing": differing}
-        return RuleTotals(s.job.rules.name, s.job.key, seconds=seconds, **counts)
+        return write_boards(self.writer, table, s)
 
     def _settle(self) -> None:
         future, totals = self.pending.popleft()
