@@ -82,6 +82,30 @@ def column_map(spec: str) -> dict[str, str]:
     return column_map(spec)
 
 
+ENGINES = ("local", "ray")
+ADDRESS_HELP = "With --engine ray: the cluster to join (ray://host:10001, or auto on a cluster's node)."
+
+
+def engine_option(help: str) -> Any:
+    return typer.Option("local", "--engine", metavar="ENGINE", help=help)
+
+
+def address_option() -> Any:
+    return typer.Option(None, "--address", metavar="ADDR", help=ADDRESS_HELP, show_default=False)
+
+
+def check_engine(engine: str, address: str | None) -> None:
+    """``--engine`` names an engine, and ``--address`` comes only with Ray's."""
+    from pipeline.errors import InputError
+    from pipeline.suggest import closest, did_you_mean
+
+    if engine not in ENGINES:
+        hint = did_you_mean(closest(engine, list(ENGINES)))
+        raise InputError(f"--engine: no engine {engine!r}{hint} (engines: {', '.join(ENGINES)})")
+    if address is not None and engine != "ray":
+        raise InputError("--address: only with --engine ray")
+
+
 def lake_at(path: Path | None) -> Lake:
     """The lake a command writes to: ``--lake``, else the default; made on its first commit."""
     from pipeline.lake.store import Lake

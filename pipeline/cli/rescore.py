@@ -11,9 +11,17 @@ from rich.table import Table
 from rich.text import Text
 
 from pipeline.cli.console import err, interrupts, out, print_json
-from pipeline.cli.options import RULES_HELP, existing_lake, json_option, lake_option, load_rules, rules_option
-from pipeline.errors import InputError
-from pipeline.suggest import closest, did_you_mean
+from pipeline.cli.options import (
+    RULES_HELP,
+    address_option,
+    check_engine,
+    engine_option,
+    existing_lake,
+    json_option,
+    lake_option,
+    load_rules,
+    rules_option,
+)
 
 if TYPE_CHECKING:
     from pipeline.lake.store import Lake
@@ -150,9 +158,6 @@ def print_summary(summary: dict[str, Any]) -> None:
         out.print("nothing new to score (--force scores again)")
 
 
-ENGINES = ("local", "ray")
-
-
 def rescore(
     rules: list[str] | None = rules_option(
         f"{RULES_HELP[:-1]}, to compare. Default: the rule sets the lake already compares. Every hand is scored "
@@ -161,20 +166,11 @@ def rescore(
     lake: Path | None = lake_option(),
     force: bool = typer.Option(False, "--force", help="Score again what already has results under these rules."),
     as_json: bool = json_option(),
-    engine: str = typer.Option(
-        "local",
-        "--engine",
-        metavar="ENGINE",
-        help="local: score in this process; ray: score on a Ray cluster (started here, or joined with --address), "
-        "the lake on a file system every worker sees. The results are the same.",
+    engine: str = engine_option(
+        "local: score in this process; ray: score on a Ray cluster (started here, or joined with --address), "
+        "the lake on a file system every worker sees. The results are the same."
     ),
-    address: str | None = typer.Option(
-        None,
-        "--address",
-        metavar="ADDR",
-        help="With --engine ray: the cluster to join (ray://host:10001, auto).",
-        show_default=False,
-    ),
+    address: str | None = address_option(),
 ) -> None:
     """Score every hand of the lake under the rules it was played by and each rule set given.
 
@@ -190,11 +186,7 @@ def rescore(
     """
     from pipeline.rescore.run import rescore as run
 
-    if engine not in ENGINES:
-        hint = did_you_mean(closest(engine, list(ENGINES)))
-        raise InputError(f"--engine: no engine {engine!r}{hint} (engines: {', '.join(ENGINES)})")
-    if address is not None and engine != "ray":
-        raise InputError("--address: only with --engine ray")
+    check_engine(engine, address)
     store = existing_lake(lake)
     rule_sets = _rule_sets(rules, store)
     with interrupts(), _progress() as progress:

@@ -11,7 +11,17 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from pipeline.cli.console import EXIT_FAILED, EXIT_USAGE, err, fail, interrupts, out, print_json
-from pipeline.cli.options import json_option, lake_at, lake_option, load_rules, out_option, rules_option
+from pipeline.cli.options import (
+    address_option,
+    check_engine,
+    engine_option,
+    json_option,
+    lake_at,
+    lake_option,
+    load_rules,
+    out_option,
+    rules_option,
+)
 
 BOTS_HELP = (
     "Bots, one per seat in seat order, comma-separated; a shorter list is repeated. "
@@ -91,15 +101,8 @@ def simulate(
         help="Split the run in N parts, each from a seed derived from --seed: the same seed and N give the same "
         "hands wherever the parts are played.",
     ),
-    engine: str = typer.Option(
-        "local",
-        "--engine",
-        metavar="ENGINE",
-        help="local: play here; ray: play the --shards on a Ray cluster's workers (into the lake).",
-    ),
-    address: str | None = typer.Option(
-        None, "--address", metavar="ADDR", help="With --engine ray: the cluster to join.", show_default=False
-    ),
+    engine: str = engine_option("local: play here; ray: play the --shards on a Ray cluster's workers (into the lake)."),
+    address: str | None = address_option(),
 ) -> None:
     """Simulate hands with one bot per seat and write them to the lake (one batch) or to JSONL.
 
@@ -134,12 +137,9 @@ def simulate(
         start=_start(start),
         shards=shards,
     )
-    if engine not in ("local", "ray"):
-        fail(f"--engine: no engine {engine!r} (engines: local, ray)", EXIT_USAGE)
+    check_engine(engine, address)
     if engine == "ray" and out_file is not None:
         fail("--engine ray writes to the lake, not to --out", EXIT_USAGE)
-    if address is not None and engine != "ray":
-        fail("--address: only with --engine ray", EXIT_USAGE)
     ray = None
     if engine == "ray":
         from pipeline.rescore.distributed import connect
