@@ -168,8 +168,9 @@ def sources(path: Path) -> Iterator[Source]:
     """The inputs under ``path``: directories recursively (links only inside the root), archives opened."""
     if path.is_dir():
         root = path.resolve()
-        lakes = [lake.parent for lake in path.rglob("_manifests") if is_lake(lake.parent)]
-        for p in sorted(path.rglob("*")):
+        found = sorted(path.rglob("*"))
+        lakes = [p.parent for p in found if p.name == "_manifests" and p.is_dir()]  # the walk's own lakes
+        for p in found:
             inside = not p.is_symlink() or p.resolve().is_relative_to(root)
             hidden = any(part.startswith(".") for part in p.relative_to(path).parts[:-1])
             in_lake = any(p.is_relative_to(lake) for lake in lakes)
