@@ -478,6 +478,42 @@ class MonteCarloBot(PlannerBot):
 
     def _worth(self, view: StreetView, part: np.ndarray, candidates: np.ndarray, seeds: np.ndarray) -> np.ndarray:
         """(g, K) mean worth of each candidate over the rollouts (-inf for none)."""
+        worth = self.rollout_worths(view, part, candidates, seeds).mean(axis=2)
+        return np.where(candidates >= 0, worth, -np.inf)
+
+    def rollout_worths(
+        self,
+        view: StreetView,
+        part: np.ndarray,
+        candidates: np.ndarray,
+        seeds: np.ndarray,
+        *,
+        fixed: np.ndarray | None = None,
+        share: int = 1,
+    ) -> np.ndarray:
+        """(g, K, R) worth of each candidate in each rollout (0 for none): net points plus the worth of the
+        Fantasyland the board earns against each opponent. The rollouts of a table share their cards across its
+        candidates, so differences between candidates are paired.
+
+        ``fixed`` (g, K, 13): complete boards to weigh instead of placements of this street (a Fantasyland
+        setting): only the other boards are played out, and this player's board is scored as a Fantasyland one.
+        """
+        points, following = self.rollout_outcomes(view, part, candidates, seeds, fixed=fixed, share=share)
+        worth = points + self.ctx.model.fantasyland_value[following] * (view.boards.shape[1] - 1)
+        return np.where(candidates[:, :, None] >= 0, worth, 0.0)
+
+    def rollout_outcomes(
+        self,
+        view: StreetView,
+        part: np.ndarray,
+        candidates: np.ndarray,
+        seeds: np.ndarray,
+        *,
+        fixed: np.ndarray | None = None,
+        share: int = 1,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The rollouts of :meth:`rollout_worths`: (g, K, R) net points and the cards of the Fantasyland earned;
+        the other boards played out once every ``share`` rollouts (``kernels.rollouts``)."""
         ctx = self.ctx
         s = ctx.streets
         boards = np.ascontiguousarray(view.boards[part])
@@ -486,20 +522,25 @@ class MonteCarloBot(PlannerBot):
         active = np.ascontiguousarray(view.active[part])
         g, players = active.shape
         n_cand = candidates.shape[1]
+        valid = candidates >= 0
+        played_out = candidates
+        if fixed is not None:
+            active[np.arange(g), me] = True  # set face down, but scored
+            played_out = np.full((g, 1), -1, dtype=np.int64)
         out_me = np.empty((g, n_cand, ctx.rollouts, 13), dtype=np.uint8)
         out_others = np.full((g, ctx.rollouts, players, 13), NO_CARD, dtype=np.uint8)
         first = actions(s.dealt[0], s.discarded[0])
         later = actions(s.dealt[-1], s.discarded[-1])
         dealt = np.array(s.dealt, dtype=np.int64)
         placed_after = np.cumsum(dealt - np.array(s.discarded, dtype=np.int64))
-        work = g * n_cand * ctx.rollouts * (s.streets - view.street) * _street_us(3)
+        work = g * (played_out.shape[1] + players) * ctx.rollouts * (s.streets - view.street) * _street_us(3)
         args = (
             boards,
             counts,
             me,
             active,
             np.ascontiguousarray(view.dealt[part]),
-            np.ascontiguousarray(candidates),
+            np.ascontiguousarray(played_out),
             view.street,
             dealt,
             np.array(s.discarded, dtype=np.int64),
@@ -511,19 +552,31 @@ class MonteCarloBot(PlannerBot):
             view.unseen[part],
             seeds,
             self.policy.args(),
+            1 if fixed is not None else share,  # a fixed board has no cards to deal afresh
         )
         with threads_for(work):
             kernels.rollouts(*args, out_me, out_others)
-        worth = self._score(out_me, out_others, active, me, candidates >= 0)
-        return np.where(candidates >= 0, worth, -np.inf)
+        if fixed is not None:
+            out_me[:] = fixed[:, :, None, :]
+        return self.rollout_points(out_me, out_others, active, me, valid, fixed is not None)
 
-    def _score(
-        self, out_me: np.ndarray, out_others: np.ndarray, active: np.ndarray, me: np.ndarray, valid: np.ndarray
-    ) -> np.ndarray:
-        """Net points of every completed board of this player, plus Fantasyland and hidden opponents.
+    def rollout_points(
+        self,
+        out_me: np.ndarray,
+        out_others: np.ndarray,
+        active: np.ndarray,
+        me: np.ndarray,
+        valid: np.ndarray,
+        in_fantasyland: bool = False,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(g, K, R) net points of every completed board of this player, hidden opponents included, and the
+        cards of the Fantasyland it earns (0: none); this player's board is a Fantasyland one with
+        ``in_fantasyland``.
 
         Boards are laid out hand by hand, seats in order, with the last seat as the button, so the
-        engine finds them in table order and sorts nothing.
+        engine finds them in table order and sorts nothing. An opponent in Fantasyland, whose cards are
+        hidden, counts as a board that wins as often as it loses: a foul pays it the scoop, a valid board
+        collects its royalties.
         """
         ctx = self.ctx
         g, n_cand, n_roll, _ = out_me.shape
@@ -538,22 +591,25 @@ class MonteCarloBot(PlannerBot):
         mine = np.where(valid[:, :, None], mine, 0).ravel()
         hands = np.broadcast_to(np.arange(g * n_cand * n_roll).reshape(g, n_cand, n_roll, 1), present.shape)
         seats = np.broadcast_to(np.arange(players), present.shape)
+        flagged = None
+        if in_fantasyland:
+            flagged = np.broadcast_to(seats == me[:, None, None, None], present.shape)[present]
         table = Boards.build(
             hand=hands[present],
             seat=seats[present],
             cards=full[present],
             button=np.full(int(present.sum()), players - 1),
+            in_fantasyland=flagged,
         )
         with threads_for(len(table.hand) * SCORE_US):
             result = score(table, ctx.compiled)
         facts = result.boards
-        worth = result.net[mine].astype(np.float64)
-        opponents = players - 1
-        worth += ctx.model.fantasyland_value[facts.fantasyland_next[mine]] * opponents
+        points = result.net[mine].astype(np.float64)
         hidden = np.repeat(players - active.sum(axis=1), n_cand * n_roll).astype(np.float64)
         royalties = facts.royalties[mine].sum(axis=1)
-        worth += hidden * np.where(facts.fouled[mine], -ctx.compiled.scoop_amount, royalties)
-        return worth.reshape(g, n_cand, n_roll).mean(axis=2)
+        points += hidden * np.where(facts.fouled[mine], -ctx.compiled.scoop_amount, royalties)
+        shape = (g, n_cand, n_roll)
+        return points.reshape(shape), facts.fantasyland_next[mine].astype(np.int64).reshape(shape)
 
     def classic(self, cards: np.ndarray, rng: np.random.Generator, tick: Tick = idle) -> ClassicChoice:
         """Every hand set on its own by the arranger, in portions (``tick`` after each): the same settings."""

@@ -795,6 +795,7 @@ def rollouts(
     unseen: np.ndarray,
     seeds: np.ndarray,
     model: tuple,
+    share: int,
     out_me: np.ndarray,
     out_others: np.ndarray,
 ) -> None:
@@ -806,6 +807,11 @@ def rollouts(
     ``out_others[i, r, seat]``, from the cards it still has to be dealt (its current street too when it
     has not acted yet). A rollout's cards are the same for every candidate (common random numbers).
     ``street`` is 0-based; ``placed_after[s]`` is how many cards a board holds after street ``s``.
+
+    With ``share`` above 1, the other boards are played out once every ``share`` rollouts, and the rollouts
+    between deal this player's cards afresh from the cards those boards left (the same distribution: this
+    player's cards given the others'), which costs a fraction of the others' completions when this player's
+    cards matter most.
     """
     m = boards.shape[0]
     players = boards.shape[1]
@@ -843,20 +849,30 @@ def rollouts(
         actions = (first_actions, later_actions)
         for r in range(n_rollouts):
             state[0] = _mix(seeds[i] + np.uint64(r))
-            for j in range(need):
-                pick = j + _randint(state, size - j)
-                pool[j], pool[pick] = pool[pick], pool[j]
-            at = own_need
-            for p in range(players):
-                if not active[i, p] or p == me[i]:
-                    continue
-                board[:] = boards[i, p]
-                cnt[:] = counts[i, p]
-                at = _complete(
-                    board, cnt, pool, at, first_of[p], street_dealt, street_discards, actions, live[i],
-                    unseen[i], model, feats, buf, values,
-                )  # fmt: skip
-                out_others[i, r, p] = board
+            if r % share and own_need > 0:
+                # The others' boards of the last full deal stand; this player's cards come from the rest.
+                rest = size - need
+                for j in range(own_need):
+                    pick = j + _randint(state, own_need + rest - j)
+                    if pick >= own_need:
+                        pick += need - own_need
+                    pool[j], pool[pick] = pool[pick], pool[j]
+                out_others[i, r] = out_others[i, r - r % share]
+            else:
+                for j in range(need):
+                    pick = j + _randint(state, size - j)
+                    pool[j], pool[pick] = pool[pick], pool[j]
+                at = own_need
+                for p in range(players):
+                    if not active[i, p] or p == me[i]:
+                        continue
+                    board[:] = boards[i, p]
+                    cnt[:] = counts[i, p]
+                    at = _complete(
+                        board, cnt, pool, at, first_of[p], street_dealt, street_discards, actions, live[i],
+                        unseen[i], model, feats, buf, values,
+                    )  # fmt: skip
+                    out_others[i, r, p] = board
             for c in range(candidates.shape[1]):
                 a = candidates[i, c]
                 if a < 0:
