@@ -436,6 +436,73 @@ SUMMARY_TABLES = {
 }
 """Sums of the result tables, written beside them by the same rescore."""
 
+ANALYSIS_PARTITIONS = ("analysis", "variant")
+"""Hive partition columns of the analysis tables: the analysis settings (``ofc analyse``'s rollouts, moves
+compared and seed, and the method's version: each its own set of figures), then the variant."""
+
+_ANALYSIS_KEY = [
+    _required("hand_key", pa.uint64()),
+    _required("batch", pa.string()),
+    _required("analysis", pa.string()),
+    _required("variant", pa.string()),
+    _required("month", pa.string()),
+    _required("content_hash", pa.uint64()),
+    ("hand_id", pa.string()),
+    ("played_at", pa.timestamp("us", tz="UTC")),
+    _required("rules_key", pa.string()),
+    _required("seat", pa.int8()),
+    _required("player", pa.string()),
+]
+"""Every analysis row's hand (with the ``content_hash`` it was analysed as: a hand corrected since is analysed
+again), the analysis and partition, the hand's native rule set, and the board."""
+
+DECISIONS = pa.schema(
+    [
+        *_ANALYSIS_KEY,
+        _required("n_players", pa.int8()),
+        _required("street", pa.int8()),
+        _required("kind", pa.string()),
+        _required("dealt", pa.list_(pa.uint8())),
+        _required("seen", pa.list_(pa.uint8())),
+        _required("played", pa.string()),
+        _required("best", pa.string()),
+        _required("played_rows", pa.string()),
+        _required("best_rows", pa.string()),
+        _required("ev_played", pa.float64()),
+        _required("ev_best", pa.float64()),
+        _required("ev_lost", pa.float64()),
+        _required("se", pa.float64()),
+        _required("rollouts", pa.int32()),
+        _required("moves", pa.int16()),
+        _required("compared", pa.int8()),
+        _required("seed", pa.uint64()),
+    ]
+)
+"""One row per decision of an analysed board (``ofc analyse``): a street's placement (``kind``: ``initial``, the
+first five cards; ``placement``, a street without a discard; ``discard``, a Pineapple street's two placed and
+one discarded) or a Fantasyland setting (``fantasyland``). ``dealt``: the cards decided on; ``seen``: every card
+the player had seen (their own board and discards, the open boards as they stood, ``dealt``). ``played`` and
+``best``: the move played and the best move found, in words (``top Kh · middle Qs · discard 7c``);
+``played_rows`` and ``best_rows`` the same as one letter per card of ``dealt`` (``t`` top, ``m`` middle, ``b``
+bottom, ``x`` discard). ``ev_played`` and ``ev_best``: their expected points (net against every opponent, plus
+the worth of the Fantasyland the board earns) over ``rollouts`` paired rollouts; ``ev_lost = ev_best -
+ev_played`` (0 when the move played is the best), ``se`` its standard error: of the paired difference between
+the move played and the best other move compared. ``moves``: the legal moves; ``compared``: those rolled out
+(the move played and the planner's best); ``seed``: the decision's own seed."""
+
+ANALYSED_BOARDS = pa.schema(
+    [
+        *_ANALYSIS_KEY,
+        _required("decisions", pa.int16()),
+        ("skipped", pa.string()),
+    ]
+)
+"""One row per board an analysis looked at: how many decisions it wrote for it, or why it wrote none
+(``skipped``: a classic hand, placements not recorded, ...). An analysis run reads it to find what is left to
+do, as a rescore reads its manifests."""
+
+ANALYSIS_TABLES = {"decisions": DECISIONS, "analysed_boards": ANALYSED_BOARDS}
+
 RESULT_TABLES = {"board_results": BOARD_RESULTS, "pair_results": PAIR_RESULTS, **SUMMARY_TABLES}
 
 TABLES = {
@@ -447,6 +514,7 @@ TABLES = {
     "board_results": BOARD_RESULTS,
     "pair_results": PAIR_RESULTS,
     **SUMMARY_TABLES,
+    **ANALYSIS_TABLES,
 }
 
 TABLE_PARTITIONS = {
@@ -456,5 +524,6 @@ TABLE_PARTITIONS = {
     "board_results": RESULT_PARTITIONS,
     "pair_results": RESULT_PARTITIONS,
     **dict.fromkeys(SUMMARY_TABLES, RESULT_PARTITIONS),
+    **dict.fromkeys(ANALYSIS_TABLES, ANALYSIS_PARTITIONS),
 }
 """Each partitioned table's hive partition columns, outermost first."""

@@ -142,3 +142,21 @@ CREATE MACRO cards_text(codes) AS array_to_string(list_transform(codes, lambda c
 CREATE MACRO board_text(cards) AS
     cards_text(list_slice(cards, 1, 3)) || ' / ' || cards_text(list_slice(cards, 4, 8)) || ' / '
     || cards_text(list_slice(cards, 9, 13));
+
+-- Decision analysis (ofc analyse). The analysis the figures read unless asked for another: the one run last.
+CREATE MACRO latest_analysis() AS (SELECT max_by(analysis, batch) FROM analysed_boards);
+
+-- The boards an analysis weighed (analysis null: the latest), of hands as they stand: a hand corrected since it
+-- was analysed is left out until ofc analyse weighs it again.
+CREATE MACRO analysed(which) AS TABLE
+    SELECT a.*
+    FROM analysed_boards a
+    JOIN hands h ON h.hand_key = a.hand_key AND h.content_hash = a.content_hash
+    WHERE a.analysis = coalesce(which, latest_analysis()) AND a.skipped IS NULL;
+
+-- Their decisions, each with what the move played is expected to have cost (ev_lost) against the best move found.
+CREATE MACRO weighed(which) AS TABLE
+    SELECT d.*
+    FROM decisions d
+    JOIN hands h ON h.hand_key = d.hand_key AND h.content_hash = d.content_hash
+    WHERE d.analysis = coalesce(which, latest_analysis());
