@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from pipeline import __version__
-from pipeline.cli import demo, evaluate, ingest, lake, report, rescore, rules, score, simulate, sql
+from pipeline.cli import analyse, demo, evaluate, ingest, lake, report, rescore, rules, score, simulate, sql
 from pipeline.cli.console import debugging, err, interruptible, is_interrupt
 from pipeline.cli.exits import EXIT_FAILED, exit_code
 from pipeline.cli.help import plain_help
@@ -46,6 +46,7 @@ app.command("report")(report.report)
 app.command("score")(score.score_file)
 app.command("rescore")(rescore.rescore)
 app.command("simulate")(simulate.simulate)
+app.command("analyse")(analyse.analyse)
 app.add_typer(rules.app, name="rules")
 app.add_typer(lake.app, name="lake")
 app.command("demo")(demo.demo)

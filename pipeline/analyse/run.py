@@ -1,0 +1,448 @@
+"""An analysis run: the decisions of the chosen boards weighed by rollouts, and committed to the lake.
+
+Boards are chosen by player, variant and first day; those an earlier run of the same settings analysed (as
+their hand stands now: a corrected hand is analysed again) are left out, so a run picks up where the last one
+stopped. Hands are weighed a chunk at a time and each chunk is committed as a batch: an interrupted run loses
+at most the chunk it was weighing. Every board looked at gets a row in ``analysed_boards``: its decisions, or
+why it has none.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from datetime import date
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from pipeline import __version__
+from pipeline.analyse.estimate import (
+    DEFAULT_MOVES,
+    DEFAULT_ROLLOUTS,
+    Estimates,
+    context,
+    fantasyland_worth,
+    weigh_fantasyland,
+    weigh_streets,
+)
+from pipeline.analyse.positions import KINDS, Hands, Positions, board_problems, decisions_of, positions, row_letters
+from pipeline.cards import format_cards
+from pipeline.errors import InputError
+from pipeline.game import ROWS, facts, table_order
+from pipeline.lake.store import Lake
+from pipeline.native import Natives
+from pipeline.query.db import connect
+from pipeline.query.players import LakeFilters
+from schemas.lake import ANALYSED_BOARDS, DECISIONS
+from schemas.rules import RuleSet, Variant
+
+__all__ = ["METHOD", "AnalyseError", "Filters", "Settings", "Summary", "analyse"]
+
+METHOD = 2
+"""The version of the method: a change to how decisions are weighed is a new analysis, never mixed with old."""
+CHUNK = 500
+"""Hands weighed and committed together: about half a minute of work on two cores."""
+ROW_CODES = {"top": 0, "middle": 1, "bottom": 2, "discard": 3}
+_VARIANTS = frozenset(v.value for v in Variant)
+
+Progress = Callable[[int, int], None]
+
+
+class AnalyseError(InputError):
+    """An analysis that cannot run as asked (a filter that matches nothing)."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How decisions are weighed; runs of the same settings and seed give the same table."""
+
+    rollouts: int = DEFAULT_ROLLOUTS
+    moves: int = DEFAULT_MOVES
+    seed: int = 0
+
+    @property
+    def key(self) -> str:
+        """The analysis these settings make (the ``analysis`` partition of its tables)."""
+        return f"r{self.rollouts}-m{self.moves}-s{self.seed}-v{METHOD}"
+
+
+@dataclass(frozen=True)
+class Filters:
+    player: str | None = None
+    variant: str | None = None
+    since: date | None = None
+
+
+@dataclass
+class Summary:
+    analysis: str
+    player: str | None = None
+    """The player weighed, as the lake spells them (None: every seat)."""
+    boards: int = 0
+    hands: int = 0
+    decisions: int = 0
+    forced: int = 0
+    already: int = 0
+    """Boards an earlier run of these settings analysed."""
+    skipped: dict[str, int] = field(default_factory=dict)
+    ev_lost: float = 0.0
+    batches: list[str] = field(default_factory=list)
+    fantasyland_worth: dict[str, list[float]] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    @property
+    def hands_per_second(self) -> float:
+        return self.hands / self.seconds if self.seconds else 0.0
+
+
+_CHOSEN = """
+SELECT h.hand_key, h.content_hash, h.hand_id, h.played_at, h.variant, h.month, h.house_rules,
+       coalesce(h.button, max(b.seat) OVER (PARTITION BY h.hand_key)) AS button,
+       b.seat, b.player, b.fantasyland, coalesce(b.fantasyland_cards, 0) AS fantasyland_cards,
+       ($player IS NULL OR b.player = $player) AS wanted,
+       EXISTS (
+           SELECT 1 FROM analysed_boards a
+           WHERE a.analysis = $analysis AND a.hand_key = h.hand_key AND a.seat = b.seat
+             AND a.content_hash = h.content_hash
+       ) AS done
+FROM hands h
+JOIN boards b ON b.hand_key = h.hand_key
+JOIN variants v ON v.variant = h.variant
+WHERE v.open_face
+  AND ($variant IS NULL OR h.variant = $variant)
+  AND ($since IS NULL OR h.played_at >= timezone('UTC', $since::TIMESTAMP))
+  AND ($player IS NULL OR h.hand_key IN (SELECT hand_key FROM boards WHERE player = $player))
+ORDER BY h.hand_key, b.seat
+"""
+
+_PLACEMENTS = """
+SELECT p.hand_key, p.seat, p.street, p.card, p.row
+FROM placements p
+JOIN chunk c USING (hand_key)
+ORDER BY p.hand_key, p.seat, p."order"
+"""
+
+
+def _checked(con: duckdb.DuckDBPyConnection, filters: Filters) -> Filters:
+    """The filters with the player as the lake spells them; one that matches nothing is an error naming the
+    closest, and classic hands, set at once, have no decisions to weigh."""
+    if filters.variant in _VARIANTS and not facts(filters.variant).open_face:
+        raise AnalyseError(f"{filters.variant} hands are set all at once: there are no street decisions to weigh")
+    found = LakeFilters(con).check(filters.player, filters.variant, filters.since)
+    return replace(filters, player=found.player)
+
+
+def _mix(x: np.ndarray) -> np.ndarray:
+    """splitmix64's finaliser, elementwise on uint64."""
+    with np.errstate(over="ignore"):
+        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return x ^ (x >> np.uint64(31))
+
+
+def decision_seeds(seed: int, hand_key: np.ndarray, seat: np.ndarray, street: np.ndarray) -> np.ndarray:
+    """Each decision's own seed, from the run's and the decision's place alone: the same whatever else is
+    analysed beside it, in whatever order."""
+    with np.errstate(over="ignore"):
+        x = _mix(np.uint64(seed) + np.uint64(0x9E3779B97F4A7C15) * hand_key.astype(np.uint64))
+        return _mix(x ^ (seat.astype(np.uint64) * np.uint64(64) + street.astype(np.uint64)))
+
+
+def _move_words(dealt: np.ndarray, rows: np.ndarray) -> list[str]:
+    """Each move in words: ``top Kh · middle Qs 8d · discard 7c``."""
+    names = format_cards(np.where(dealt == 255, 0, dealt).ravel()).reshape(dealt.shape)
+    out = []
+    for cards, where in zip(names.tolist(), rows.tolist(), strict=True):
+        parts = []
+        for r, label in enumerate((*ROWS, "discard")):
+            chosen = [c for c, w in zip(cards, where, strict=True) if w == r]
+            if chosen:
+                parts.append(f"{label} {' '.join(chosen)}")
+        out.append(" · ".join(parts))
+    return out
+
+
+def _lists(values: np.ndarray, keep: np.ndarray) -> pa.Array:
+    """Rows of ``values`` (m, k) as lists of the entries ``keep`` marks."""
+    sizes = keep.sum(axis=1)
+    offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int32)
+    return pa.ListArray.from_arrays(pa.array(offsets), pa.array(values[keep], type=pa.uint8()))
+
+
+def _seen(own: np.ndarray, boards: np.ndarray) -> pa.Array:
+    """Every card a player had seen: their own (m, c) and the open boards (m, P, 13), as sorted lists."""
+    m = own.shape[0]
+    mask = np.zeros((m, 256), dtype=bool)
+    at = np.arange(m)[:, None]
+    mask[at, own] = True
+    mask[at, boards.reshape(m, -1)] = True
+    mask[:, 255] = False
+    cards = np.broadcast_to(np.arange(256, dtype=np.uint8), mask.shape)
+    return _lists(np.ascontiguousarray(cards), mask)
+
+
+@dataclass
+class _Chunk:
+    """The chosen boards of some hands, as columns (boards in acting order within each hand)."""
+
+    rows: pa.Table
+    wanted: np.ndarray
+
+
+def analyse(
+    lake: Lake,
+    settings: Settings | None = None,
+    filters: Filters | None = None,
+    on_progress: Progress | None = None,
+    *,
+    given: list[RuleSet] | None = None,
+) -> Summary:
+    """Weigh every decision of the chosen boards not yet analysed under ``settings``; commit a batch a chunk."""
+    settings = settings or Settings()
+    filters = filters or Filters()
+    t0 = time.perf_counter()
+    summary = Summary(settings.key)
+    with lake.locked():
+        snapshot = lake.snapshot()
+        con = connect(snapshot)
+        filters = _checked(con, filters)
+        summary.player = filters.player
+        params = {
+            "player": filters.player,
+            "variant": filters.variant,
+            "since": filters.since,
+            "analysis": settings.key,
+        }
+        chosen = con.sql(_CHOSEN, params=params).to_arrow_table()
+        natives = Natives(recorded=list(snapshot.rule_sets.values()), given=given or [])
+        wanted = chosen.column("wanted").to_numpy(zero_copy_only=False)
+        again = chosen.column("done").to_numpy(zero_copy_only=False)
+        summary.already = int((again & wanted).sum())
+        wanted = wanted & ~again
+        keys = chosen.column("hand_key").to_numpy()
+        starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]) if keys.size else np.zeros(0, np.int64)
+        hand_of = np.cumsum(np.r_[False, keys[1:] != keys[:-1]]) if keys.size else np.zeros(0, np.int64)
+        todo_hand = np.logical_or.reduceat(wanted, starts) if keys.size else np.zeros(0, bool)
+        rank = np.cumsum(todo_hand) - 1
+        total = int(todo_hand.sum())
+        if on_progress:
+            on_progress(0, total)
+        for lo in range(0, total, CHUNK):
+            r = rank[hand_of]
+            index = np.flatnonzero(todo_hand[hand_of] & (r >= lo) & (r < lo + CHUNK))
+            chunk = _Chunk(chosen.take(pa.array(index)), wanted[index])
+            batch = _weigh_chunk(lake, con, chunk, settings, natives, summary)
+            summary.batches.append(batch)
+            summary.hands = min(lo + CHUNK, total)
+            if on_progress:
+                on_progress(summary.hands, total)
+    summary.seconds = time.perf_counter() - t0
+    return summary
+
+
+def _weigh_chunk(
+    lake: Lake,
+    con: duckdb.DuckDBPyConnection,
+    chunk: _Chunk,
+    settings: Settings,
+    natives: Natives,
+    summary: Summary,
+) -> str:
+    rows = chunk.rows
+    con.register("chunk", pa.table({"hand_key": pa.array(np.unique(rows.column("hand_key").to_numpy()))}))
+    placed = con.sql(_PLACEMENTS).to_arrow_table()
+    con.unregister("chunk")
+    writer = lake.begin("analysis")
+    decisions: list[pa.Table] = []
+    boards_out: list[pa.Table] = []
+    try:
+        variant = rows.column("variant").to_pylist()
+        house = rows.column("house_rules").to_pylist()
+        by_rules: dict[str, tuple[RuleSet, list[int]]] = {}
+        for i, (v, h) in enumerate(zip(variant, house, strict=True)):
+            rules = natives.resolve(v, h).rules
+            by_rules.setdefault(rules.key, (rules, []))[1].append(i)
+        for rules, index in by_rules.values():
+            sub = rows.take(pa.array(index))
+            d, b = _weigh_rules(sub, chunk.wanted[index], placed, rules, settings, summary)
+            decisions.append(d)
+            boards_out.append(b)
+        for name, parts in (("decisions", decisions), ("analysed_boards", boards_out)):
+            for t in parts:
+                batch = pa.array([writer.batch] * t.num_rows, type=pa.string())
+                writer.write(name, t.set_column(t.schema.get_field_index("batch"), "batch", batch))
+        n = sum(t.num_rows for t in boards_out)
+        skipped = sum(int(np.sum(np.asarray(t.column("skipped").is_valid()))) for t in boards_out)
+        writer.commit(
+            {"read": n, "accepted": n - skipped, "quarantined": skipped, "duplicates": 0, "version": __version__},
+            [],
+            {"analysis": settings.key, "settings": settings.__dict__ | {"method": METHOD}},
+        )
+    except BaseException:
+        writer.abort()
+        raise
+    return writer.batch
+
+
+def _weigh_rules(
+    rows: pa.Table, wanted: np.ndarray, placed: pa.Table, rules: RuleSet, settings: Settings, summary: Summary
+) -> tuple[pa.Table, pa.Table]:
+    """The decisions of boards of hands played under one rule set, and what became of each board."""
+    variant = rows.column("variant")[0].as_py()
+    deal = facts(variant).deal
+    keys = rows.column("hand_key").to_numpy()
+    seat = rows.column("seat").to_numpy().astype(np.int64)
+    button = rows.column("button").to_numpy().astype(np.int64)
+    # Boards in acting order within each hand (the button last).
+    order = np.lexsort((table_order(seat, button), keys))
+    rows, wanted, keys, seat = rows.take(pa.array(order)), wanted[order], keys[order], seat[order]
+    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+    hand_start = np.r_[starts, keys.size].astype(np.int64)
+    fantasyland = rows.column("fantasyland").to_numpy(zero_copy_only=False).astype(bool)
+    fl_cards = rows.column("fantasyland_cards").to_numpy().astype(np.int64)
+
+    # Placements of these boards, grouped by board in acting order.
+    # Each placement's board: (hand, seat) as one number, looked up among the boards'.
+    unique = np.unique(keys)
+    board_code = np.searchsorted(unique, keys) * 16 + seat
+    pk = placed.column("hand_key").to_numpy()
+    found = np.minimum(np.searchsorted(unique, pk), max(unique.size - 1, 0))
+    ours = unique[found] == pk if unique.size else np.zeros(pk.size, bool)
+    code = found * 16 + placed.column("seat").to_numpy().astype(np.int64)
+    by_code = np.argsort(board_code)
+    at = np.minimum(np.searchsorted(board_code[by_code], code), max(keys.size - 1, 0))
+    owner = np.where(ours & (board_code[by_code][at] == code), by_code[at], -1)
+    take = np.flatnonzero(owner >= 0)
+    take = take[np.argsort(owner[take], kind="stable")]
+    owner = owner[take]
+    codes = pc.index_in(placed.column("row"), value_set=pa.array(list(ROW_CODES)))
+    row_code = pc.fill_null(codes, 3).to_numpy(zero_copy_only=False).astype(np.int64)
+    hands = Hands(
+        hand_start=hand_start,
+        fantasyland=fantasyland,
+        place_start=np.searchsorted(owner, np.arange(keys.size + 1)).astype(np.int64),
+        street=placed.column("street").to_numpy().astype(np.int64)[take],
+        card=placed.column("card").to_numpy().astype(np.uint8)[take],
+        row=row_code[take],
+    )
+    problems = board_problems(hands, deal, fl_cards)
+    hand_of = hands.hand_of
+    open_bad = (problems != "") & ~fantasyland
+    hand_bad = np.zeros(hand_start.size - 1, dtype=bool)
+    np.logical_or.at(hand_bad, hand_of, open_bad)
+    skipped = np.where(problems != "", problems, None).astype(object)
+    others = hand_bad[hand_of] & (problems == "")
+    skipped[others] = "another seat's placements cannot be replayed, so the boards it saw are not known"
+    analysed = wanted & (skipped == None)  # noqa: E711 (elementwise)
+
+    players = hands.players
+    todo = decisions_of(hands, deal, analysed)
+    n_dec = np.zeros(keys.size, dtype=np.int64)
+    tables = []
+    worth_by_players: dict[int, tuple[float, ...]] = {}
+    for p in np.unique(players[todo.board]).tolist():
+        worth = worth_by_players.setdefault(p, fantasyland_worth(rules, p, settings.seed))
+        summary.fantasyland_worth[f"{rules.key} x{p}"] = [round(w, 2) for w in worth]
+        ctx = context(rules, p, settings.rollouts, settings.moves, worth)
+        at_p = players[todo.board] == p
+        for s in range(1, deal.streets + 1):
+            for fl in (False, True):
+                sel = at_p & (todo.street == s) & (fantasyland[todo.board] == fl)
+                if not sel.any():
+                    continue
+                board, street = todo.board[sel], todo.street[sel]
+                width = int(fl_cards[board].max()) if fl else deal.dealt[s - 1]
+                pos = positions(hands, board, street, p, width)
+                seeds = decision_seeds(settings.seed, keys[board], seat[board], street)
+                if fl:
+                    est = weigh_fantasyland(ctx, pos, seeds)
+                    kind = "fantasyland"
+                else:
+                    est = weigh_streets(ctx, pos, s - 1, seeds)
+                    kind = KINDS[0] if s == 1 else (KINDS[2] if deal.discarded[s - 1] else KINDS[1])
+                keep = est.legal > 1
+                summary.forced += int((~keep).sum())
+                np.add.at(n_dec, board[keep], 1)
+                if keep.any():
+                    tables.append(_decision_rows(rows, board, street, pos, est, keep, kind, seeds, p, settings, rules))
+    summary.decisions += int(n_dec.sum())
+    looked = wanted
+    for reason in skipped[looked & (skipped != None)].tolist():  # noqa: E711
+        summary.skipped[reason] = summary.skipped.get(reason, 0) + 1
+    summary.boards += int(looked.sum())
+    base = _key_columns(rows, np.flatnonzero(looked), settings, rules)
+    base["decisions"] = pa.array(n_dec[looked], type=pa.int16())
+    base["skipped"] = pa.array(skipped[looked].tolist(), type=pa.string())
+    boards_table = pa.table(base, schema=ANALYSED_BOARDS)
+    decisions = pa.concat_tables(tables) if tables else DECISIONS.empty_table()
+    if decisions.num_rows:
+        summary.ev_lost += float(np.sum(decisions.column("ev_lost").to_numpy()))
+    return decisions, boards_table
+
+
+def _key_columns(rows: pa.Table, at: np.ndarray, settings: Settings, rules: RuleSet) -> dict[str, pa.Array]:
+    take = pa.array(at, type=pa.int64())
+    n = at.size
+    return {
+        "hand_key": rows.column("hand_key").take(take),
+        "batch": pa.array([""] * n, type=pa.string()),  # the batch's name, once it is known
+        "analysis": pa.array([settings.key] * n, type=pa.string()),
+        "variant": rows.column("variant").take(take),
+        "month": rows.column("month").take(take),
+        "content_hash": rows.column("content_hash").take(take),
+        "hand_id": rows.column("hand_id").take(take),
+        "played_at": rows.column("played_at").take(take).cast(pa.timestamp("us", tz="UTC")),
+        "rules_key": pa.array([rules.key] * n, type=pa.string()),
+        "seat": rows.column("seat").take(take).cast(pa.int8()),
+        "player": rows.column("player").take(take).cast(pa.string()),
+    }
+
+
+def _decision_rows(
+    rows: pa.Table,
+    board: np.ndarray,
+    street: np.ndarray,
+    pos: Positions,
+    est: Estimates,
+    keep: np.ndarray,
+    kind: str,
+    seeds: np.ndarray,
+    players: int,
+    settings: Settings,
+    rules: RuleSet,
+) -> pa.Table:
+    at = np.flatnonzero(keep)
+    m = at.size
+    dealt = pos.dealt[at]
+    played = pos.played[at]
+    best = est.best[at]
+    present = dealt != 255
+    played = np.where(present, played, 4)
+    best = np.where(present, best, 4)
+    cols = _key_columns(rows, board[at], settings, rules)
+    ev_played, ev_best = est.ev_played[at], est.ev_best[at]
+    lost = np.maximum(ev_best - ev_played, 0.0)
+    cols |= {
+        "n_players": pa.array(np.full(m, players, dtype=np.int8)),
+        "street": pa.array(street[at].astype(np.int8)),
+        "kind": pa.array([kind] * m, type=pa.string()),
+        "dealt": _lists(dealt, present),
+        "seen": _seen(pos.own[at], pos.boards[at]),
+        "played": pa.array(_move_words(dealt, played), type=pa.string()),
+        "best": pa.array(_move_words(dealt, best), type=pa.string()),
+        "played_rows": pa.array(row_letters(played).tolist(), type=pa.string()),
+        "best_rows": pa.array(row_letters(best).tolist(), type=pa.string()),
+        "ev_played": pa.array(ev_played),
+        "ev_best": pa.array(ev_best),
+        "ev_lost": pa.array(lost),
+        "se": pa.array(est.se[at]),
+        "rollouts": pa.array(est.rollouts[at].astype(np.int32)),
+        "moves": pa.array(est.legal[at].astype(np.int16)),
+        "compared": pa.array(est.compared[at].astype(np.int8)),
+        "seed": pa.array(seeds[at].astype(np.uint64)),
+    }
+    return pa.table(cols, schema=DECISIONS)

@@ -1,0 +1,300 @@
+"""``ofc analyse``: decisions rebuilt from placements, weighed by rollouts, and committed to the lake.
+
+The hand-built positions have one clearly losing move each; the simulated bots differ in skill by design
+(``random`` < ``heuristic`` < ``planner`` < ``mc``), which the loss per hand must show.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from pipeline.analyse.positions import Hands, positions
+from pipeline.cards import parse_card
+from pipeline.cli import app
+from pipeline.lake.store import Lake
+from pipeline.query.db import connect
+
+runner = CliRunner()
+
+HERO, VILLAIN = "hero", "villain"
+
+
+def _player(name: str, seat: int, streets: list[list[tuple[str, str]]]) -> dict:
+    rows: dict[str, list[str]] = {"top": [], "middle": [], "bottom": [], "discard": []}
+    placements = []
+    for street, moves in enumerate(streets, start=1):
+        for card, row in moves:
+            rows[row].append(card)
+            placements.append({"street": street, "card": card, "row": row})
+    return {
+        "name": name,
+        "seat": seat,
+        "top": rows["top"],
+        "middle": rows["middle"],
+        "bottom": rows["bottom"],
+        "discards": rows["discard"],
+        "placements": placements,
+    }
+
+
+def _hand(hand_id: str, hero: list, villain: list) -> dict:
+    return {
+        "hand_id": hand_id,
+        "source": "hand-built",
+        "variant": "pineapple",
+        "played_at": "2026-03-01T20:00:00Z",
+        "session": "positions",
+        "button": 1,  # the hero acts first on every street
+        "players": [_player(HERO, 0, hero), _player(VILLAIN, 1, villain)],
+    }
+
+
+def _s(text: str) -> list[tuple[str, str]]:
+    """``"9c m 9d m 4h b"`` -> [(card, row)]: rows t, m, b, x (discard)."""
+    names = {"t": "top", "m": "middle", "b": "bottom", "x": "discard"}
+    parts = text.split()
+    return [(parts[i], names[parts[i + 1]]) for i in range(0, len(parts), 2)]
+
+
+# The hero's last street: 7s, 2d, Jh to two open slots, one on top and one at the bottom, below a middle of trip
+# nines. 2d at the bottom (played) leaves it eight-high under the trips: a foul. 7s there makes 4-5-6-7-8.
+MUST_FOUL = _hand(
+    "must-foul",
+    [
+        _s("9c m 9d m 9h m 4h b 5h b"),
+        _s("2s m 6d b Qs x"),
+        _s("3s m 8c b Qd x"),
+        _s("Ad t Kd t Qh x"),
+        _s("2d b 7s t Jh x"),
+    ],
+    [
+        _s("Tc b Td b Th b 5c m 5d m"),
+        _s("Ts b 6c m 8d x"),
+        _s("Jd b 6h m 8h x"),
+        _s("2h t 3h t Jc x"),
+        _s("4c t 7c m Js x"),
+    ],
+)
+
+# The hero's last street: Kc, 8h, 2d with four clubs at the bottom; Kc discarded (played) breaks the flush it
+# makes there (a royalty, and the bottom row).
+BREAKS_FLUSH = _hand(
+    "breaks-flush",
+    [
+        _s("Ts m 5d m 2c b 6c b 7h t"),
+        _s("3h m 9c b Ad x"),
+        _s("4s m Jc b Ac x"),
+        _s("4d t 2s t Ah x"),
+        _s("Kc x 8h b 2d m"),
+    ],
+    [
+        _s("Th b Td b Tc b 6h m 6d m"),
+        _s("9h b 7c m Kh x"),
+        _s("9d b 7d m Kd x"),
+        _s("3c t 3d t Ks x"),
+        _s("5h t 8d m Qs x"),
+    ],
+)
+
+
+def ofc(*args: str) -> str:
+    result = runner.invoke(app, list(args))
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+def rows(lake: Path, sql: str) -> list[dict]:
+    return connect(Lake(lake)).sql(sql).to_arrow_table().to_pylist()
+
+
+@pytest.fixture(scope="module")
+def positions_lake(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("positions")
+    source = root / "positions.jsonl"
+    source.write_text("".join(json.dumps(h) + "\n" for h in (MUST_FOUL, BREAKS_FLUSH)))
+    lake = root / "lake"
+    ofc("ingest", str(source), "--lake", str(lake))
+    ofc("analyse", "--lake", str(lake), "--player", HERO)
+    return lake
+
+
+def _last_street(lake: Path, hand_id: str) -> dict:
+    (row,) = rows(lake, f"SELECT * FROM decisions WHERE hand_id = '{hand_id}' AND street = 5")
+    return row
+
+
+def test_a_placement_that_must_foul_is_named_with_the_move_that_does_not(positions_lake: Path) -> None:
+    d = _last_street(positions_lake, "must-foul")
+    assert d["player"] == HERO
+    assert d["kind"] == "discard"
+    assert d["played"] == "top 7s · bottom 2d · discard Jh"
+    # the dealt cards in the order recorded: 2d, 7s, Jh; the best puts 7s at the bottom
+    assert d["played_rows"] == "btx"
+    assert d["best_rows"][1] == "b", d["best"]
+    assert "bottom 7s" in d["best"]
+    # a foul against a valid board: the scoop and more; known within a fraction of that
+    assert d["ev_lost"] > 6, d
+    assert d["se"] < d["ev_lost"] / 4, d
+    assert d["ev_best"] - d["ev_played"] == pytest.approx(d["ev_lost"])
+
+
+def test_a_discard_that_breaks_a_made_flush_is_named(positions_lake: Path) -> None:
+    d = _last_street(positions_lake, "breaks-flush")
+    assert d["played"] == "middle 2d · bottom 8h · discard Kc"
+    assert d["best_rows"][0] == "b", d["best"]  # Kc at the bottom: the flush
+    assert "bottom Kc" in d["best"]
+    assert d["ev_lost"] > 2, d
+    assert d["se"] < d["ev_lost"] / 4, d
+
+
+def test_only_the_hero_is_weighed_and_every_board_looked_at_is_accounted_for(positions_lake: Path) -> None:
+    players = rows(positions_lake, "SELECT DISTINCT player FROM decisions")
+    assert players == [{"player": HERO}]
+    boards = rows(positions_lake, "SELECT player, decisions, skipped FROM analysed_boards ORDER BY hand_id")
+    assert boards == [{"player": HERO, "decisions": 5, "skipped": None}] * 2
+
+
+def test_what_the_hero_saw_is_what_stood_when_they_acted(positions_lake: Path) -> None:
+    d = rows(positions_lake, "SELECT seen, dealt FROM decisions WHERE hand_id = 'must-foul' AND street = 2")[0]
+    seen = set(d["seen"])
+    own = {parse_card(c) for c in ["9c", "9d", "9h", "4h", "5h", "2s", "6d", "Qs"]}
+    villain_first = {parse_card(c) for c in ["Tc", "Td", "Th", "5c", "5d"]}
+    villain_second = {parse_card(c) for c in ["Ts", "6c"]}  # placed after the hero acted
+    assert own <= seen
+    assert villain_first <= seen
+    assert not villain_second & seen
+    assert sorted(d["dealt"]) == sorted(parse_card(c) for c in ["2s", "6d", "Qs"])
+
+
+def test_positions_of_a_later_seat_hold_the_earlier_seats_cards_of_the_street() -> None:
+    # Two boards acting in turn: the first placed a card on street 2 before the second acts.
+    hands = Hands(
+        hand_start=np.array([0, 2]),
+        fantasyland=np.array([False, False]),
+        place_start=np.array([0, 2, 4]),
+        street=np.array([1, 2, 1, 2]),
+        card=np.array([0, 1, 2, 3], dtype=np.uint8),
+        row=np.array([2, 0, 1, 3]),
+    )
+    first = positions(hands, np.array([0]), np.array([2]), 2, 1)
+    second = positions(hands, np.array([1]), np.array([2]), 2, 1)
+    assert first.counts[0].tolist() == [[0, 0, 1], [0, 1, 0]]  # the other's street 2 not yet played
+    assert second.counts[0].tolist() == [[1, 0, 1], [0, 1, 0]]  # the first's street 2 already on the board
+    assert second.me[0] == 1
+    assert second.dealt[0, 0] == 3
+    assert second.played[0, 0] == 3
+
+
+@pytest.fixture(scope="module")
+def bots_lake(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Three-handed Pineapple: mc, planner and heuristic at one table, random and two heuristic at another."""
+    lake = tmp_path_factory.mktemp("bots") / "lake"
+    for bots, hands, seed in (("mc,planner,heuristic", "400", "1"), ("random,heuristic,heuristic", "100", "2")):
+        ofc("simulate", "--variant", "pineapple", "--players", "3", "--bots", bots, "--hands", hands,
+            "--seed", seed, "--lake", str(lake))  # fmt: skip
+    ofc("analyse", "--lake", str(lake))
+    return lake
+
+
+BOT_LOSS = """
+WITH per_board AS (
+    SELECT split_part(b.player, '-', 1) AS bot, b.hand_key, b.seat, coalesce(sum(d.ev_lost), 0) AS lost
+    FROM analysed(NULL) b
+    LEFT JOIN weighed(NULL) d ON d.hand_key = b.hand_key AND d.seat = b.seat
+    GROUP BY ALL
+)
+SELECT bot, count(*) AS hands, avg(lost) AS mean, 1.96 * stddev_samp(lost) / sqrt(count(*)) AS margin
+FROM per_board GROUP BY bot
+"""
+
+
+def test_ev_lost_per_hand_orders_the_bots_with_intervals_apart(bots_lake: Path) -> None:
+    loss = {r["bot"]: r for r in rows(bots_lake, BOT_LOSS)}
+    order = ["mc", "planner", "heuristic", "random"]
+    for better, worse in itertools.pairwise(order):
+        a, b = loss[better], loss[worse]
+        assert a["mean"] + a["margin"] < b["mean"] - b["margin"], (better, a, worse, b)
+
+
+def test_the_median_standard_error_is_under_half_a_point(bots_lake: Path) -> None:
+    (r,) = rows(bots_lake, "SELECT median(se) AS se, count(*) AS n FROM decisions")
+    assert r["n"] > 5_000
+    assert r["se"] < 0.5, r
+
+
+def test_the_same_seed_gives_the_same_table_and_another_seed_another(tmp_path: Path, positions_lake: Path) -> None:
+    copy = tmp_path / "copy"
+    shutil.copytree(positions_lake, copy)
+    shutil.rmtree(copy / "decisions")
+    shutil.rmtree(copy / "analysed_boards")
+    for m in (copy / "_manifests").glob("*.json"):
+        if json.loads(m.read_text())["kind"] == "analysis":
+            m.unlink()
+    ofc("analyse", "--lake", str(copy))  # every seat this time: the hero's decisions come out the same
+    ofc("analyse", "--lake", str(copy), "--player", HERO, "--seed", "1")
+    columns = "hand_id, street, played, best, ev_played, ev_best, ev_lost, se, rollouts, seed"
+    query = f"SELECT {columns} FROM decisions WHERE player = '{HERO}' AND analysis = '%s' ORDER BY ALL"
+    first = rows(positions_lake, query % "r32-m5-s0-v2")
+    assert first
+    assert rows(copy, query % "r32-m5-s0-v2") == first
+    other = rows(copy, query % "r32-m5-s1-v2")
+    assert len(other) == len(first)
+    assert other != first
+
+
+def test_a_rerun_weighs_only_what_is_new(tmp_path: Path) -> None:
+    lake = str(tmp_path / "lake")
+    sim = ["simulate", "--variant", "pineapple", "--players", "2", "--bots", "heuristic", "--lake", lake]
+    ofc(*sim, "--hands", "20", "--seed", "1")
+    first = json.loads(ofc("analyse", "--lake", lake, "--rollouts", "8", "--json"))
+    assert first["hands"] == 20
+    assert first["boards"] == 40
+    assert first["already"] == 0
+    ofc(*sim, "--hands", "5", "--seed", "2")
+    again = json.loads(ofc("analyse", "--lake", lake, "--rollouts", "8", "--json"))
+    assert again["hands"] == 5
+    assert again["already"] == 40
+    nothing = json.loads(ofc("analyse", "--lake", lake, "--rollouts", "8", "--json"))
+    assert nothing["hands"] == 0
+    assert nothing["batches"] == []
+    total = rows(Path(lake), "SELECT count(*) AS n, count(DISTINCT hand_key) AS hands FROM analysed_boards")
+    assert total == [{"n": 50, "hands": 25}]
+
+
+def test_boards_without_placements_are_accounted_for_with_the_reason(tmp_path: Path) -> None:
+    lake = str(tmp_path / "lake")
+    record = json.loads(json.dumps(MUST_FOUL))
+    for p in record["players"]:
+        p.pop("placements")
+    record["hand_id"] = "no-placements"
+    source = tmp_path / "h.jsonl"
+    source.write_text(json.dumps(record) + "\n")
+    ofc("ingest", str(source), "--lake", lake)
+    out = json.loads(ofc("analyse", "--lake", lake, "--json"))
+    assert out["decisions"] == 0
+    assert out["skipped"] == {"no placements recorded": 2}
+    assert rows(Path(lake), "SELECT count(*) AS n FROM analysed_boards WHERE skipped IS NOT NULL") == [{"n": 2}]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--player", "hreo"], "no player 'hreo' in the lake; the closest names: hero"),
+        (["--variant", "classic"], "classic hands are set all at once"),
+        (["--variant", "pinapple"], "no variant 'pinapple'"),
+        (["--since", "2026-13-01"], "--since takes a day"),
+    ],
+)
+def test_filters_that_match_nothing_are_errors_naming_the_closest(
+    positions_lake: Path, args: list[str], message: str
+) -> None:
+    result = runner.invoke(app, ["analyse", "--lake", str(positions_lake), *args])
+    assert result.exit_code == 2
+    assert message in result.output
