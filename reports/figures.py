@@ -449,3 +449,57 @@ def winner_changes(rows: Rows) -> go.Figure:
     fig.update_yaxes(tickformat=".1%")
     fig.update_layout(barmode="group")
     return fig
+
+
+def ev_lost_by_player(rows: Rows, featured: str | None) -> go.Figure:
+    """Players by the points their decisions gave up per hand, each with its 95% interval, the least at the top."""
+    shown = sorted(rows, key=lambda r: -r["ev_lost_per_hand"])
+    names = [r["group"] for r in shown]
+    bars = go.Bar(
+        y=[text(n) for n in names],
+        x=[r["ev_lost_per_hand"] for r in shown],
+        orientation="h",
+        marker_color=_highlight(names, featured),
+        error_x=_error(shown, "ev_lost_per_hand", "ci_low", "ci_high"),
+        customdata=[[r["hands"], r["decisions"]] for r in shown],
+        hovertemplate="%{y}: %{x:.2f} points lost per hand over %{customdata[0]:,} hands "
+        "(%{customdata[1]:,} decisions)<extra></extra>",
+    )
+    fig = go.Figure(bars)
+    height = max(320, 28 * len(shown) + 120)
+    _layout(fig, "Expected points lost per hand by player (95% intervals)", "points lost per hand", "", height)
+    fig.update_xaxes(rangemode="tozero")
+    return fig
+
+
+KIND_WORDS = {
+    "initial": "first five cards",
+    "placement": "placement",
+    "discard": "placement and discard",
+    "fantasyland": "Fantasyland setting",
+}
+
+
+def ev_lost_by(rows: Rows, dimension: str, featured: str | None) -> go.Figure | None:
+    """Points lost per hand at each street, or in each kind of decision: every player's, and the featured
+    player's beside, with 95% intervals."""
+    picked = [r for r in rows if r["dimension"] == dimension]
+    if not picked:
+        return None
+
+    def label(r: dict[str, Any]) -> str:
+        return f"street {r['street']}" if dimension == "street" else KIND_WORDS.get(r["kind"], r["kind"])
+
+    fig = go.Figure()
+    groups = [("all players", None, COLORS[0])]
+    if featured is not None and any(r["player"] == featured for r in picked):
+        groups.append((featured, featured, FEATURED))
+    for name, player, color in groups:
+        mine = [r for r in picked if r["player"] == player]
+        fig.add_trace(_interval_bars(mine, [text(label(r)) for r in mine], "ev_lost_per_hand", color, name))
+    title = "Points lost per hand by street" if dimension == "street" else "Points lost per hand by kind of decision"
+    _layout(fig, title, "", "points lost per hand", height=360)
+    fig.update_layout(barmode="group")
+    fig.update_yaxes(rangemode="tozero")
+    fig.update_xaxes(type="category")
+    return fig

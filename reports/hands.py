@@ -16,6 +16,7 @@ from pipeline.cards import format_cards
 from pipeline.evaluate import describe, lowball27, lowball_high_rank, strength3, strength5
 from pipeline.game import ROW_ENDS, ROW_STARTS, ROWS, facts
 from reports.tables import Column, Table
+from schemas.rules import key_name
 
 __all__ = ["KINDS", "hand_id", "load", "tables"]
 
@@ -70,17 +71,25 @@ class Runs(Protocol):
     def start(self, name: str, **extra: Any) -> None: ...
 
 
-def load(run: Runs, notable: Rows, featured: str | None) -> dict[str, dict[str, Any]]:
-    """Every listed hand (``notable``: rows of the query ``notable_hands``) as the viewer's JSON, by id; each
-    row of ``notable`` gains its hand's id, session and number."""
-    keys = list(dict.fromkeys(r["hand_key"] for r in notable))
+def load(
+    run: Runs, notable: Rows, featured: str | None, costly: Rows = (), analysed: bool = False
+) -> dict[str, dict[str, Any]]:
+    """Every listed hand as the viewer's JSON, by id: ``notable`` (rows of the query ``notable_hands``) and the
+    hands of ``costly`` (rows of ``costly_decisions``), with every decision weighed in them when the lake has an
+    analysis (``analysed``); each listed row gains its hand's id, session and number."""
+    keys = list(dict.fromkeys([*(r["hand_key"] for r in notable), *(r["hand_key"] for r in costly)]))
     if not keys:
         return {}
     wanted = ",".join(str(k) for k in keys)
     run.start("hand_pairs", hands=wanted)  # beside the boards
+    if analysed:
+        run.start("hand_decisions", hands=wanted)
     boards = run("hand_boards", hands=wanted)
     pairs = run("hand_pairs", hands=wanted)
-    facts = {r["hand_key"]: r for r in notable}  # the hand's variant and rules, from the featured player's board
+    weighed = run("hand_decisions", hands=wanted) if analysed else []
+    # The hand's variant and rules, from the featured player's board (or the costly decision's).
+    facts = {r["hand_key"]: {**r, "scored_under": key_name(r["rules_key"])} for r in costly}
+    facts |= {r["hand_key"]: r for r in notable}
     known = {b["hand_key"]: b for b in boards}  # its id, session and number, from any of its boards
     for r in notable:
         for name in ("hand_id", "session", "hand_number"):
@@ -91,6 +100,15 @@ def load(run: Runs, notable: Rows, featured: str | None) -> dict[str, dict[str, 
     why: dict[int, list[str]] = {}
     for r in notable:
         why.setdefault(r["hand_key"], []).append(_why(r))
+    titles = {key: f"{featured}: " + ", ".join(reasons) for key, reasons in why.items()}
+    cost: dict[int, list[str]] = {}
+    for r in costly:
+        cost.setdefault(r["hand_key"], []).append(
+            f"{r['player']}'s {ORDINAL.get(r['street'], str(r['street']) + 'th')} street cost {r['ev_lost']:.1f} points"
+        )
+    decisions_of: dict[int, Rows] = {}
+    for d in weighed:
+        decisions_of.setdefault(d["hand_key"], []).append(_decision(d))
     by_hand: dict[int, Rows] = {}
     for b in boards:
         by_hand.setdefault(b["hand_key"], []).append(b)
@@ -107,7 +125,7 @@ def load(run: Runs, notable: Rows, featured: str | None) -> dict[str, dict[str, 
         theirs = pairs_of.get(key, [])
         out[hid] = {
             "id": hid,
-            "title": f"{featured}: " + ", ".join(why[key]),
+            "title": "; ".join([*([titles[key]] if key in titles else []), *dict.fromkeys(cost.get(key, []))]),
             "hand_id": first["hand_id"],
             "session": first["session"],
             "hand_number": first["hand_number"],
@@ -117,8 +135,29 @@ def load(run: Runs, notable: Rows, featured: str | None) -> dict[str, dict[str, 
             "boards": [_board(b, names[id(b)]) for b in mine],
             "pairs": [_pair(p) for p in theirs if p["player_b"] is not None],
             "compare": _compare([p for p in theirs if p["player_b"] is None]),
+            "decisions": decisions_of.get(key, []),
         }
     return out
+
+
+ORDINAL = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth", 7: "seventh", 8: "eighth",
+           9: "ninth"}  # fmt: skip
+
+
+def _decision(d: dict[str, Any]) -> dict[str, Any]:
+    """A weighed decision as the viewer lists it."""
+    return {
+        "player": d["player"],
+        "street": d["street"],
+        "kind": d["kind"],
+        "dealt": d["dealt"],
+        "played": d["played"],
+        "best": d["best"],
+        "ev_played": d["ev_played"],
+        "ev_best": d["ev_best"],
+        "ev_lost": d["ev_lost"],
+        "se": d["se"],
+    }
 
 
 def _time(value: datetime | None) -> str | None:

@@ -281,17 +281,20 @@ def build(source: Lake | Snapshot, options: Options) -> Report:
     run = _Runner(snapshot, con, options, player, lead, compared)
     names = named.display_names([*asked, *compared], in_lake.latest)
     scored = bool(snapshot.scored_keys)
+    analysed = bool(snapshot.files("analysed_boards"))
     report = Report(options, lead, compared, featured, player, {}, [], [], {}, {}, names)
     sections: list[Callable[[], Section]] = [lambda: _overview(run, report, found.players, scored)]
     if scored:
         sections += [
-            lambda: _featured(run, report),
+            lambda: _featured(run, report, analysed),
             lambda: _results(run, report),
             lambda: _fouls(run, report),
             lambda: _royalties(run, report),
             lambda: _fantasyland(run),
             lambda: _scoring(run, report, snapshot),
         ]
+    if analysed:
+        sections.append(lambda: _decisions(run, report))
     pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix="report-section")
     try:
         if scored:
@@ -386,7 +389,7 @@ def _left_out(n: int, options: Options) -> str:
     return f"{who} with fewer than {options.min_hands:,} hands left out."
 
 
-def _featured(run: _Runner, report: Report) -> Section:
+def _featured(run: _Runner, report: Report, analysed: bool) -> Section:
     """The featured player: results, running totals, sessions, opponents and the hands worth a second look."""
     who = report.featured
     assert who is not None
@@ -415,7 +418,8 @@ def _featured(run: _Runner, report: Report) -> Section:
         figs.append(figures.head_to_head(shown_h2h, who))
     sessions = run("session_summary", player=who)
     notable = run("notable_hands", player=who)
-    report.hands = hands.load(run, notable, who)
+    costly = run("costly_decisions") if analysed else []
+    report.hands = hands.load(run, notable, who, costly, analysed)
     tables = [
         Table(
             f"{who}'s sessions",
@@ -459,6 +463,92 @@ def _featured(run: _Runner, report: Report) -> Section:
     if not options.player and not options.featured:
         intro += " Featured as the player with the most hands; --player NAME (or OFC_PLAYER) features another."
     return Section("player", f"Featured player: {who}", intro, headline, figs, tables)
+
+
+def _decisions(run: _Runner, report: Report) -> Section:
+    """What decisions cost: ofc analyse's expected points lost per hand, by player, street and kind."""
+    options = report.options
+    who = report.featured
+    loss = run("decision_loss")
+    costly = run("costly_decisions")
+    everyone = _one(loss, dimension="hand", player=None)
+    mine = _one(loss, dimension="hand", player=who) if who else {}
+    headline = [
+        (
+            "points lost per hand, all players",
+            interval(everyone.get("ev_lost_per_hand"), everyone.get("ci_low"), everyone.get("ci_high"), num),
+        )
+    ]
+    if mine and not options.player:
+        headline.append(
+            (f"{who}", interval(mine.get("ev_lost_per_hand"), mine.get("ci_low"), mine.get("ci_high"), num))
+        )
+    headline += [
+        ("decisions weighed", f"{everyone.get('decisions') or 0:,}"),
+        ("mistakes (over a point, beyond 2 standard errors)", f"{everyone.get('mistakes') or 0:,}"),
+    ]
+    players, left = _ranked([r for r in loss if r["dimension"] == "hand" and r["player"] is not None], options)
+    players = sorted(players, key=lambda r: -r["hands"])[: figures.MAX_BARS]
+    figs = []
+    if players:
+        figs.append(figures.ev_lost_by_player(players, who))
+    figs += [f for f in (figures.ev_lost_by(loss, d, who) for d in ("street", "kind")) if f is not None]
+    shown = {r["player"] for r in players}
+    rows = [r for r in loss if r["player"] is None or r["player"] in shown]
+    for r in rows:
+        r["by"] = {"hand": "all decisions", "street": f"street {r['street']}"}.get(
+            r["dimension"], figures.KIND_WORDS.get(r["kind"] or "", r["kind"])
+        )
+    for r in costly:
+        r["hand"] = hands.hand_id(r["hand_key"])
+    labels = {r["hand"]: r["hand_id"] or r["hand"] for r in costly}
+    tables = [
+        Table(
+            "Points lost per hand",
+            "decision_loss",
+            rows,
+            [
+                Column("group", "Player", "text"),
+                Column("by", "Decisions", "text"),
+                Column("hands", "Hands", "int"),
+                Column("decisions", "Decisions weighed", "int"),
+                Column("ev_lost_per_hand", "Points lost per hand", "num"),
+                *interval_columns("num"),
+                Column("ev_lost_per_decision", "Per decision", "num"),
+                Column("mistakes", "Mistakes", "int"),
+            ],
+            note=_left_out(left, options),
+        ),
+        Table(
+            "The costliest decisions",
+            "costly_decisions",
+            costly,
+            [
+                Column("hand", "Hand", "hand"),
+                Column("player", "Player", "text"),
+                Column("street", "Street", "int"),
+                Column("dealt", "Cards", "text"),
+                Column("played", "Played", "text"),
+                Column("best", "Best found", "text"),
+                Column("ev_played", "Expected, played", "signed"),
+                Column("ev_best", "Expected, best", "signed"),
+                Column("ev_lost", "Lost", "num"),
+                Column("se", "Standard error", "num"),
+            ],
+            hands=labels,
+        ),
+    ]
+    analysis = costly[0]["analysis"] if costly else None
+    intro = (
+        "What each decision cost, by ofc analyse: at every street's placement (with its discard in Pineapple) and "
+        "every Fantasyland setting, the move played and the planner's best alternatives were played out many times "
+        "from what the player could see, scored under the hand's own rules with the worth of a Fantasyland earned. "
+        "A hand's loss is the sum over its decisions of the expected points the best move found would have added; "
+        "intervals are over hands. Click a decision to see its hand with every decision weighed in it."
+    )
+    if analysis:
+        intro += f" Analysis {analysis}."
+    return Section("decisions", "Decisions: points lost", intro, headline, figs, tables)
 
 
 def _results(run: _Runner, report: Report) -> Section:

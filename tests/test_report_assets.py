@@ -124,6 +124,20 @@ def _hands() -> dict[str, Any]:
             }
         ],
         "compare": [{"rules": "ofc", "points": {"Ann": -12, XSS_NAME: 12}}],
+        "decisions": [
+            {
+                "player": "Ann",
+                "street": 2,
+                "kind": "discard",
+                "dealt": "Ah Kd 2c",
+                "played": "top Ah · middle 2c · discard Kd",
+                "best": "middle Ah Kd · discard 2c",
+                "ev_played": -3.25,
+                "ev_best": 4.5,
+                "ev_lost": 7.75,
+                "se": 0.42,
+            }
+        ],
     }
     fl = {
         "player": "Cy",
@@ -411,6 +425,8 @@ def test_hand_link_opens_the_viewer(acted: tuple[dict[str, Any], str]) -> None:
         assert text in opened["text"], text
     for text in ("Pairs", "Under other rule sets", "Street by street", "discarded", "club night 2024-11-08"):
         assert text in opened["text"], text
+    for text in ("Decisions weighed", "with discard", "middle Ah Kd · discard 2c", "\u22127.75", "± 0.42"):
+        assert text in opened["text"], text
     assert out["cards"][:3] == ["ace of hearts", "ace of diamonds", "two of clubs"]
     assert "ten of hearts" in out["cards"]
     assert out["cards"].count("unknown card") == 2
@@ -487,7 +503,7 @@ def test_script_never_uses_inner_html() -> None:
 
 
 def test_assets_stay_small() -> None:
-    assert (ASSETS / "report.js").stat().st_size < 22_000
+    assert (ASSETS / "report.js").stat().st_size < 24_000
     assert (ASSETS / "report.css").stat().st_size < 8_000
 
 

@@ -376,6 +376,24 @@
     return box;
   }
 
+  const KIND = { initial: "first five", placement: "placement", discard: "with discard", fantasyland: "Fantasyland" };
+
+  // Every decision weighed in the hand: the move played and the best found, with what the difference cost.
+  function decisionsTable(decisions) {
+    const rows = decisions.map((d) => {
+      const cards = el("span", "cards");
+      String(d.dealt || "").split(" ").filter(Boolean).forEach((c) => cards.appendChild(card(c)));
+      const lost = el("span", d.ev_lost > 0 ? "pts neg" : "pts zero", d.ev_lost > 0 ? "\u2212" + num(d.ev_lost) : "0");
+      const se = typeof d.se === "number" ? " \u00b1 " + num(d.se) : "";
+      return [String(d.player), d.street, KIND[d.kind] || String(d.kind || ""), cards, String(d.played || ""),
+        d.best === d.played ? "the same" : String(d.best || ""), points(d.ev_played), points(d.ev_best), lost, se];
+    });
+    const wrap = table(["Player", "Street", "Kind", "Cards", "Played", "Best found", "Expected, played",
+      "Expected, best", "Lost", "\u00b1 s.e."], rows);
+    wrap.firstChild.classList.add("hv-decisions");
+    return wrap;
+  }
+
   function meta(hand) {
     const bits = [hand.session, hand.table != null ? "table " + hand.table : "",
       hand.hand_number != null ? "hand " + hand.hand_number : "", hand.played_at, hand.variant,
@@ -398,6 +416,8 @@
       recorded.forEach((b) => cols.appendChild(streetsOf(b)));
       body.appendChild(part("Street by street", cols));
     }
+    const decisions = list(hand.decisions).filter(isObject);
+    if (decisions.length) body.appendChild(part("Decisions weighed (ofc analyse)", decisionsTable(decisions)));
     return body;
   }
 
