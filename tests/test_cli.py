@@ -89,11 +89,15 @@ def test_demo_json(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert not (tmp_path / "default-out").exists()
     assert "plotly" in report.read_text(encoding="utf-8")
     assert data["report"]["headline"]["Overview"]["hands"] == f"{lake_hands:,}"
+    assert data["analyse"]["hands"] == simulated["pineapple"]["hands"]
+    assert data["analyse"]["decisions"] > 4 * data["analyse"]["hands"]  # five a hand, or one in Fantasyland
+    assert "points lost per hand" in data["report"]["headline"]["Decisions: points lost"]
     # A second run adds nothing and scores nothing new.
     again = json.loads(runner.invoke(app, ["demo", *where, "--json"]).output)
     assert all(s["output"]["accepted"] == 0 for s in again["simulate"])
     assert again["ingest"]["total"]["accepted"] == 0
     assert all(r["hands"] == 0 for r in again["rescore"]["rules"])
+    assert again["analyse"]["hands"] == 0
 
 
 def test_console_script_has_no_traceback() -> None:

@@ -2,16 +2,17 @@
 
 At a street, the moves weighed are the one played and the ``moves`` the planner rates best; at a Fantasyland
 setting, the one played and the Fantasyland arranger's settings (aiming at the most royalties plus the worth
-of staying, and at royalties alone). Each is completed ``rollouts`` times, as the ``mc`` bot completes its
-candidates: the cards the player had not seen dealt at random, the rest of the hand played by the planner
-for every seat, the boards scored by the engine under the hand's rules, plus the worth of the Fantasyland each
-board earns. A decision's rollouts deal the same cards to every move (common random numbers), so the
-difference between two moves is measured far more precisely than either's expectation.
+of staying, and at royalties alone). A move is played out as the ``mc`` bot plays out its candidates: the
+cards the player had not seen dealt at random, the rest of the hand played by the planner for every seat,
+the boards scored by the engine under the hand's rules, plus the worth of the Fantasyland the board earns.
+Every move of a decision is played out on the same cards (common random numbers), so the difference between
+two moves is measured far more precisely than either's expectation.
 
-The best move is the one with the highest mean; what the move played lost is the best mean less its own. Its
-standard error is that of the paired difference between the move played and the best other move. Taking the
-best of several noisy means favours the luckiest, so a move that is as good as the best shows a small loss on
-average (a few tenths of the standard error); the sum over many decisions carries that bias.
+Two stages. A screening round plays every move out a few times and names the strongest rival of the move
+played; then the move played and that rival alone are compared on fresh cards, a round at a time, until the
+standard error of their difference is small enough or the decision has had its share of work. The fresh
+cards keep the screening's luck out of the estimate; the loss is the rival's mean less the move played's when
+the rival is better, else 0.
 """
 
 from __future__ import annotations

@@ -56,6 +56,8 @@ SESSIONS = (
 )
 """The simulated session mix (the same seed gives the same hands, so a second demo adds nothing)."""
 RESCORE_RULES = ("ofc", "pineapple", "progressive-pineapple", "classic-1-6", "classic-2-4")
+ANALYSED = "mc-0"
+"""The player whose Pineapple decisions the demo weighs (ofc analyse): the strong bot, in about ten seconds."""
 
 
 def _steps() -> Progress:
@@ -112,13 +114,15 @@ def demo(
     ),
     as_json: bool = json_option(),
 ) -> None:
-    """Run the main job on the embedded default: simulate, ingest, rescore, report.
+    """Run the main job on the embedded default: simulate, ingest, rescore, analyse, report.
 
     Simulated Pineapple and classic sessions and the sample histories (data/samples) go into the
-    lake (--lake, else the default); the lake is rescored under several rule sets; the report is
-    written (--out, else data/out/report.html) and its headline figures printed. Run it twice: the
-    second run adds nothing and scores nothing new.
+    lake (--lake, else the default); the lake is rescored under several rule sets; the Pineapple
+    decisions of the strong bot (mc-0) are weighed; the report is written (--out, else
+    data/out/report.html) and its headline figures printed. Run it twice: the second run adds
+    nothing and scores nothing new.
     """
+    from pipeline.analyse import Filters, Settings, analyse
     from pipeline.cli.ingest import summary_of as ingest_summary
     from pipeline.cli.rescore import summary_of as rescore_summary
     from pipeline.ingest.run import ingest
@@ -138,6 +142,12 @@ def demo(
 
             rules = [load_rules(r) for r in RESCORE_RULES]
             rescored = rescore_summary(rescore(lake, rules, on_progress=on_rescore))
+        with _step(progress, f"weighing {ANALYSED}'s Pineapple decisions") as task:
+
+            def on_analyse(done: int, total: int) -> None:
+                progress.update(task, completed=done, total=total)
+
+            weighed = analyse(lake, Settings(), Filters(player=ANALYSED, variant="pineapple"), on_analyse)
         with _step(progress, "writing the report"):
             report_path, headline = _report(lake, report_file)
         records, codes = _examples()
@@ -151,6 +161,13 @@ def demo(
                 "simulate": simulated,
                 "ingest": ingested,
                 "rescore": rescored,
+                "analyse": {
+                    "player": ANALYSED,
+                    "analysis": weighed.analysis,
+                    "hands": weighed.hands,
+                    "decisions": weighed.decisions,
+                    "ev_lost_per_hand": weighed.ev_lost / weighed.boards if weighed.boards else None,
+                },
                 "report": {"path": str(report_path), "headline": headline},
                 "examples": dict(zip(labels, report, strict=True)),
                 "example_points": points,
@@ -158,6 +175,16 @@ def demo(
         )
         return
     _print(lake, simulated, ingested, rescored, report, labels, points)
+    out.rule("[bold]Decisions weighed")
+    if weighed.boards:
+        out.print(
+            f"{ANALYSED}: {weighed.decisions:,} decisions of {weighed.hands:,} Pineapple hands weighed in "
+            f"{weighed.seconds:.1f} s, {weighed.ev_lost / weighed.boards:.2f} points lost per hand "
+            "(ofc sql costly_decisions lists the costliest)",
+            markup=False,
+        )
+    else:
+        out.print(f"{ANALYSED}'s decisions were weighed before (ofc sql decision_loss)", markup=False)
     out.rule("[bold]The report")
     for section, figures in headline.items():
         table = Table("figure", "value", title=section, title_justify="left")
