@@ -298,3 +298,11 @@ def test_filters_that_match_nothing_are_errors_naming_the_closest(
     result = runner.invoke(app, ["analyse", "--lake", str(positions_lake), *args])
     assert result.exit_code == 2
     assert message in result.output
+
+
+def test_a_lake_of_classic_hands_has_nothing_to_weigh(tmp_path: Path) -> None:
+    lake = str(tmp_path / "lake")
+    ofc("simulate", "--variant", "classic", "--players", "2", "--bots", "heuristic", "--hands", "5", "--lake", lake)
+    result = runner.invoke(app, ["analyse", "--lake", lake])
+    assert result.exit_code == 2
+    assert "no open-face hands match" in result.output

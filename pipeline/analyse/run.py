@@ -16,6 +16,7 @@ from datetime import date
 
 import duckdb
 import numpy as np
+import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -218,6 +219,8 @@ def analyse(
             "analysis": settings.key,
         }
         chosen = con.sql(_CHOSEN, params=params).to_arrow_table()
+        if not chosen.num_rows:
+            raise AnalyseError("no open-face hands match: classic hands are set all at once, with nothing to weigh")
         natives = Natives(recorded=list(snapshot.rule_sets.values()), given=given or [])
         wanted = chosen.column("wanted").to_numpy(zero_copy_only=False)
         again = chosen.column("done").to_numpy(zero_copy_only=False)
@@ -260,15 +263,17 @@ def _weigh_chunk(
     decisions: list[pa.Table] = []
     boards_out: list[pa.Table] = []
     try:
-        variant = rows.column("variant").to_pylist()
-        house = rows.column("house_rules").to_pylist()
-        by_rules: dict[str, tuple[RuleSet, list[int]]] = {}
-        for i, (v, h) in enumerate(zip(variant, house, strict=True)):
-            rules = natives.resolve(v, h).rules
-            by_rules.setdefault(rules.key, (rules, []))[1].append(i)
-        for rules, index in by_rules.values():
-            sub = rows.take(pa.array(index))
-            d, b = _weigh_rules(sub, chunk.wanted[index], placed, rules, settings, summary)
+        # One group of boards per (variant, house rules): each resolves to its hands' native rule set.
+        groups = (
+            pl.from_arrow(rows.select(["variant", "house_rules"]))
+            .with_row_index("at")
+            .group_by(["variant", "house_rules"], maintain_order=True)
+            .agg(pl.col("at"))
+        )
+        for variant, house, at in groups.iter_rows():
+            rules = natives.resolve(variant, house).rules
+            index = np.asarray(at, dtype=np.int64)
+            d, b = _weigh_rules(rows.take(pa.array(index)), chunk.wanted[index], placed, rules, settings, summary)
             decisions.append(d)
             boards_out.append(b)
         for name, parts in (("decisions", decisions), ("analysed_boards", boards_out)):
