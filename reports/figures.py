@@ -97,21 +97,32 @@ def _highlight(names: list[str], featured: str | None, base: str = COLORS[0]) ->
 
 def ranking(rows: Rows, featured: str | None) -> go.Figure:
     """Players ranked by points per hand, each with its 95% interval, the featured player in red."""
-    shown = sorted(rows, key=lambda r: r["points_per_hand"])
+    return _players_by(
+        rows,
+        featured,
+        "points_per_hand",
+        "Points per hand by player (95% intervals)",
+        "points per hand",
+        "%{y}: %{x:.2f} points per hand over %{customdata[0]:,} hands<extra></extra>",
+    )
+
+
+def _players_by(rows: Rows, featured: str | None, value: str, title: str, axis: str, hover: str) -> go.Figure:
+    """One horizontal bar per player, the highest ``value`` at the top, each with its 95% interval (``ci_low`` to
+    ``ci_high``), the featured player in red; ``hover`` reads the hands and decisions as ``customdata``."""
+    shown = sorted(rows, key=lambda r: r[value])
     names = [r["group"] for r in shown]
     bars = go.Bar(
         y=[text(n) for n in names],
-        x=[r["points_per_hand"] for r in shown],
+        x=[r[value] for r in shown],
         orientation="h",
         marker_color=_highlight(names, featured),
-        error_x=_error(shown, "points_per_hand", "ci_low", "ci_high"),
-        customdata=[[r["hands"]] for r in shown],
-        hovertemplate="%{y}: %{x:.2f} points per hand over %{customdata[0]:,} hands<extra></extra>",
+        error_x=_error(shown, value, "ci_low", "ci_high"),
+        customdata=[[r["hands"], r.get("decisions")] for r in shown],
+        hovertemplate=hover,
     )
     fig = go.Figure(bars)
-    _layout(
-        fig, "Points per hand by player (95% intervals)", "points per hand", "", height=max(320, 28 * len(shown) + 120)
-    )
+    _layout(fig, title, axis, "", height=max(320, 28 * len(shown) + 120))
     return fig
 
 
@@ -452,22 +463,16 @@ def winner_changes(rows: Rows) -> go.Figure:
 
 
 def ev_lost_by_player(rows: Rows, featured: str | None) -> go.Figure:
-    """Players by the points their decisions gave up per hand, each with its 95% interval, the least at the top."""
-    shown = sorted(rows, key=lambda r: -r["ev_lost_per_hand"])
-    names = [r["group"] for r in shown]
-    bars = go.Bar(
-        y=[text(n) for n in names],
-        x=[r["ev_lost_per_hand"] for r in shown],
-        orientation="h",
-        marker_color=_highlight(names, featured),
-        error_x=_error(shown, "ev_lost_per_hand", "ci_low", "ci_high"),
-        customdata=[[r["hands"], r["decisions"]] for r in shown],
-        hovertemplate="%{y}: %{x:.2f} points lost per hand over %{customdata[0]:,} hands "
-        "(%{customdata[1]:,} decisions)<extra></extra>",
+    """Players by the points their decisions gave up per hand, each with its 95% interval."""
+    fig = _players_by(
+        rows,
+        featured,
+        "ev_lost_per_hand",
+        "Expected points lost per hand by player (95% intervals)",
+        "points lost per hand",
+        "%{y}: %{x:.2f} points lost per hand over %{customdata[0]:,} hands (%{customdata[1]:,} decisions)"
+        "<extra></extra>",
     )
-    fig = go.Figure(bars)
-    height = max(320, 28 * len(shown) + 120)
-    _layout(fig, "Expected points lost per hand by player (95% intervals)", "points lost per hand", "", height)
     fig.update_xaxes(rangemode="tozero")
     return fig
 

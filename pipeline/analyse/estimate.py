@@ -61,9 +61,9 @@ FANTASYLAND_SAMPLE = 1_000
 """Fantasyland hands dealt per card count to estimate what such a hand is worth."""
 
 
-@dataclass(frozen=True)
+@dataclass
 class Estimates:
-    """What rollouts found at ``m`` decisions."""
+    """What rollouts found at ``m`` decisions (filled as the decisions are weighed)."""
 
     legal: np.ndarray
     """(m,) int64: legal moves (1: the move was forced, and nothing was weighed)."""
@@ -76,6 +76,20 @@ class Estimates:
     ev_played: np.ndarray
     ev_best: np.ndarray
     se: np.ndarray
+
+    @classmethod
+    def empty(cls, m: int, k: int) -> Estimates:
+        return cls(
+            np.zeros(m, np.int64), np.zeros(m, np.int64), np.empty((m, k), np.int64), np.zeros(m, np.int64),
+            np.zeros(m), np.zeros(m), np.zeros(m),
+        )  # fmt: skip
+
+    def record(self, at: np.ndarray, n: np.ndarray, played: np.ndarray, rival: np.ndarray, se: np.ndarray) -> None:
+        """The rollouts, the means of the move played and of its rival, and the standard error, at ``at``."""
+        self.rollouts[at] = n
+        self.ev_played[at] = played
+        self.ev_best[at] = np.maximum(played, rival)
+        self.se[at] = se
 
 
 def context(rules: RuleSet, players: int, rollouts: int, moves: int, worth: tuple[float, ...]) -> Context:
@@ -182,33 +196,6 @@ def _measure(
     return rival, sums.n, sums.played / n, sums.rival / n, sums.se()
 
 
-@dataclass
-class _Estimates:
-    legal: np.ndarray
-    compared: np.ndarray
-    best: np.ndarray
-    rollouts: np.ndarray
-    ev_played: np.ndarray
-    ev_best: np.ndarray
-    se: np.ndarray
-
-    @classmethod
-    def empty(cls, m: int, k: int) -> _Estimates:
-        return cls(
-            np.zeros(m, np.int64), np.zeros(m, np.int64), np.empty((m, k), np.int64), np.zeros(m, np.int64),
-            np.zeros(m), np.zeros(m), np.zeros(m),
-        )  # fmt: skip
-
-    def record(self, at: np.ndarray, n: np.ndarray, played: np.ndarray, rival: np.ndarray, se: np.ndarray) -> None:
-        self.rollouts[at] = n
-        self.ev_played[at] = played
-        self.ev_best[at] = np.maximum(played, rival)
-        self.se[at] = se
-
-    def done(self) -> Estimates:
-        return Estimates(self.legal, self.compared, self.best, self.rollouts, self.ev_played, self.ev_best, self.se)
-
-
 def weigh_streets(ctx: Context, pos: Positions, street: int, seeds: np.ndarray) -> Estimates:
     """Decisions at one street (0-based) of normal boards: the move played against the planner's best."""
     bot = MonteCarloBot(ctx)
@@ -217,7 +204,7 @@ def weigh_streets(ctx: Context, pos: Positions, street: int, seeds: np.ndarray) 
     table = actions(k, drop).rows.astype(np.int64)
     played = action_index(pos.played[:, :k], k, drop)
     m = played.size
-    out = _Estimates.empty(m, k)
+    out = Estimates.empty(m, k)
     for lo in range(0, m, GROUP):
         rows = slice(lo, min(lo + GROUP, m))
         view = _view(pos, street, rows)
@@ -238,7 +225,7 @@ def weigh_streets(ctx: Context, pos: Positions, street: int, seeds: np.ndarray) 
             chosen[weighed] = np.where(r > p, candidates[weighed, rival], mine[weighed])
             out.record(lo + weighed, n, p, r, se)
         out.best[rows] = table[chosen]
-    return out.done()
+    return out
 
 
 def _rows_of(boards: np.ndarray, dealt: np.ndarray) -> np.ndarray:
@@ -270,7 +257,7 @@ def weigh_fantasyland(ctx: Context, pos: Positions, seeds: np.ndarray) -> Estima
         for b in range(a):
             valid[:, a] &= ~(key[:, a] == key[:, b]).all(axis=1)
     street = ctx.streets.streets - 1  # nothing of this player's is left to deal
-    out = _Estimates.empty(m, k)
+    out = Estimates.empty(m, k)
     out.legal[:] = 2  # a Fantasyland hand can always be set another way
     out.compared[:] = valid.sum(axis=1)
     for lo in range(0, m, GROUP):
@@ -282,7 +269,7 @@ def weigh_fantasyland(ctx: Context, pos: Positions, seeds: np.ndarray) -> Estima
         out.record(lo + at, n, p, r, se)
         chosen = np.where((r > p)[:, None], boards[rows][at, rival], boards[rows][:, 0])
         out.best[rows] = _rows_of(chosen, dealt[rows])
-    return out.done()
+    return out
 
 
 def fantasyland_counts(rules: RuleSet) -> list[int]:

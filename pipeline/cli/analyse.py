@@ -7,38 +7,12 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 from rich.text import Text
 
 from pipeline.analyse.estimate import DEFAULT_MOVES, DEFAULT_ROLLOUTS
-from pipeline.cli.console import EXIT_USAGE, err, fail, interrupts, out, print_json
+from pipeline.cli.console import EXIT_USAGE, fail, hand_progress, interrupts, out, parse_day, print_json
 from pipeline.cli.options import existing_lake, json_option, lake_option, load_rules, rules_option
-
-
-def _progress() -> Progress:
-    return Progress(
-        TextColumn("analysing"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("hands"),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        console=err,
-        transient=True,
-        disable=not err.is_terminal,
-    )
-
-
-def _day(text: str | None) -> Any:
-    from datetime import date
-
-    if text is None:
-        return None
-    try:
-        return date.fromisoformat(text.strip())
-    except ValueError:
-        fail(f"--since takes a day, YYYY-MM-DD, got {text!r}", EXIT_USAGE)
 
 
 def analyse(
@@ -104,8 +78,8 @@ def analyse(
     store = existing_lake(lake)
     given = [load_rules(r) for r in rules or ()]
     settings = Settings(rollouts=rollouts, moves=moves, seed=seed)
-    filters = Filters(player=player, variant=variant, since=_day(since))
-    with interrupts(), _progress() as progress:
+    filters = Filters(player=player, variant=variant, since=parse_day(since))
+    with interrupts(), hand_progress() as progress:
         task = progress.add_task("analysing", total=None)
 
         def on_progress(done: int, total: int) -> None:

@@ -10,13 +10,23 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import date
 from types import FrameType
 from typing import Any, NoReturn
 
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeElapsedColumn, TransferSpeedColumn
+from rich.progress import (
+    BarColumn,
+    DownloadColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+    TransferSpeedColumn,
+)
 
 from pipeline.cli.exits import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, NOTHING_COMMITTED, exit_code, interrupt_line
 from pipeline.errors import OfcError
@@ -219,6 +229,32 @@ def byte_progress() -> Progress:
         transient=True,
         disable=not err.is_terminal,
     )
+
+
+def hand_progress() -> Progress:
+    """The progress bar of commands that work through hands: hands done of all, time taken and left (stderr,
+    terminals only)."""
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("hands"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=err,
+        transient=True,
+        disable=not err.is_terminal,
+    )
+
+
+def parse_day(text: str | None, option: str = "--since") -> date | None:
+    """A day given as YYYY-MM-DD (None: none given); anything else is a usage error naming the option."""
+    if text is None:
+        return None
+    try:
+        return date.fromisoformat(text.strip())
+    except ValueError:
+        fail(f"{option} takes a day, YYYY-MM-DD, got {text!r}", EXIT_USAGE)
 
 
 def print_json(data: Any) -> None:

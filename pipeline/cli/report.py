@@ -3,23 +3,13 @@
 from __future__ import annotations
 
 import sys
-from datetime import date
 from pathlib import Path
 
 import typer
 
-from pipeline.cli.console import EXIT_USAGE, err, fail, interrupts, user_errors
+from pipeline.cli.console import EXIT_USAGE, err, fail, interrupts, parse_day, user_errors
 from pipeline.cli.options import existing_lake, json_option, lake_option, out_option, rules_option
 from pipeline.files import written
-
-
-def _day(text: str | None) -> date | None:
-    if text is None:
-        return None
-    try:
-        return date.fromisoformat(text.strip())
-    except ValueError:
-        fail(f"--since takes a day, YYYY-MM-DD, got {text!r}", EXIT_USAGE)
 
 
 def report(
@@ -98,7 +88,7 @@ def _report(
         player=config.canonical(player) if player else None,
         variant=variant,
         rules=rules,
-        since=_day(since),
+        since=parse_day(since),
         min_hands=min_hands or config.min_hands,
         all_versions=all_versions,
         aliases=config.alias_map(),

@@ -7,10 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from pipeline.cli.console import EXIT_FAILED, EXIT_USAGE, err, fail, interrupts, out, print_json
+from pipeline.cli.console import EXIT_FAILED, EXIT_USAGE, err, fail, hand_progress, interrupts, out, print_json
 from pipeline.cli.options import (
     address_option,
     check_engine,
@@ -34,21 +33,6 @@ BOTS_HELP = (
     "mc: Monte-Carlo rollouts of the planner's best placements, scored under the rule set; "
     "Fantasyland and classic hands set by the arranger (classic: naturals, and surrender where allowed)."
 )
-
-
-def _progress() -> Progress:
-    """Hands simulated so far (stderr, terminals only)."""
-    return Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("hands"),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        console=err,
-        transient=True,
-        disable=not err.is_terminal,
-    )
 
 
 def _start(text: str) -> datetime:
@@ -148,7 +132,7 @@ def simulate(
 
     target = out_file or lake_at(lake)
     said = f"nothing was written; {target} is as it was" if isinstance(target, Path) else None
-    with interrupts(said), _progress() as progress:
+    with interrupts(said), hand_progress() as progress:
         title = f"{spec.variant.value} x{spec.players}"
         task = progress.add_task(title, total=spec.hands)
 
