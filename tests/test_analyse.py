@@ -306,3 +306,83 @@ def test_a_lake_of_classic_hands_has_nothing_to_weigh(tmp_path: Path) -> None:
     result = runner.invoke(app, ["analyse", "--lake", lake])
     assert result.exit_code == 2
     assert "no open-face hands match" in result.output
+
+
+def _final(record: dict, seat: int, dealt: list[str], rows: str) -> dict:
+    """``record`` with the last street of ``seat`` replaced by ``rows`` (t, m, b, x per card of ``dealt``)."""
+    out = json.loads(json.dumps(record))
+    p = out["players"][seat]
+    for card in dealt:
+        for row in ("top", "middle", "bottom", "discards"):
+            if card in p[row]:
+                p[row].remove(card)
+    for card, r in zip(dealt, rows, strict=True):
+        p[{"t": "top", "m": "middle", "b": "bottom", "x": "discards"}[r]].append(card)
+    p.pop("placements")
+    return out
+
+
+@pytest.mark.parametrize("position", [MUST_FOUL, BREAKS_FLUSH], ids=["must-foul", "breaks-flush"])
+def test_a_last_decision_after_every_other_board_is_exact_by_the_reference_scorer(
+    tmp_path: Path, position: dict
+) -> None:
+    # The hero on the button acts last: at their last street every other board is complete, so each move's
+    # worth is one number, which the tests' reference scorer gives (no Fantasyland is in reach here).
+    from pipeline.rule_files import load_rules
+    from tests.reference.slow_scorer import score_hand
+
+    record = {**json.loads(json.dumps(position)), "button": 0, "hand_id": "last"}
+    source = tmp_path / "h.jsonl"
+    source.write_text(json.dumps(record) + "\n")
+    lake = tmp_path / "lake"
+    ofc("ingest", str(source), "--lake", str(lake))
+    ofc("analyse", "--lake", str(lake), "--player", HERO)
+    (d,) = rows(lake, "SELECT cards_text(dealt) AS dealt, * EXCLUDE (dealt) FROM decisions WHERE street = 5")
+    dealt = d["dealt"].split()
+    rules = load_rules("pineapple")
+    played = score_hand(_final(record, 0, dealt, d["played_rows"]), rules)["points"][HERO]
+    best = score_hand(_final(record, 0, dealt, d["best_rows"]), rules)["points"][HERO]
+    assert d["ev_played"] == pytest.approx(played)
+    assert d["ev_best"] == pytest.approx(best)
+    assert d["se"] == 0
+    assert best > played
+
+
+@pytest.mark.parametrize(
+    ("variant", "players", "bots"),
+    [("ofc", "3", "planner"), ("progressive-pineapple", "3", "mc,planner,heuristic"), ("pineapple-27", "2", "planner")],
+)
+def test_every_open_face_variant_is_weighed_under_its_own_rules(
+    tmp_path: Path, variant: str, players: str, bots: str
+) -> None:
+    lake = tmp_path / "lake"
+    ofc("simulate", "--variant", variant, "--players", players, "--bots", bots, "--hands", "60", "--seed", "5",
+        "--lake", str(lake))  # fmt: skip
+    out = json.loads(ofc("analyse", "--lake", str(lake), "--rollouts", "8", "--json"))
+    assert out["skipped"] == {}
+    assert out["boards"] == 60 * int(players)
+    per_board = rows(
+        lake,
+        """SELECT a.decisions, b.fantasyland, a.rules_key,
+               (SELECT list(DISTINCT kind) FROM decisions d WHERE d.hand_key = a.hand_key AND d.seat = a.seat) AS kinds
+           FROM analysed_boards a JOIN boards b USING (hand_key, seat)""",
+    )
+    streets = 9 if variant == "ofc" else 5
+    for r in per_board:
+        assert r["rules_key"].startswith(f"{variant}@")
+        if r["fantasyland"]:
+            assert r["decisions"] == 1
+            assert r["kinds"] == ["fantasyland"]
+        else:  # an OFC card with one place left to go is forced, not a decision; a Pineapple street never is
+            assert 1 <= r["decisions"] <= streets
+            assert variant == "ofc" or r["decisions"] == streets
+    # Every street of every board is a decision or a forced move.
+    normal = sum(not r["fantasyland"] for r in per_board)
+    assert out["decisions"] + out["forced"] == normal * streets + (len(per_board) - normal)
+    decided = rows(lake, "SELECT kind, count(*) AS n, min(ev_lost) AS low, max(se) AS se FROM decisions GROUP BY kind")
+    assert {r["kind"] for r in decided} >= {"initial", "placement" if variant == "ofc" else "discard"}
+    assert all(r["low"] >= 0 for r in decided)
+    if variant == "progressive-pineapple":
+        fl = rows(lake, "SELECT len(dealt) AS cards, played FROM decisions WHERE kind = 'fantasyland'")
+        assert fl, "the mc bot reaches Fantasyland in 60 hands"
+        assert all(r["cards"] >= 14 and r["played"].count(" ") >= 13 for r in fl)
