@@ -16,6 +16,7 @@ from pipeline.evaluate.rows import FEW_ROWS
 
 
 def warm() -> None:
+    from pipeline.analyse import Settings, analyse
     from pipeline.ingest.jsonl import INGESTER
     from pipeline.ingest.run import ingest
     from pipeline.ingest.validate import validate
@@ -31,10 +32,11 @@ def warm() -> None:
     for chunk in INGESTER.read(io.BytesIO(lines), "warm"):
         validate(chunk, "warm", "warm")
     simulate_warm()
-    with tempfile.TemporaryDirectory() as tmp:  # a small lake, rescored: the rescore kernels
+    with tempfile.TemporaryDirectory() as tmp:  # a small lake, rescored and analysed: their kernels
         lake = Lake(tmp)
         ingest([SAMPLES], lake)
         rescore(lake, [load_rules("ofc"), load_rules("classic-2-4")])
+        analyse(lake, Settings(rollouts=4))
 
     boards = deal(6, 13, np.random.default_rng(0))
     evaluate_boards(boards)
