@@ -101,22 +101,42 @@ class Summary:
 
 
 _CHOSEN = """
+-- The boards the filters choose, each flagged when an earlier run of these settings weighed it as it stands.
+WITH chosen AS (
+    SELECT
+        h.hand_key, b.seat,
+        EXISTS (
+            SELECT 1 FROM analysed_boards a
+            WHERE a.analysis = $analysis AND a.hand_key = h.hand_key AND a.seat = b.seat
+              AND a.content_hash = h.content_hash
+        ) AS done
+    FROM hands h
+    JOIN boards b ON b.hand_key = h.hand_key
+    JOIN variants v ON v.variant = h.variant
+    WHERE v.open_face
+      AND ($variant IS NULL OR h.variant = $variant)
+      AND ($since IS NULL OR h.played_at >= timezone('UTC', $since::TIMESTAMP))
+      AND ($player IS NULL OR b.player = $player)
+)
+SELECT hand_key, count(*) AS boards, count(*) FILTER (WHERE done) AS done
+FROM chosen
+GROUP BY hand_key
+ORDER BY hand_key
+"""
+
+_BOARDS = """
+-- Every board of the hands of a chunk, the chosen ones flagged.
 SELECT h.hand_key, h.content_hash, h.hand_id, h.played_at, h.variant, h.month, h.house_rules,
        coalesce(h.button, max(b.seat) OVER (PARTITION BY h.hand_key)) AS button,
        b.seat, b.player, b.fantasyland, coalesce(b.fantasyland_cards, 0) AS fantasyland_cards,
-       ($player IS NULL OR b.player = $player) AS wanted,
-       EXISTS (
+       ($player IS NULL OR b.player = $player) AND NOT EXISTS (
            SELECT 1 FROM analysed_boards a
            WHERE a.analysis = $analysis AND a.hand_key = h.hand_key AND a.seat = b.seat
              AND a.content_hash = h.content_hash
-       ) AS done
-FROM hands h
+       ) AS wanted
+FROM chunk c
+JOIN hands h ON h.hand_key = c.hand_key
 JOIN boards b ON b.hand_key = h.hand_key
-JOIN variants v ON v.variant = h.variant
-WHERE v.open_face
-  AND ($variant IS NULL OR h.variant = $variant)
-  AND ($since IS NULL OR h.played_at >= timezone('UTC', $since::TIMESTAMP))
-  AND ($player IS NULL OR h.hand_key IN (SELECT hand_key FROM boards WHERE player = $player))
 ORDER BY h.hand_key, b.seat
 """
 
@@ -186,14 +206,6 @@ def _seen(own: np.ndarray, boards: np.ndarray) -> pa.Array:
     return _lists(np.ascontiguousarray(cards), mask)
 
 
-@dataclass
-class _Chunk:
-    """The chosen boards of some hands, as columns (boards in acting order within each hand)."""
-
-    rows: pa.Table
-    wanted: np.ndarray
-
-
 def analyse(
     lake: Lake,
     settings: Settings | None = None,
@@ -222,24 +234,21 @@ def analyse(
         if not chosen.num_rows:
             raise AnalyseError("no open-face hands match: classic hands are set all at once, with nothing to weigh")
         natives = Natives(recorded=list(snapshot.rule_sets.values()), given=given or [])
-        wanted = chosen.column("wanted").to_numpy(zero_copy_only=False)
-        again = chosen.column("done").to_numpy(zero_copy_only=False)
-        summary.already = int((again & wanted).sum())
-        wanted = wanted & ~again
-        keys = chosen.column("hand_key").to_numpy()
-        starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]) if keys.size else np.zeros(0, np.int64)
-        hand_of = np.cumsum(np.r_[False, keys[1:] != keys[:-1]]) if keys.size else np.zeros(0, np.int64)
-        todo_hand = np.logical_or.reduceat(wanted, starts) if keys.size else np.zeros(0, bool)
-        rank = np.cumsum(todo_hand) - 1
-        total = int(todo_hand.sum())
+        boards = chosen.column("boards").to_numpy()
+        done = chosen.column("done").to_numpy()
+        summary.already = int(done.sum())
+        todo = chosen.column("hand_key").to_numpy()[done < boards]
+        total = int(todo.size)
         if on_progress:
             on_progress(0, total)
+        board_params = {"player": filters.player, "analysis": settings.key}
         for lo in range(0, total, CHUNK):
-            r = rank[hand_of]
-            index = np.flatnonzero(todo_hand[hand_of] & (r >= lo) & (r < lo + CHUNK))
-            chunk = _Chunk(chosen.take(pa.array(index)), wanted[index])
-            batch = _weigh_chunk(lake, con, chunk, settings, natives, summary)
-            summary.batches.append(batch)
+            con.register("chunk", pa.table({"hand_key": todo[lo : lo + CHUNK]}))
+            rows = con.sql(_BOARDS, params=board_params).to_arrow_table()
+            placed = con.sql(_PLACEMENTS).to_arrow_table()
+            con.unregister("chunk")
+            wanted = rows.column("wanted").to_numpy(zero_copy_only=False)
+            summary.batches.append(_weigh_chunk(lake, rows, wanted, placed, settings, natives, summary))
             summary.hands = min(lo + CHUNK, total)
             if on_progress:
                 on_progress(summary.hands, total)
@@ -249,16 +258,15 @@ def analyse(
 
 def _weigh_chunk(
     lake: Lake,
-    con: duckdb.DuckDBPyConnection,
-    chunk: _Chunk,
+    rows: pa.Table,
+    wanted: np.ndarray,
+    placed: pa.Table,
     settings: Settings,
     natives: Natives,
     summary: Summary,
 ) -> str:
-    rows = chunk.rows
-    con.register("chunk", pa.table({"hand_key": pa.array(np.unique(rows.column("hand_key").to_numpy()))}))
-    placed = con.sql(_PLACEMENTS).to_arrow_table()
-    con.unregister("chunk")
+    """Weigh the wanted boards of some hands (``rows``: all their boards; ``placed``: all their placements) and
+    commit them as one batch; its name."""
     writer = lake.begin("analysis")
     decisions: list[pa.Table] = []
     boards_out: list[pa.Table] = []
@@ -273,7 +281,7 @@ def _weigh_chunk(
         for variant, house, at in groups.iter_rows():
             rules = natives.resolve(variant, house).rules
             index = np.asarray(at, dtype=np.int64)
-            d, b = _weigh_rules(rows.take(pa.array(index)), chunk.wanted[index], placed, rules, settings, summary)
+            d, b = _weigh_rules(rows.take(pa.array(index)), wanted[index], placed, rules, settings, summary)
             decisions.append(d)
             boards_out.append(b)
         for name, parts in (("decisions", decisions), ("analysed_boards", boards_out)):
