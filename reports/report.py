@@ -544,7 +544,8 @@ def _decisions(run: _Runner, report: Report) -> Section:
         "every Fantasyland setting, the move played and the planner's best alternatives were played out many times "
         "from what the player could see, scored under the hand's own rules with the worth of a Fantasyland earned. "
         "A hand's loss is the sum over its decisions of the expected points the best move found would have added; "
-        "intervals are over hands. Click a decision to see its hand with every decision weighed in it."
+        "intervals are over hands. Points are against every opponent at the table, so losses grow with its size. "
+        "Click a decision to see its hand with every decision weighed in it."
     )
     if analysis:
         intro += f" Analysis {analysis}."
