@@ -91,7 +91,7 @@ def test_demo_json(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert data["report"]["headline"]["Overview"]["hands"] == f"{lake_hands:,}"
     assert data["analyse"]["hands"] == simulated["pineapple"]["hands"]
     assert data["analyse"]["decisions"] > 4 * data["analyse"]["hands"]  # five a hand, or one in Fantasyland
-    assert "points lost per hand" in data["report"]["headline"]["Decisions: points lost"]
+    assert "points lost per hand, all players" in data["report"]["headline"]["Decisions: points lost"]
     # A second run adds nothing and scores nothing new.
     again = json.loads(runner.invoke(app, ["demo", *where, "--json"]).output)
     assert all(s["output"]["accepted"] == 0 for s in again["simulate"])
