@@ -154,6 +154,12 @@ CREATE MACRO analysed(which) AS TABLE
     JOIN hands h ON h.hand_key = a.hand_key AND h.content_hash = a.content_hash
     WHERE a.analysis = coalesce(which, latest_analysis()) AND a.skipped IS NULL;
 
+-- Whether the analysis keyed `which` has weighed a board (a hand's key and seat) as its hand stands (content).
+CREATE MACRO weighed_before(which, key, seat_no, content) AS EXISTS (
+    SELECT 1 FROM analysed_boards a
+    WHERE a.analysis = which AND a.hand_key = key AND a.seat = seat_no AND a.content_hash = content
+);
+
 -- Their decisions, each with what the move played is expected to have cost (ev_lost) against the best move found.
 CREATE MACRO weighed(which) AS TABLE
     SELECT d.*

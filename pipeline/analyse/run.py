@@ -104,12 +104,7 @@ _CHOSEN = """
 -- The boards the filters choose, each flagged when an earlier run of these settings weighed it as it stands.
 WITH chosen AS (
     SELECT
-        h.hand_key, b.seat,
-        EXISTS (
-            SELECT 1 FROM analysed_boards a
-            WHERE a.analysis = $analysis AND a.hand_key = h.hand_key AND a.seat = b.seat
-              AND a.content_hash = h.content_hash
-        ) AS done
+        h.hand_key, b.seat, weighed_before($analysis, h.hand_key, b.seat, h.content_hash) AS done
     FROM hands h
     JOIN boards b ON b.hand_key = h.hand_key
     JOIN variants v ON v.variant = h.variant
@@ -129,11 +124,8 @@ _BOARDS = """
 SELECT h.hand_key, h.content_hash, h.hand_id, h.played_at, h.variant, h.month, h.house_rules,
        coalesce(h.button, max(b.seat) OVER (PARTITION BY h.hand_key)) AS button,
        b.seat, b.player, b.fantasyland, coalesce(b.fantasyland_cards, 0) AS fantasyland_cards,
-       ($player IS NULL OR b.player = $player) AND NOT EXISTS (
-           SELECT 1 FROM analysed_boards a
-           WHERE a.analysis = $analysis AND a.hand_key = h.hand_key AND a.seat = b.seat
-             AND a.content_hash = h.content_hash
-       ) AS wanted
+       ($player IS NULL OR b.player = $player)
+           AND NOT weighed_before($analysis, h.hand_key, b.seat, h.content_hash) AS wanted
 FROM chunk c
 JOIN hands h ON h.hand_key = c.hand_key
 JOIN boards b ON b.hand_key = h.hand_key

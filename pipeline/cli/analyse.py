@@ -12,7 +12,15 @@ from rich.text import Text
 
 from pipeline.analyse.estimate import DEFAULT_MOVES, DEFAULT_ROLLOUTS
 from pipeline.cli.console import EXIT_USAGE, fail, hand_progress, interrupts, out, parse_day, print_json
-from pipeline.cli.options import existing_lake, json_option, lake_option, load_rules, rules_option
+from pipeline.cli.options import (
+    existing_lake,
+    json_option,
+    lake_option,
+    load_rules,
+    rules_option,
+    since_option,
+    variant_option,
+)
 
 
 def analyse(
@@ -24,16 +32,8 @@ def analyse(
         help="Weigh this player's decisions only (any case). Default: every seat's.",
         show_default=False,
     ),
-    variant: str | None = typer.Option(
-        None, "--variant", metavar="VARIANT", help="Only this variant, e.g. pineapple.", show_default=False
-    ),
-    since: str | None = typer.Option(
-        None,
-        "--since",
-        metavar="DAY",
-        help="Only hands played on or after this day (YYYY-MM-DD, UTC).",
-        show_default=False,
-    ),
+    variant: str | None = variant_option(),
+    since: str | None = since_option(),
     rollouts: int = typer.Option(
         DEFAULT_ROLLOUTS,
         "--rollouts",

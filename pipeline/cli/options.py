@@ -1,5 +1,6 @@
 """The options several commands take, declared once so that each reads and is explained the same everywhere:
-``--lake DIR``, ``-r/--rules RULES``, ``--json``, ``-o/--out FILE`` and ``-f/--format FORMAT``; and the lake and
+``--lake DIR``, ``-r/--rules RULES``, ``--json``, ``-o/--out FILE``, ``-f/--format FORMAT``, ``--variant`` and
+``--since``; and the lake and
 rule sets they name, opened with the errors every command gives."""
 
 from __future__ import annotations
@@ -26,6 +27,24 @@ FORMAT_HELP = f"Read the input as {', '.join(FORMATS[:-1])} or {FORMATS[-1]} (de
 
 def lake_option(help: str = LAKE_HELP) -> Any:
     return typer.Option(None, "--lake", metavar="DIR", help=help, show_default=False)
+
+
+def variant_option() -> Any:
+    """``--variant VARIANT``: only hands of this variant."""
+    return typer.Option(
+        None, "--variant", metavar="VARIANT", help="Only this variant, e.g. pineapple.", show_default=False
+    )
+
+
+def since_option() -> Any:
+    """``--since DAY``: only hands played on or after this day (read with ``console.parse_day``)."""
+    return typer.Option(
+        None,
+        "--since",
+        metavar="DAY",
+        help="Only hands played on or after this day (YYYY-MM-DD, UTC).",
+        show_default=False,
+    )
 
 
 def json_option(lines: bool = False) -> Any:

@@ -8,7 +8,15 @@ from pathlib import Path
 import typer
 
 from pipeline.cli.console import EXIT_USAGE, err, fail, interrupts, parse_day, user_errors
-from pipeline.cli.options import existing_lake, json_option, lake_option, out_option, rules_option
+from pipeline.cli.options import (
+    existing_lake,
+    json_option,
+    lake_option,
+    out_option,
+    rules_option,
+    since_option,
+    variant_option,
+)
 from pipeline.files import written
 
 
@@ -23,21 +31,13 @@ def report(
         "Default: every player, featuring OFC_PLAYER or the settings file's player, else the one with the most hands.",
         show_default=False,
     ),
-    variant: str | None = typer.Option(
-        None, "--variant", metavar="VARIANT", help="Only this variant, e.g. pineapple.", show_default=False
-    ),
+    variant: str | None = variant_option(),
     rules: list[str] | None = rules_option(
         "Read every hand as if played under this rule set (a name, name@key, or a rule file's path) and compare it "
         "with the hands as played; repeat to compare several, the first leads. Default: each hand under its own "
         "rules, compared with the latest version of every rule set the lake was rescored under."
     ),
-    since: str | None = typer.Option(
-        None,
-        "--since",
-        metavar="DAY",
-        help="Only hands played on or after this day (YYYY-MM-DD, UTC).",
-        show_default=False,
-    ),
+    since: str | None = since_option(),
     min_hands: int | None = typer.Option(
         None,
         "--min-hands",
