@@ -499,9 +499,8 @@ def _decisions(run: _Runner, report: Report) -> Section:
         r["by"] = {"hand": "all decisions", "street": f"street {r['street']}"}.get(
             r["dimension"], figures.KIND_WORDS.get(r["kind"] or "", r["kind"])
         )
-    for r in costly:
-        r["hand"] = hands.hand_id(r["hand_key"])
-    labels = {r["hand"]: r["hand_id"] or r["hand"] for r in costly}
+    listed = [{**r, "hand": hands.hand_id(r["hand_key"])} for r in costly]  # the featured section reads costly too
+    labels = {r["hand"]: r["hand_id"] or r["hand"] for r in listed}
     tables = [
         Table(
             "Points lost per hand",
@@ -522,7 +521,7 @@ def _decisions(run: _Runner, report: Report) -> Section:
         Table(
             "The costliest decisions",
             "costly_decisions",
-            costly,
+            listed,
             [
                 Column("hand", "Hand", "hand"),
                 Column("player", "Player", "text"),
