@@ -93,8 +93,9 @@ class Estimates:
 
 
 def context(rules: RuleSet, players: int, rollouts: int, moves: int, worth: tuple[float, ...]) -> Context:
-    """The ``mc`` bot's context for weighing decisions under ``rules``: the planner plays rollouts with the
-    ``mc`` bot's weights, and a Fantasyland hand is worth ``worth`` (13..17 cards, points per opponent)."""
+    """The ``mc`` bot's context for weighing decisions under ``rules``: the planner ranks moves and plays the
+    rollouts with its own weights, and a Fantasyland hand is worth ``worth`` (13..17 cards, points per opponent)
+    to the planner and to the scoring of rollouts alike."""
     return Context(
         rules=rules,
         compiled=compile_rules(rules),
@@ -103,7 +104,6 @@ def context(rules: RuleSet, players: int, rollouts: int, moves: int, worth: tupl
         players=players,
         rollouts=rollouts,
         candidates=moves,
-        policy=model_of(rules, Weights(fantasyland=worth)),
     )
 
 

@@ -11,6 +11,7 @@ Every function here takes whole columns of many hands at once; the one loop over
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from numba import njit
@@ -18,7 +19,7 @@ from numba import njit
 from pipeline.game import ROW_STARTS, Deal
 from pipeline.simulate.streets import DISCARD, actions
 
-__all__ = ["Hands", "Positions", "board_problems", "decisions_of", "positions", "row_letters"]
+__all__ = ["Hands", "Positions", "board_problems", "decisions_of", "kind_of", "positions", "row_letters"]
 
 NO_CARD = 255
 MAX_DEALT = 17
@@ -26,6 +27,16 @@ MAX_DEALT = 17
 LETTERS = np.array([*"tmbx", ""])
 """A card's destination as one letter: top, middle, bottom, discard (none: a slot past the cards dealt)."""
 KINDS = ("initial", "placement", "discard", "fantasyland")
+"""A decision's kind: the first five cards, a street placed whole, a street with a discard, a Fantasyland setting."""
+
+
+def kind_of(deal: Deal, street: int, fantasyland: bool) -> str:
+    """The kind of the decisions at ``street`` (1-based) of ``deal``, or of a Fantasyland setting."""
+    if fantasyland:
+        return "fantasyland"
+    if street == 1:
+        return "initial"
+    return "discard" if deal.discarded[street - 1] else "placement"
 
 
 @dataclass(frozen=True)
@@ -52,17 +63,12 @@ class Hands:
     def boards(self) -> int:
         return int(self.fantasyland.size)
 
-    @property
+    @cached_property
     def hand_of(self) -> np.ndarray:
         """(B,) the hand of each board."""
         return np.repeat(np.arange(self.hand_start.size - 1), np.diff(self.hand_start))
 
-    @property
-    def turn(self) -> np.ndarray:
-        """(B,) each board's turn in its hand (0 acts first; the button last)."""
-        return np.arange(self.boards) - self.hand_start[self.hand_of]
-
-    @property
+    @cached_property
     def players(self) -> np.ndarray:
         """(B,) the number of boards of each board's hand."""
         return np.diff(self.hand_start)[self.hand_of]

@@ -30,10 +30,18 @@ from pipeline.analyse.estimate import (
     weigh_fantasyland,
     weigh_streets,
 )
-from pipeline.analyse.positions import KINDS, Hands, Positions, board_problems, decisions_of, positions, row_letters
+from pipeline.analyse.positions import (
+    Hands,
+    Positions,
+    board_problems,
+    decisions_of,
+    kind_of,
+    positions,
+    row_letters,
+)
 from pipeline.cards import format_cards
 from pipeline.errors import InputError
-from pipeline.game import ROWS, facts, table_order
+from pipeline.game import PLACEMENT_ROWS, facts, table_order
 from pipeline.lake.store import Lake
 from pipeline.native import Natives
 from pipeline.query.db import connect
@@ -47,7 +55,6 @@ METHOD = 2
 """The version of the method: a change to how decisions are weighed is a new analysis, never mixed with old."""
 CHUNK = 500
 """Hands weighed and committed together: about half a minute of work on two cores."""
-ROW_CODES = {"top": 0, "middle": 1, "bottom": 2, "discard": 3}
 _VARIANTS = frozenset(v.value for v in Variant)
 
 Progress = Callable[[int, int], None]
@@ -99,6 +106,11 @@ class Summary:
     def hands_per_second(self) -> float:
         return self.hands / self.seconds if self.seconds else 0.0
 
+    @property
+    def ev_lost_per_hand(self) -> float | None:
+        """Points lost per board weighed (None: none was)."""
+        return self.ev_lost / self.boards if self.boards else None
+
 
 _CHOSEN = """
 -- The boards the filters choose, each flagged when an earlier run of these settings weighed it as it stands.
@@ -120,8 +132,9 @@ ORDER BY hand_key
 """
 
 _BOARDS = """
--- Every board of the hands of a chunk, the chosen ones flagged.
-SELECT h.hand_key, h.content_hash, h.hand_id, h.played_at, h.variant, h.month, h.house_rules,
+-- Every board of the hands of a chunk, the chosen ones flagged, numbered in the order listed (board_row).
+SELECT row_number() OVER (ORDER BY h.hand_key, b.seat) - 1 AS board_row,
+       h.hand_key, h.content_hash, h.hand_id, h.played_at, h.variant, h.month, h.house_rules,
        coalesce(h.button, max(b.seat) OVER (PARTITION BY h.hand_key)) AS button,
        b.seat, b.player, b.fantasyland, coalesce(b.fantasyland_cards, 0) AS fantasyland_cards,
        ($player IS NULL OR b.player = $player)
@@ -133,10 +146,16 @@ ORDER BY h.hand_key, b.seat
 """
 
 _PLACEMENTS = """
-SELECT p.hand_key, p.seat, p.street, p.card, p.row
+-- Every placement of the hands of a chunk, by its board's number in _BOARDS, in the order made.
+WITH numbered AS (
+    SELECT b.hand_key, b.seat, row_number() OVER (ORDER BY b.hand_key, b.seat) - 1 AS board_row
+    FROM boards b
+    JOIN chunk c USING (hand_key)
+)
+SELECT n.board_row, p.street, p.card, p.row
 FROM placements p
-JOIN chunk c USING (hand_key)
-ORDER BY p.hand_key, p.seat, p."order"
+JOIN numbered n USING (hand_key, seat)
+ORDER BY n.board_row, p."order"
 """
 
 
@@ -171,7 +190,7 @@ def _move_words(dealt: np.ndarray, rows: np.ndarray) -> list[str]:
     out = []
     for cards, where in zip(names.tolist(), rows.tolist(), strict=True):
         parts = []
-        for r, label in enumerate((*ROWS, "discard")):
+        for r, label in enumerate(PLACEMENT_ROWS):
             chosen = [c for c, w in zip(cards, where, strict=True) if w == r]
             if chosen:
                 parts.append(f"{label} {' '.join(chosen)}")
@@ -310,29 +329,22 @@ def _weigh_rules(
     fantasyland = rows.column("fantasyland").to_numpy(zero_copy_only=False).astype(bool)
     fl_cards = rows.column("fantasyland_cards").to_numpy().astype(np.int64)
 
-    # Placements of these boards, grouped by board in acting order.
-    # Each placement's board: (hand, seat) as one number, looked up among the boards'.
-    unique = np.unique(keys)
-    board_code = np.searchsorted(unique, keys) * 16 + seat
-    pk = placed.column("hand_key").to_numpy()
-    found = np.minimum(np.searchsorted(unique, pk), max(unique.size - 1, 0))
-    ours = unique[found] == pk if unique.size else np.zeros(pk.size, bool)
-    code = found * 16 + placed.column("seat").to_numpy().astype(np.int64)
-    by_code = np.argsort(board_code)
-    at = np.minimum(np.searchsorted(board_code[by_code], code), max(keys.size - 1, 0))
-    owner = np.where(ours & (board_code[by_code][at] == code), by_code[at], -1)
+    # Placements of these boards, grouped by board in acting order (the others' left out).
+    listed = rows.column("board_row").to_numpy()
+    placed_on = placed.column("board_row").to_numpy()
+    here = np.full(max(int(listed.max()), int(placed_on.max(initial=0))) + 1, -1, dtype=np.int64)
+    here[listed] = np.arange(listed.size)
+    owner = here[placed_on]
     take = np.flatnonzero(owner >= 0)
     take = take[np.argsort(owner[take], kind="stable")]
-    owner = owner[take]
-    codes = pc.index_in(placed.column("row"), value_set=pa.array(list(ROW_CODES)))
-    row_code = pc.fill_null(codes, 3).to_numpy(zero_copy_only=False).astype(np.int64)
+    row_code = pc.index_in(placed.column("row"), value_set=pa.array(PLACEMENT_ROWS))
     hands = Hands(
         hand_start=hand_start,
         fantasyland=fantasyland,
-        place_start=np.searchsorted(owner, np.arange(keys.size + 1)).astype(np.int64),
+        place_start=np.searchsorted(owner[take], np.arange(keys.size + 1)).astype(np.int64),
         street=placed.column("street").to_numpy().astype(np.int64)[take],
         card=placed.column("card").to_numpy().astype(np.uint8)[take],
-        row=row_code[take],
+        row=pc.fill_null(row_code, 3).to_numpy(zero_copy_only=False).astype(np.int64)[take],
     )
     problems = board_problems(hands, deal, fl_cards)
     hand_of = hands.hand_of
@@ -348,9 +360,8 @@ def _weigh_rules(
     todo = decisions_of(hands, deal, analysed)
     n_dec = np.zeros(keys.size, dtype=np.int64)
     tables = []
-    worth_by_players: dict[int, tuple[float, ...]] = {}
     for p in np.unique(players[todo.board]).tolist():
-        worth = worth_by_players.setdefault(p, fantasyland_worth(rules, p, settings.seed))
+        worth = fantasyland_worth(rules, p, settings.seed)
         summary.fantasyland_worth[f"{rules.key} x{p}"] = [round(w, 2) for w in worth]
         ctx = context(rules, p, settings.rollouts, settings.moves, worth)
         at_p = players[todo.board] == p
@@ -363,25 +374,20 @@ def _weigh_rules(
                 width = int(fl_cards[board].max()) if fl else deal.dealt[s - 1]
                 pos = positions(hands, board, street, p, width)
                 seeds = decision_seeds(settings.seed, keys[board], seat[board], street)
-                if fl:
-                    est = weigh_fantasyland(ctx, pos, seeds)
-                    kind = "fantasyland"
-                else:
-                    est = weigh_streets(ctx, pos, s - 1, seeds)
-                    kind = KINDS[0] if s == 1 else (KINDS[2] if deal.discarded[s - 1] else KINDS[1])
+                est = weigh_fantasyland(ctx, pos, seeds) if fl else weigh_streets(ctx, pos, s - 1, seeds)
+                kind = kind_of(deal, s, fl)
                 keep = est.legal > 1
                 summary.forced += int((~keep).sum())
                 np.add.at(n_dec, board[keep], 1)
                 if keep.any():
                     tables.append(_decision_rows(rows, board, street, pos, est, keep, kind, seeds, p, settings, rules))
     summary.decisions += int(n_dec.sum())
-    looked = wanted
-    for reason in skipped[looked & (skipped != None)].tolist():  # noqa: E711
+    for reason in skipped[wanted & (skipped != None)].tolist():  # noqa: E711
         summary.skipped[reason] = summary.skipped.get(reason, 0) + 1
-    summary.boards += int(looked.sum())
-    base = _key_columns(rows, np.flatnonzero(looked), settings, rules)
-    base["decisions"] = pa.array(n_dec[looked], type=pa.int16())
-    base["skipped"] = pa.array(skipped[looked].tolist(), type=pa.string())
+    summary.boards += int(wanted.sum())
+    base = _key_columns(rows, np.flatnonzero(wanted), settings, rules)
+    base["decisions"] = pa.array(n_dec[wanted], type=pa.int16())
+    base["skipped"] = pa.array(skipped[wanted].tolist(), type=pa.string())
     boards_table = pa.table(base, schema=ANALYSED_BOARDS)
     decisions = pa.concat_tables(tables) if tables else DECISIONS.empty_table()
     if decisions.num_rows:

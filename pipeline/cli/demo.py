@@ -166,7 +166,7 @@ def demo(
                     "analysis": weighed.analysis,
                     "hands": weighed.hands,
                     "decisions": weighed.decisions,
-                    "ev_lost_per_hand": weighed.ev_lost / weighed.boards if weighed.boards else None,
+                    "ev_lost_per_hand": weighed.ev_lost_per_hand,
                 },
                 "report": {"path": str(report_path), "headline": headline},
                 "examples": dict(zip(labels, report, strict=True)),
@@ -179,7 +179,7 @@ def demo(
     if weighed.boards:
         out.print(
             f"{ANALYSED}: {weighed.decisions:,} decisions of {weighed.hands:,} Pineapple hands weighed in "
-            f"{weighed.seconds:.1f} s, {weighed.ev_lost / weighed.boards:.2f} points lost per hand "
+            f"{weighed.seconds:.1f} s, {weighed.ev_lost_per_hand:.2f} points lost per hand "
             "(ofc sql costly_decisions lists the costliest)",
             markup=False,
         )
