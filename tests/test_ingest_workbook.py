@@ -225,3 +225,19 @@ def test_numbers_in_the_date_column(tmp_path: Path) -> None:
     assert [r["played_at"] for r in records] == ["2024-11-08T00:00:00+00:00"]
     (problem,) = problems
     assert problem.reason == ("sheet 'S', row 6, column Played at: not an ISO date or date-time: '2000000000000000'")
+
+
+def test_a_sheet_damaged_inside_the_zip_is_a_problem_not_a_crash(tmp_path: Path) -> None:
+    # The zip's directory is whole, but a sheet's compressed bytes are not: reading the part fails in zlib.
+    data = bytearray(LEAGUE.read_bytes())
+    part = b"xl/worksheets/sheet1.xml"
+    header = data.rindex(b"PK\x03\x04", 0, data.index(part))  # the part's local header
+    start = header + 30 + len(part) + int.from_bytes(data[header + 28 : header + 30], "little")
+    size = int.from_bytes(data[header + 18 : header + 22], "little")
+    data[start + size // 3 : start + size // 3 + 24] = b"\xff" * 24
+    path = tmp_path / "damaged.xlsx"
+    path.write_bytes(bytes(data))
+    report = ingest([path], Lake(tmp_path / "lake"), fmt="workbook")
+    (file,) = report.files
+    assert file.error or file.quarantined, "the damaged sheet is reported"
+    assert file.balanced()

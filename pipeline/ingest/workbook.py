@@ -157,6 +157,7 @@ def _spans(data: bytes) -> dict[str, int]:
     is left to judge."""
     import xml.etree.ElementTree as ET
     import zipfile
+    import zlib
 
     main = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
     rel = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
@@ -170,16 +171,19 @@ def _spans(data: bytes) -> dict[str, int]:
                 target = targets.get(sheet.get(rel), "")
                 part = target.lstrip("/") if target.startswith("/") else f"xl/{target}"
                 rows, columns = [1 << 30, 0], [1 << 30, 0]
-                with zf.open(part) as fh:
-                    tail = b""
-                    while block := fh.read(1 << 20):
-                        block = tail + block
-                        cut = block.rfind(b"<")
-                        for found in _CELL_REF.finditer(block, 0, cut if cut > 0 else len(block)):
-                            column, row = _column_number(found.group(1)), int(found.group(2))
-                            rows = [min(rows[0], row), max(rows[1], row)]
-                            columns = [min(columns[0], column), max(columns[1], column)]
-                        tail = block[cut:] if cut > 0 else b""
+                try:
+                    with zf.open(part) as fh:
+                        tail = b""
+                        while block := fh.read(1 << 20):
+                            block = tail + block
+                            cut = block.rfind(b"<")
+                            for found in _CELL_REF.finditer(block, 0, cut if cut > 0 else len(block)):
+                                column, row = _column_number(found.group(1)), int(found.group(2))
+                                rows = [min(rows[0], row), max(rows[1], row)]
+                                columns = [min(columns[0], column), max(columns[1], column)]
+                            tail = block[cut:] if cut > 0 else b""
+                except (EOFError, NotImplementedError, zlib.error, zipfile.BadZipFile):
+                    continue  # the part is damaged inside the zip: calamine says so for this sheet
                 if rows[1]:
                     spans[str(sheet.get("name"))] = (rows[1] - rows[0] + 1) * (columns[1] - columns[0] + 1)
             return spans
