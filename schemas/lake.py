@@ -344,6 +344,7 @@ BOARD_SUMMARY = _results(
         ("with_royalty", pa.int64()),
         ("native_points", pa.int64()),
         ("winner_changes", pa.int64()),
+        ("gain_squares", pa.int64()),
     ],
     optional=("day",),
 )
@@ -352,8 +353,9 @@ out of it), per rule set: what every report figure about boards reads, written b
 results, so that a report over millions of hands reads thousands of rows. Sums of the boards in each group:
 ``boards``, net ``points`` and their ``squares`` (for standard deviations), boards ``won`` (more than 0 points),
 ``fouls``, Fantasyland ``entries`` and ``stays``, royalties per row, the squares of their total and the boards
-``with_royalty``, ``native_points`` (the same boards as played) and ``winner_changes`` (boards whose hand's
-winner differs from the hand's as played)."""
+``with_royalty``, ``native_points`` (the same boards as played), ``winner_changes`` (boards whose hand's
+winner differs from the hand's as played) and ``gain_squares``, the squares of each board's points less its points
+as played: the spread of the paired differences that say which rule set favours whom, with an interval."""
 
 PLAYER_SESSIONS = _results(
     [

@@ -34,7 +34,8 @@ SELECT rules, rules_key, native, variant, player, {_DAY} AS day, n_players, posi
     sum((royalty_top + royalty_middle + royalty_bottom)::BIGINT * (royalty_top + royalty_middle + royalty_bottom))
         AS royalty_squares,
     count(*) FILTER (WHERE royalty_top + royalty_middle + royalty_bottom > 0) AS with_royalty,
-    sum(native_points) AS native_points, count(*) FILTER (WHERE winner_seat <> native_winner_seat) AS winner_changes
+    sum(native_points) AS native_points, count(*) FILTER (WHERE winner_seat <> native_winner_seat) AS winner_changes,
+    sum((points - native_points)::BIGINT * (points - native_points)) AS gain_squares
 FROM board_results GROUP BY ALL
 """
 SUMMARY_SUMS = """
@@ -43,7 +44,7 @@ SELECT rules, rules_key, native, variant, player, day, n_players, position, fant
     sum(entries) AS entries, sum(stays) AS stays, sum(royalty_top) AS royalty_top,
     sum(royalty_middle) AS royalty_middle, sum(royalty_bottom) AS royalty_bottom,
     sum(royalty_squares) AS royalty_squares, sum(with_royalty) AS with_royalty, sum(native_points) AS native_points,
-    sum(winner_changes) AS winner_changes
+    sum(winner_changes) AS winner_changes, sum(gain_squares) AS gain_squares
 FROM board_summary GROUP BY ALL
 """
 SESSION_SUMS = f"""

@@ -215,6 +215,7 @@ _BOARD_SUMS = (
     "with_royalty",
     "native_points",
     "winner_changes",
+    "gain_squares",
 )
 
 
@@ -223,7 +224,7 @@ def _sum_boards(
     group, n, points, fouled, entry, stay, top, middle, bottom, native_points, winner, native_winner, fantasyland
 ):
     """Per group: the ``_BOARD_SUMS``, then the boards played in Fantasyland."""
-    sums = np.zeros((n, 15), np.int64)
+    sums = np.zeros((n, 16), np.int64)
     for i in range(group.size):
         g = group[i]
         p = np.int64(points[i])
@@ -242,7 +243,9 @@ def _sum_boards(
         sums[g, 11] += royalty > 0
         sums[g, 12] += native_points[i]
         sums[g, 13] += winner[i] != native_winner[i]
-        sums[g, 14] += fantasyland[i]
+        gain = p - np.int64(native_points[i])
+        sums[g, 14] += gain * gain
+        sums[g, 15] += fantasyland[i]
     return sums
 
 
@@ -326,7 +329,7 @@ def board_summaries(
         "points": pa.array(sums[:, 1]),
         "fouls": pa.array(sums[:, 4]),
         "entries": pa.array(sums[:, 5]),
-        "fantasyland_hands": pa.array(sums[:, 14]),
+        "fantasyland_hands": pa.array(sums[:, 15]),
         "first_played": _timestamps(first_t),
         "last_played": _timestamps(last_t),
         "first_hand": pa.array(hand),
