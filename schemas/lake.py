@@ -474,6 +474,8 @@ DECISIONS = pa.schema(
         _required("ev_best", pa.float64()),
         _required("ev_lost", pa.float64()),
         _required("se", pa.float64()),
+        _required("foul_played", pa.float64()),
+        _required("foul_best", pa.float64()),
         _required("rollouts", pa.int32()),
         _required("moves", pa.int16()),
         _required("compared", pa.int8()),
@@ -489,8 +491,11 @@ the player had seen (their own board and discards, the open boards as they stood
 bottom, ``x`` discard). ``ev_played`` and ``ev_best``: their expected points (net against every opponent, plus
 the worth of the Fantasyland the board earns) over ``rollouts`` paired rollouts; ``ev_lost = ev_best -
 ev_played`` (0 when the move played is the best), ``se`` its standard error: of the paired difference between
-the move played and the best other move compared. ``moves``: the legal moves; ``compared``: those rolled out
-(the move played and the planner's best); ``seed``: the decision's own seed."""
+the move played and the best other move compared. ``foul_played`` and ``foul_best``: the share of those same
+``rollouts`` in which the board of the move played, and of the best move, ended fouled (a Fantasyland setting
+is a whole board: 0 or 1); ``foul_played - foul_best`` is the chance of a foul the decision added. Null in the
+rows of analyses by methods before ``v3``, which did not record them. ``moves``: the legal moves; ``compared``:
+those rolled out (the move played and the planner's best); ``seed``: the decision's own seed."""
 
 ANALYSED_BOARDS = pa.schema(
     [

@@ -9,16 +9,21 @@ from __future__ import annotations
 import itertools
 import json
 import shutil
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
+import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
+import pipeline.analyse.run
 from pipeline.analyse.positions import Hands, positions
+from pipeline.analyse.run import METHOD
 from pipeline.cards import parse_card
 from pipeline.cli import app
 from pipeline.lake.store import Lake
+from pipeline.query import named
 from pipeline.query.db import connect
 
 runner = CliRunner()
@@ -143,6 +148,8 @@ def test_a_placement_that_must_foul_is_named_with_the_move_that_does_not(positio
     assert d["ev_lost"] > 6, d
     assert d["se"] < d["ev_lost"] / 4, d
     assert d["ev_best"] - d["ev_played"] == pytest.approx(d["ev_lost"])
+    # the hero's board is complete after this street: the move played fouls in every rollout, the best in none
+    assert (d["foul_played"], d["foul_best"]) == (1.0, 0.0), d
 
 
 def test_a_discard_that_breaks_a_made_flush_is_named(positions_lake: Path) -> None:
@@ -239,12 +246,12 @@ def test_the_same_seed_gives_the_same_table_and_another_seed_another(tmp_path: P
             m.unlink()
     ofc("analyse", "--lake", str(copy))  # every seat this time: the hero's decisions come out the same
     ofc("analyse", "--lake", str(copy), "--player", HERO, "--seed", "1")
-    columns = "hand_id, street, played, best, ev_played, ev_best, ev_lost, se, rollouts, seed"
+    columns = "hand_id, street, played, best, ev_played, ev_best, ev_lost, se, foul_played, foul_best, rollouts, seed"
     query = f"SELECT {columns} FROM decisions WHERE player = '{HERO}' AND analysis = '%s' ORDER BY ALL"
-    first = rows(positions_lake, query % "r32-m5-s0-v2")
+    first = rows(positions_lake, query % f"r32-m5-s0-v{METHOD}")
     assert first
-    assert rows(copy, query % "r32-m5-s0-v2") == first
-    other = rows(copy, query % "r32-m5-s1-v2")
+    assert rows(copy, query % f"r32-m5-s0-v{METHOD}") == first
+    other = rows(copy, query % f"r32-m5-s1-v{METHOD}")
     assert len(other) == len(first)
     assert other != first
 
@@ -340,12 +347,14 @@ def test_a_last_decision_after_every_other_board_is_exact_by_the_reference_score
     (d,) = rows(lake, "SELECT cards_text(dealt) AS dealt, * EXCLUDE (dealt) FROM decisions WHERE street = 5")
     dealt = d["dealt"].split()
     rules = load_rules("pineapple")
-    played = score_hand(_final(record, 0, dealt, d["played_rows"]), rules)["points"][HERO]
-    best = score_hand(_final(record, 0, dealt, d["best_rows"]), rules)["points"][HERO]
-    assert d["ev_played"] == pytest.approx(played)
-    assert d["ev_best"] == pytest.approx(best)
+    played = score_hand(_final(record, 0, dealt, d["played_rows"]), rules)
+    best = score_hand(_final(record, 0, dealt, d["best_rows"]), rules)
+    assert d["ev_played"] == pytest.approx(played["points"][HERO])
+    assert d["ev_best"] == pytest.approx(best["points"][HERO])
     assert d["se"] == 0
-    assert best > played
+    assert best["points"][HERO] > played["points"][HERO]
+    assert d["foul_played"] == float(played["boards"][HERO]["fouled"])
+    assert d["foul_best"] == float(best["boards"][HERO]["fouled"])
 
 
 @pytest.mark.parametrize(
@@ -386,3 +395,115 @@ def test_every_open_face_variant_is_weighed_under_its_own_rules(
         fl = rows(lake, "SELECT len(dealt) AS cards, played FROM decisions WHERE kind = 'fantasyland'")
         assert fl, "the mc bot reaches Fantasyland in 60 hands"
         assert all(r["cards"] >= 14 and r["played"].count(" ") >= 13 for r in fl)
+
+
+@pytest.fixture(scope="module")
+def fouls_lake(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Pineapple and OFC, rescored and analysed: a random bot at each table fouls often enough to count."""
+    lake = tmp_path_factory.mktemp("fouls") / "lake"
+    for variant, players, bots, seed in (
+        ("pineapple", "3", "mc,planner,random", "11"),
+        ("ofc", "2", "planner,random", "12"),
+    ):
+        ofc("simulate", "--variant", variant, "--players", players, "--bots", bots, "--hands", "40", "--seed", seed,
+            "--lake", str(lake))  # fmt: skip
+    ofc("rescore", "--lake", str(lake))
+    ofc("analyse", "--lake", str(lake), "--rollouts", "8")
+    return lake
+
+
+def test_foul_chances_are_shares_of_the_rollouts_and_a_completed_board_s_is_its_foul(fouls_lake: Path) -> None:
+    decided = rows(
+        fouls_lake,
+        """SELECT d.variant, d.street, d.kind, d.rollouts, d.ev_lost, d.foul_played, d.foul_best, p.fouled
+           FROM decisions d JOIN played_boards p USING (hand_key, seat)""",
+    )
+    assert len(decided) > 500
+    for d in decided:
+        for share in (d["foul_played"], d["foul_best"]):
+            assert 0.0 <= share <= 1.0, d
+            assert share * d["rollouts"] == pytest.approx(round(share * d["rollouts"])), d  # k of the rollouts
+        if d["ev_lost"] == 0:  # the move played is the best found
+            assert d["foul_best"] == d["foul_played"], d
+        # Pineapple's last street completes the board, and a Fantasyland setting is the board: no chance left.
+        if d["kind"] == "fantasyland" or (d["variant"] != "ofc" and d["street"] == 5):
+            assert d["foul_played"] == float(d["fouled"]), d
+    assert any(d["foul_played"] > d["foul_best"] for d in decided)
+
+
+def _query(lake: Path, name: str, **params: object) -> list[dict]:
+    snapshot = Lake(lake).snapshot()
+    return named.run(connect(snapshot), snapshot, name, params).to_pylist()
+
+
+def test_foul_sources_count_every_decision_and_every_fouled_board_once_per_variant(fouls_lake: Path) -> None:
+    out = _query(fouls_lake, "foul_sources")
+    assert {r["variant"] for r in out} == {"ofc", "pineapple"}
+    decided = rows(
+        fouls_lake,
+        """SELECT d.variant, d.player, d.hand_key, d.seat, d.street, d.kind, d.foul_played - d.foul_best AS added,
+               p.fouled
+           FROM decisions d JOIN played_boards p USING (hand_key, seat)""",
+    )
+    groups = {(r["variant"], r["player"]) for r in out}
+    assert groups == {(d["variant"], p) for d in decided for p in (None, d["player"])}
+    for variant, player in groups:
+        mine = [d for d in decided if d["variant"] == variant and player in (None, d["player"])]
+        here = [r for r in out if (r["variant"], r["player"]) == (variant, player)]
+        per = {
+            dim: [r for r in here if r["dimension"] == dim] for dim in ("street", "kind", "cause_street", "cause_kind")
+        }
+        # Every decision once by street (a Fantasyland setting on a row of its own) and once by kind.
+        assert sum(r["decisions"] for r in per["street"]) == len(mine)
+        assert sum(r["decisions"] for r in per["kind"]) == len(mine)
+        assert Counter({r["kind"]: r["decisions"] for r in per["kind"]}) == Counter(d["kind"] for d in mine)
+        for r in per["street"]:
+            assert r["boards"] == r["decisions"], r  # a board decides once a street
+            assert r["foul_added"] == pytest.approx(r["foul_played"] - r["foul_best"])
+        # Every fouled board once by the decision that raised its chance most, or the cards.
+        worst: dict[tuple, dict] = {}
+        for d in sorted(mine, key=lambda d: (-d["added"], d["street"])):
+            worst.setdefault((d["hand_key"], d["seat"]), d)
+        fouled = [d for d in worst.values() if d["fouled"]]
+        assert {r["fouled_boards"] for r in here} == {len(fouled)}
+        assert {r["analysed_boards"] for r in here} == {len(worst)}
+        cause = Counter(d["kind"] if d["added"] > 0.05 else "none: the cards" for d in fouled)
+        assert {r["kind"]: r["boards"] for r in per["cause_kind"]} == cause
+        assert sum(r["boards"] for r in per["cause_street"]) == len(fouled)
+        assert sum(r["share"] for r in per["cause_kind"]) == pytest.approx(1.0 if fouled else 0.0)
+        for r in per["cause_kind"]:
+            assert r["share_low"] <= r["share"] <= r["share_high"], r
+    everyone = [r for r in out if r["player"] is None and r["dimension"] == "cause_kind"]
+    assert sum(r["boards"] for r in everyone) > 5, "random boards foul"
+
+
+def test_a_lake_analysed_before_foul_chances_reads_them_as_null_and_is_weighed_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lake = tmp_path / "lake"
+    ofc("simulate", "--variant", "pineapple", "--players", "2", "--bots", "heuristic", "--hands", "10", "--lake",
+        str(lake))  # fmt: skip
+    ofc("rescore", "--lake", str(lake))
+    with monkeypatch.context() as m:
+        m.setattr(pipeline.analyse.run, "METHOD", 2)
+        ofc("analyse", "--lake", str(lake), "--rollouts", "8")
+    old = "r8-m5-s0-v2"
+    for path in (lake / "decisions" / f"analysis={old}").rglob("*.parquet"):  # as the method before wrote them
+        pq.write_table(pq.ParquetFile(path).read().drop_columns(["foul_played", "foul_best"]), path)
+    (before,) = rows(lake, "SELECT count(*) AS n, count(foul_played) AS fouls, count(foul_best) AS best FROM decisions")
+    assert before["n"] > 0
+    assert before["fouls"] == before["best"] == 0
+    assert _query(lake, "foul_sources", analysis=old) == []
+    (loss, *_) = _query(lake, "decision_loss", analysis=old)
+    assert loss["decisions"] == before["n"]
+    again = json.loads(ofc("analyse", "--lake", str(lake), "--rollouts", "8", "--json"))
+    assert again["analysis"] == f"r8-m5-s0-v{METHOD}"
+    assert again["analysis"] != old
+    assert (again["already"], again["boards"]) == (0, 20)
+    older, newer = rows(
+        lake,
+        "SELECT analysis, count(*) AS n, count(foul_played) AS fouls FROM decisions GROUP BY ALL ORDER BY analysis",
+    )
+    assert older == {"analysis": old, "n": before["n"], "fouls": 0}
+    assert newer == {"analysis": again["analysis"], "n": again["decisions"], "fouls": again["decisions"]}
+    assert _query(lake, "foul_sources")  # the latest analysis

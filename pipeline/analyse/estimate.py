@@ -12,7 +12,8 @@ Two stages. A screening round plays every move out a few times and names the str
 played; then the move played and that rival alone are compared on fresh cards, a round at a time, until the
 standard error of their difference is small enough or the decision has had its share of work. The fresh
 cards keep the screening's luck out of the estimate; the loss is the rival's mean less the move played's when
-the rival is better, else 0.
+the rival is better, else 0. The same paired rollouts tell how often each of the two boards fouled: how much
+the move played raised the chance of a foul over the best move found.
 """
 
 from __future__ import annotations
@@ -76,20 +77,29 @@ class Estimates:
     ev_played: np.ndarray
     ev_best: np.ndarray
     se: np.ndarray
+    foul_played: np.ndarray
+    """(m,) float64: the share of those rollouts in which the move played's board fouled."""
+    foul_best: np.ndarray
+    """(m,) float64: the same of the best move found (the rival when it is better, else the move played)."""
 
     @classmethod
     def empty(cls, m: int, k: int) -> Estimates:
         return cls(
             np.zeros(m, np.int64), np.zeros(m, np.int64), np.empty((m, k), np.int64), np.zeros(m, np.int64),
-            np.zeros(m), np.zeros(m), np.zeros(m),
+            np.zeros(m), np.zeros(m), np.zeros(m), np.zeros(m), np.zeros(m),
         )  # fmt: skip
 
-    def record(self, at: np.ndarray, n: np.ndarray, played: np.ndarray, rival: np.ndarray, se: np.ndarray) -> None:
-        """The rollouts, the means of the move played and of its rival, and the standard error, at ``at``."""
-        self.rollouts[at] = n
+    def record(self, at: np.ndarray, pair: _Pair) -> None:
+        """What the paired rollouts of the move played and its rival found, at ``at``."""
+        n = pair.n.astype(np.float64)
+        played, rival = pair.played / n, pair.rival / n
+        better = pair.better
+        self.rollouts[at] = pair.n
         self.ev_played[at] = played
-        self.ev_best[at] = np.maximum(played, rival)
-        self.se[at] = se
+        self.ev_best[at] = np.where(better, rival, played)
+        self.se[at] = pair.se()
+        self.foul_played[at] = pair.fouls_played / n
+        self.foul_best[at] = np.where(better, pair.fouls_rival, pair.fouls_played) / n
 
 
 def context(rules: RuleSet, players: int, rollouts: int, moves: int, worth: tuple[float, ...]) -> Context:
@@ -131,17 +141,32 @@ class _Pair:
     rival: np.ndarray
     squares: np.ndarray
     """Sum of the squared differences (rival less played)."""
+    fouls_played: np.ndarray
+    """Rollouts in which the move played's board fouled."""
+    fouls_rival: np.ndarray
+    """The same of the rival."""
 
     @classmethod
     def empty(cls, g: int) -> _Pair:
-        return cls(np.zeros(g, np.int64), np.zeros(g), np.zeros(g), np.zeros(g))
+        whole = np.zeros(g, np.int64)
+        return cls(whole, np.zeros(g), np.zeros(g), np.zeros(g), whole.copy(), whole.copy())
 
-    def add(self, at: np.ndarray, worths: np.ndarray) -> None:
+    def add(self, at: np.ndarray, worths: np.ndarray, fouled: np.ndarray) -> None:
+        """A round of ``worths`` and ``fouled`` (g, 2, R): the move played's rollouts, then the rival's."""
         diff = worths[:, 1] - worths[:, 0]
         self.n[at] += worths.shape[2]
         self.played[at] += worths[:, 0].sum(axis=1)
         self.rival[at] += worths[:, 1].sum(axis=1)
         self.squares[at] += (diff * diff).sum(axis=1)
+        fouls = fouled.sum(axis=2)
+        self.fouls_played[at] += fouls[:, 0]
+        self.fouls_rival[at] += fouls[:, 1]
+
+    @property
+    def better(self) -> np.ndarray:
+        """Whether the rival's mean is above the move played's: the rival is then the best move found."""
+        n = self.n.astype(np.float64)
+        return self.rival / n > self.played / n
 
     def se(self) -> np.ndarray:
         """Standard error of the mean difference."""
@@ -159,15 +184,14 @@ def _measure(
     seeds: np.ndarray,
     fixed: np.ndarray | None = None,
     rounds: int = 1,
-) -> tuple[np.ndarray, ...]:
+) -> tuple[np.ndarray, _Pair]:
     """Weigh the decisions ``at`` of ``view``; the move played is column 0 of ``candidates`` (-1: none).
 
     First every move is rolled out ``ctx.rollouts // SCREEN`` times to find the move played's strongest rival;
     then the move played and that rival alone, ``ctx.rollouts`` times on fresh cards (so that the estimate does
     not favour the rival that was lucky in the screening), and ``ctx.rollouts`` more at a time while the
     standard error of their difference is above ``SE_TARGET``, up to ``rounds`` times as many. Returns the
-    rival's column, the rollouts of the pair, the means of the move played and of the rival, and the standard
-    error of their difference.
+    rival's column and the sums of the pair's rollouts.
     """
     g = at.size
     rows = np.arange(g)
@@ -182,18 +206,19 @@ def _measure(
     if pair_fixed is not None:
         pair_fixed[alone, 1] = fixed[alone, 0]
     bot = MonteCarloBot(ctx)
+    players = view.boards.shape[1]
     sums = _Pair.empty(g)
     fresh = seeds ^ np.uint64(0x5851F42D4C957F2D)  # other cards than the screening's
     todo = rows
     for again in range(rounds):
         offset = np.uint64(again * ctx.rollouts)
         part = None if pair_fixed is None else pair_fixed[todo]
-        sums.add(todo, bot.rollout_worths(view, at[todo], pair[todo], fresh[todo] + offset, fixed=part, share=SHARE))
+        got = bot.rollout_outcomes(view, at[todo], pair[todo], fresh[todo] + offset, fixed=part, share=SHARE)
+        sums.add(todo, bot.worths(got, pair[todo], players), got.fouled)
         todo = todo[sums.se()[todo] > SE_TARGET]
         if not todo.size:
             break
-    n = sums.n.astype(np.float64)
-    return rival, sums.n, sums.played / n, sums.rival / n, sums.se()
+    return rival, sums
 
 
 def weigh_streets(ctx: Context, pos: Positions, street: int, seeds: np.ndarray) -> Estimates:
@@ -221,9 +246,9 @@ def weigh_streets(ctx: Context, pos: Positions, street: int, seeds: np.ndarray) 
         weighed = np.flatnonzero(out.legal[rows] > 1)
         if weighed.size:
             rounds = rounds_for(deal.streets - 1 - street)
-            rival, n, p, r, se = _measure(ctx, view, weighed, candidates[weighed], seeds[rows][weighed], rounds=rounds)
-            chosen[weighed] = np.where(r > p, candidates[weighed, rival], mine[weighed])
-            out.record(lo + weighed, n, p, r, se)
+            rival, pair = _measure(ctx, view, weighed, candidates[weighed], seeds[rows][weighed], rounds=rounds)
+            chosen[weighed] = np.where(pair.better, candidates[weighed, rival], mine[weighed])
+            out.record(lo + weighed, pair)
         out.best[rows] = table[chosen]
     return out
 
@@ -265,9 +290,9 @@ def weigh_fantasyland(ctx: Context, pos: Positions, seeds: np.ndarray) -> Estima
         view = _view(pos, street, rows)
         at = np.arange(view.tables)
         candidates = np.where(valid[rows], np.arange(boards.shape[1])[None, :], -1)
-        rival, n, p, r, se = _measure(ctx, view, at, candidates, seeds[rows], fixed=boards[rows], rounds=rounds_for(0))
-        out.record(lo + at, n, p, r, se)
-        chosen = np.where((r > p)[:, None], boards[rows][at, rival], boards[rows][:, 0])
+        rival, pair = _measure(ctx, view, at, candidates, seeds[rows], fixed=boards[rows], rounds=rounds_for(0))
+        out.record(lo + at, pair)
+        chosen = np.where(pair.better[:, None], boards[rows][at, rival], boards[rows][:, 0])
         out.best[rows] = _rows_of(chosen, dealt[rows])
     return out
 
@@ -310,9 +335,9 @@ def _worth(rules_json: str, players: int, seed: int) -> tuple[float, ...]:
         )  # fmt: skip
         seeds = rng.integers(0, 1 << 63, size=n, dtype=np.uint64)
         single = np.zeros((n, 1), np.int64)
-        got, following = bot.rollout_outcomes(view, np.arange(n), single, seeds, fixed=board[:, None])
-        points[c] = got.mean() / (players - 1)
-        moves[c] = np.bincount(following.ravel(), minlength=18)[:18] / n
+        got = bot.rollout_outcomes(view, np.arange(n), single, seeds, fixed=board[:, None])
+        points[c] = got.points.mean() / (players - 1)
+        moves[c] = np.bincount(got.following.ravel(), minlength=18)[:18] / n
     # Worth of a hand of c cards: its own points, plus the worth of the hand it earns (a fixed point).
     moves[:, :13] = 0.0
     worth = np.linalg.solve(np.eye(18) - moves, points)

@@ -51,8 +51,9 @@ from schemas.rules import RuleSet, Variant
 
 __all__ = ["METHOD", "AnalyseError", "Filters", "Settings", "Summary", "analyse"]
 
-METHOD = 2
-"""The version of the method: a change to how decisions are weighed is a new analysis, never mixed with old."""
+METHOD = 3
+"""The version of the method: a change to how decisions are weighed or what is written of them is a new analysis,
+never mixed with old (3: the foul chances of the move played and of the best move)."""
 CHUNK = 500
 """Hands weighed and committed together: about half a minute of work on two cores."""
 _VARIANTS = frozenset(v.value for v in Variant)
@@ -451,6 +452,8 @@ def _decision_rows(
         "ev_best": pa.array(ev_best),
         "ev_lost": pa.array(lost),
         "se": pa.array(est.se[at]),
+        "foul_played": pa.array(est.foul_played[at]),
+        "foul_best": pa.array(est.foul_best[at]),
         "rollouts": pa.array(est.rollouts[at].astype(np.int32)),
         "moves": pa.array(est.legal[at].astype(np.int16)),
         "compared": pa.array(est.compared[at].astype(np.int8)),

@@ -231,6 +231,19 @@ class ClassicChoice:
     """(m,) bool."""
 
 
+@dataclass(frozen=True)
+class Rollouts:
+    """How the rollouts of a player's candidates ended, (g, K, R) each: what a candidate's worth is made of, and
+    whether the board fouled, which the decision analysis reports beside the worth."""
+
+    points: np.ndarray
+    """float64: net points against every opponent, hidden ones included."""
+    following: np.ndarray
+    """int64: the cards of the Fantasyland the board earns (0: none)."""
+    fouled: np.ndarray
+    """bool: this player's completed board fouled (False for no candidate)."""
+
+
 class Bot(ABC):
     """A strategy: one decision for many tables at once."""
 
@@ -498,8 +511,13 @@ class MonteCarloBot(PlannerBot):
         ``fixed`` (g, K, 13): complete boards to weigh instead of placements of this street (a Fantasyland
         setting): only the other boards are played out, and this player's board is scored as a Fantasyland one.
         """
-        points, following = self.rollout_outcomes(view, part, candidates, seeds, fixed=fixed, share=share)
-        worth = points + self.ctx.model.fantasyland_value[following] * (view.boards.shape[1] - 1)
+        outcomes = self.rollout_outcomes(view, part, candidates, seeds, fixed=fixed, share=share)
+        return self.worths(outcomes, candidates, view.boards.shape[1])
+
+    def worths(self, outcomes: Rollouts, candidates: np.ndarray, players: int) -> np.ndarray:
+        """(g, K, R) worth of each outcome of :meth:`rollout_outcomes` at a table of ``players`` (0 for no
+        candidate): the net points plus the worth of the Fantasyland earned against each opponent."""
+        worth = outcomes.points + self.ctx.model.fantasyland_value[outcomes.following] * (players - 1)
         return np.where(candidates[:, :, None] >= 0, worth, 0.0)
 
     def rollout_outcomes(
@@ -511,9 +529,9 @@ class MonteCarloBot(PlannerBot):
         *,
         fixed: np.ndarray | None = None,
         share: int = 1,
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """The rollouts of :meth:`rollout_worths`: (g, K, R) net points and the cards of the Fantasyland earned;
-        the other boards played out once every ``share`` rollouts (``kernels.rollouts``)."""
+    ) -> Rollouts:
+        """The rollouts of :meth:`rollout_worths`, each as it ended for this player; the other boards played out
+        once every ``share`` rollouts (``kernels.rollouts``)."""
         ctx = self.ctx
         s = ctx.streets
         boards = np.ascontiguousarray(view.boards[part])
@@ -568,9 +586,9 @@ class MonteCarloBot(PlannerBot):
         me: np.ndarray,
         valid: np.ndarray,
         in_fantasyland: bool = False,
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """(g, K, R) net points of every completed board of this player, hidden opponents included, and the
-        cards of the Fantasyland it earns (0: none); this player's board is a Fantasyland one with
+    ) -> Rollouts:
+        """How every completed board of this player ended: its net points, hidden opponents included, the cards
+        of the Fantasyland it earns and whether it fouled; this player's board is a Fantasyland one with
         ``in_fantasyland``.
 
         Boards are laid out hand by hand, seats in order, with the last seat as the button, so the
@@ -607,9 +625,14 @@ class MonteCarloBot(PlannerBot):
         points = result.net[mine].astype(np.float64)
         hidden = np.repeat(players - active.sum(axis=1), n_cand * n_roll).astype(np.float64)
         royalties = facts.royalties[mine].sum(axis=1)
-        points += hidden * np.where(facts.fouled[mine], -ctx.compiled.scoop_amount, royalties)
+        fouled = facts.fouled[mine]
+        points += hidden * np.where(fouled, -ctx.compiled.scoop_amount, royalties)
         shape = (g, n_cand, n_roll)
-        return points.reshape(shape), facts.fantasyland_next[mine].astype(np.int64).reshape(shape)
+        return Rollouts(
+            points.reshape(shape),
+            facts.fantasyland_next[mine].astype(np.int64).reshape(shape),
+            fouled.reshape(shape) & valid[:, :, None],
+        )
 
     def classic(self, cards: np.ndarray, rng: np.random.Generator, tick: Tick = idle) -> ClassicChoice:
         """Every hand set on its own by the arranger, in portions (``tick`` after each): the same settings."""
