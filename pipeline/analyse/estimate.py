@@ -31,13 +31,8 @@ from pipeline.simulate.model import Weights, model_of
 from pipeline.simulate.streets import actions, streets_of
 from schemas.rules import Dealing, RuleSet
 
-__all__ = ["DEFAULT_MOVES", "DEFAULT_ROLLOUTS", "Estimates", "fantasyland_worth", "weigh_fantasyland", "weigh_streets"]
+__all__ = ["Estimates", "fantasyland_worth", "weigh_fantasyland", "weigh_streets"]
 
-DEFAULT_ROLLOUTS = 32
-"""Rollouts of the move played against its rival in a round (``make bench``: with the defaults, Pineapple hands
-are analysed at over 20 a second on two cores, with a median standard error of the loss under half a point)."""
-DEFAULT_MOVES = 5
-"""Moves the planner rates best that are weighed beside the move played."""
 SCREEN = 4
 """The screening rolls every move out a quarter as often as the move played and its rival are then compared."""
 SE_TARGET = 0.45

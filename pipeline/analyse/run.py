@@ -21,9 +21,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipeline import __version__
+from pipeline.analyse.defaults import DEFAULT_MOVES, DEFAULT_ROLLOUTS
 from pipeline.analyse.estimate import (
-    DEFAULT_MOVES,
-    DEFAULT_ROLLOUTS,
     Estimates,
     context,
     fantasyland_worth,

@@ -10,7 +10,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from pipeline.analyse.estimate import DEFAULT_MOVES, DEFAULT_ROLLOUTS
+from pipeline.analyse.defaults import DEFAULT_MOVES, DEFAULT_ROLLOUTS
 from pipeline.cli.console import EXIT_USAGE, fail, hand_progress, interrupts, out, parse_day, print_json
 from pipeline.cli.options import (
     existing_lake,

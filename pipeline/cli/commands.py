@@ -1,4 +1,11 @@
-"""The ``ofc`` command: one typer app, one module per command group."""
+"""The ``ofc`` command: one typer app, one module per command group.
+
+Each command module imports at its top only what declaring its command takes (typer, rich, the options, the
+console) and imports its work inside the command's function: the app then loads in about 0.1 s, and ``ofc
+--help``, ``ofc CMD --help``, ``ofc --version`` and a usage error answer in about 0.2 s instead of 1.2 s, when the
+modules loaded their work up front (polars, DuckDB, numba and the analysis: 0.9 s before typer read the command
+line). tests/test_cli_startup.py keeps them so; tests/bench/bench_cli.py measures them.
+"""
 
 from __future__ import annotations
 

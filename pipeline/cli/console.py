@@ -12,24 +12,17 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import date
 from types import FrameType
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import (
-    BarColumn,
-    DownloadColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-    TransferSpeedColumn,
-)
 
 from pipeline.cli.exits import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, NOTHING_COMMITTED, exit_code, interrupt_line
 from pipeline.errors import OfcError
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
 
 # Piped output is read by people in logs and files: do not squeeze it to 80 columns.
 out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 160)
@@ -218,6 +211,8 @@ def guarded(main: Callable[[], None]) -> None:
 
 def byte_progress() -> Progress:
     """The progress bar of commands that read files: bytes done, speed, hands so far (stderr, terminals only)."""
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeElapsedColumn, TransferSpeedColumn
+
     return Progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -234,6 +229,15 @@ def byte_progress() -> Progress:
 def hand_progress() -> Progress:
     """The progress bar of commands that work through hands: hands done of all, time taken and left (stderr,
     terminals only)."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
     return Progress(
         TextColumn("{task.description}"),
         BarColumn(),

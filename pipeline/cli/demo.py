@@ -6,11 +6,9 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import typer
-from rich.progress import BarColumn, Progress, TaskID, TaskProgressColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from pipeline.cli.console import err, interrupts, out, print_json, user_errors
@@ -18,6 +16,10 @@ from pipeline.cli.evaluate import board_report, render
 from pipeline.cli.options import json_option, lake_at, lake_option, out_option
 from pipeline.files import written
 from pipeline.paths import SAMPLES, default_out
+
+if TYPE_CHECKING:
+    import numpy as np
+    from rich.progress import Progress, TaskID
 
 EXAMPLES = SAMPLES / "worked-examples.jsonl"
 DEMO_RULES = ("ofc", "pineapple", "progressive-pineapple", "classic-1-6", "classic-2-4", "classic-plain", "taiwanese")
@@ -62,6 +64,8 @@ ANALYSED = "mc-0"
 
 def _steps() -> Progress:
     """One line per step of the demo, each with its own bar (stderr, terminals only; gone when it ends)."""
+    from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
+
     return Progress(
         TextColumn("{task.description}"),
         BarColumn(),

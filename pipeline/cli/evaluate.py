@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import typer
 from rich.table import Table
 
 from pipeline.cli.console import out, print_json, user_errors
 from pipeline.cli.options import json_option
 from pipeline.errors import InputError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 ROWS = (("top", 0, 3), ("middle", 3, 8), ("bottom", 8, 13))
 TIMES = {2: "twice", 3: "three times", 4: "four times"}

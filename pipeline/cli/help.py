@@ -9,13 +9,28 @@ from __future__ import annotations
 
 import inspect
 import re
+from collections.abc import Callable
 from typing import Any
 
 import typer
 from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
 
+def _as_given(param: Any, ctx: Any, value: Any, check: Callable[[Any, Any], Any]) -> Any:
+    """A parameter's value: one not given and without a default is None, or () if it takes many values, as typer
+    makes it, but without the validator of its type that typer builds first even for a None (``check``): building
+    one loads pydantic (0.08 s), which every ``ofc CMD --help`` and usage error would wait for (a group's help
+    option not given)."""
+    if value is not None or param.required:
+        return check(ctx, value)
+    value = () if param.multiple or param.nargs == -1 else None
+    return value if param.callback is None else param.callback(ctx, param, value)
+
+
 class _PlainOption(TyperOption):
+    def process_value(self, ctx: Any, value: Any) -> Any:
+        return _as_given(self, ctx, value, super().process_value)
+
     def display_type_rich(self, ctx: Any) -> str | None:
         if self.is_flag or self.count:
             return None
@@ -26,6 +41,9 @@ class _PlainOption(TyperOption):
 
 
 class _PlainArgument(TyperArgument):
+    def process_value(self, ctx: Any, value: Any) -> Any:
+        return _as_given(self, ctx, value, super().process_value)
+
     def display_type_rich(self, ctx: Any) -> str | None:
         return None  # the name column shows the argument's word already
 

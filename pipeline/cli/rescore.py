@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
@@ -24,6 +23,8 @@ from pipeline.cli.options import (
 )
 
 if TYPE_CHECKING:
+    from rich.progress import Progress
+
     from pipeline.lake.store import Lake
     from pipeline.rescore.report import Report, RuleTotals
     from schemas.rules import RuleSet
@@ -44,6 +45,8 @@ def _rule_sets(names: list[str] | None, lake: Lake) -> list[RuleSet]:
 
 
 def _progress() -> Progress:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     return Progress(
         TextColumn("rescoring"),
         BarColumn(),

@@ -13,6 +13,7 @@ inside the lake, nothing can be written, and ad-hoc SQL may only query.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pyarrow as pa
@@ -24,7 +25,6 @@ from pipeline.lake.snapshot import Snapshot
 from pipeline.lake.store import RESULT_TABLES, Lake
 from pipeline.native import VARIANT_PRESETS
 from pipeline.paths import SQL
-from pipeline.rescore.royalties import recorded_royalty_hands
 from schemas.lake import CARDS13, NOTABLE_PER_MONTH, TABLE_PARTITIONS, TABLES
 
 __all__ = ["CARD_CODES", "SQL_DIR", "QueryError", "connect", "partition_values", "plain_schema", "run_query"]
@@ -44,16 +44,45 @@ def plain_schema(schema: pa.Schema) -> pa.Schema:
     return pa.schema([f.with_type(f.type.value_type) if pa.types.is_dictionary(f.type) else f for f in schema])
 
 
-def _variants() -> pa.Table:
-    names = [v.value for v in VARIANT_PRESETS]
-    return pa.table(
-        {
-            "variant": names,
-            "preset": [VARIANT_PRESETS[v] for v in VARIANT_PRESETS],
-            "open_face": [facts(v).open_face for v in names],
-            "lowball_middle": [facts(v).lowball_middle for v in names],
-        }
-    )
+def _variants() -> str:
+    """The ``variants`` table as SQL values: an Arrow table built from Python values would load pandas (0.2 s of
+    every ``ofc sql``; pyarrow checks each input for pandas objects), which no query needs."""
+    rows = []
+    for v, preset in VARIANT_PRESETS.items():
+        game = facts(v.value)
+        rows.append(f"({_literal(v.value)}, {_literal(preset)}, {game.open_face}, {game.lowball_middle})")
+    return f"SELECT * FROM (VALUES {', '.join(rows)}) AS variants(variant, preset, open_face, lowball_middle)"
+
+
+ROYALTY_HANDS = {
+    "rules_key": "VARCHAR",
+    "row": "VARCHAR",
+    "points": "INTEGER",
+    "category": "VARCHAR",
+    "category_order": "TINYINT",
+    "hand": "VARCHAR",
+}
+"""The columns of ``royalty_hands``: per rule set, row and royalty paid, the hand that earns it."""
+
+
+def _sql_value(value: str | int | None) -> str:
+    if value is None:
+        return "NULL"
+    return _literal(value) if isinstance(value, str) else str(int(value))
+
+
+def _royalty_hands(snapshot: Snapshot) -> str:
+    """The ``royalty_hands`` table as SQL values: the rows the snapshot's result batches recorded, once per rule
+    set. (An Arrow table built from Python values would load pandas: 0.2 s of every ``ofc sql``.)"""
+    rows: dict[str, list[dict[str, Any]]] = {}
+    for m in snapshot.results:
+        for key, mine in m.get("royalty_hands", {}).items():
+            rows.setdefault(key, mine)
+    typed = ", ".join(f"{name}::{kind} AS {name}" for name, kind in ROYALTY_HANDS.items())
+    values = [f"({', '.join(_sql_value(r.get(c)) for c in ROYALTY_HANDS)})" for mine in rows.values() for r in mine]
+    if not values:
+        return f"SELECT {', '.join(f'NULL::{kind} AS {name}' for name, kind in ROYALTY_HANDS.items())} LIMIT 0"
+    return f"SELECT {typed} FROM (VALUES {', '.join(values)}) AS t({', '.join(ROYALTY_HANDS)})"
 
 
 def _literal(value: str) -> str:
@@ -128,8 +157,8 @@ def connect(source: Snapshot | Lake) -> duckdb.DuckDBPyConnection:
             rows = f"SELECT * REPLACE ({CARD_CODES} AS cards) FROM ({rows})"
         views.append(f"CREATE VIEW {name} AS {rows};")
     con.execute("\n".join(views))  # one script: each view bound once (as relations, twice)
-    con.from_arrow(_variants()).create_view("variants")
-    con.from_arrow(recorded_royalty_hands(snapshot)).create_view("royalty_hands")
+    con.execute(f"CREATE VIEW variants AS {_variants()}")
+    con.execute(f"CREATE VIEW royalty_hands AS {_royalty_hands(snapshot)}")
     con.execute(f"CREATE MACRO notable_per_month() AS {NOTABLE_PER_MONTH}")
     con.execute((SQL_DIR / "views.sql").read_text(encoding="utf-8"))
     root = str(snapshot.root.resolve())

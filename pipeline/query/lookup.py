@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import duckdb
-import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -57,6 +56,8 @@ def hand_rows(
         groups.setdefault(tuple(values.get(k, "") for k in parts), []).append(str(f))
     if not keys or not groups:
         return schema.empty_table()
+    import polars as pl  # here: only the queries that look hands up need it, and it takes 0.09 s to load
+
     wanted = pl.Series("hand_key", list(keys), dtype=pl.UInt64)
     frames = []
     for values, files in groups.items():

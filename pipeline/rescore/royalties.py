@@ -12,37 +12,16 @@ from functools import cache
 from typing import Any
 
 import numpy as np
-import pyarrow as pa
 
-from pipeline.lake.snapshot import Snapshot
 from schemas.rules import RuleSet
 
-__all__ = ["ROYALTY_HANDS", "recorded_royalty_hands", "royalty_hands"]
-
-ROYALTY_HANDS = pa.schema(
-    [
-        ("rules_key", pa.string()),
-        ("row", pa.string()),
-        ("points", pa.int32()),
-        ("category", pa.string()),
-        ("category_order", pa.int8()),
-        ("hand", pa.string()),
-    ]
-)
+__all__ = ["royalty_hands"]
 
 
 def royalty_hands(rules: RuleSet) -> list[dict[str, Any]]:
-    """Per row and royalty value of ``rules``: the hand that earns it (``ROYALTY_HANDS`` rows)."""
+    """Per row and royalty value of ``rules``: the hand that earns it (the rows of the lake's ``royalty_hands``,
+    recorded in each result batch's manifest)."""
     return list(_royalty_rows(rules.model_dump_json()))
-
-
-def recorded_royalty_hands(snapshot: Snapshot) -> pa.Table:
-    """The rows the snapshot's result batches recorded, once per rule set."""
-    rows: dict[str, list[dict[str, Any]]] = {}
-    for m in snapshot.results:
-        for key, mine in m.get("royalty_hands", {}).items():
-            rows.setdefault(key, mine)
-    return pa.Table.from_pylist([r for mine in rows.values() for r in mine], schema=ROYALTY_HANDS)
 
 
 @cache

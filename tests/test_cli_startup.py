@@ -1,0 +1,87 @@
+"""The command line starts at once: loading the app, its help and its usage errors leave the heavy libraries and
+the pipeline's work unloaded (what each command needs loads when it runs), and the startup benchmark runs."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import tests.bench.common
+from tests.bench import bench_cli
+
+ROOT = Path(__file__).resolve().parents[1]
+HEAVY = (
+    "polars",
+    "duckdb",
+    "numba",
+    "pyarrow",
+    "numpy",
+    "pandas",
+    "plotly",
+    "schemas",
+    "reports",
+    "pipeline.analyse",
+    "pipeline.rescore",
+    "pipeline.simulate",
+    "pipeline.ingest",
+    "pipeline.query",
+    "pipeline.lake",
+    "pipeline.score",
+    "pipeline.evaluate",
+)
+"""Modules no command's start needs: libraries that take tenths of a second to load, and the pipeline's work."""
+
+
+def _loaded(code: str) -> list[str]:
+    """The modules a fresh interpreter holds after running ``code``."""
+    script = f"import sys\n{code}\nprint(__import__('json').dumps(sorted(sys.modules)))"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+    return json.loads(proc.stdout.splitlines()[-1])
+
+
+LIGHT = frozenset({"pipeline.analyse", "pipeline.analyse.defaults"})
+"""Packages whose ``__init__`` holds only defaults a command's help shows, their work loading on first use."""
+
+
+def _heavy(modules: list[str]) -> list[str]:
+    return [m for m in modules if m not in LIGHT and any(m == h or m.startswith(f"{h}.") for h in HEAVY)]
+
+
+def test_importing_the_app_loads_nothing_heavy() -> None:
+    modules = _loaded("import pipeline.cli.commands")
+    assert "pipeline.cli.commands" in modules
+    assert _heavy(modules) == []
+
+
+RUN = """
+sys.argv = ["ofc", *{args!r}]
+from pipeline.cli import main
+try:
+    main()
+except SystemExit:
+    pass
+"""
+
+
+@pytest.mark.parametrize(
+    "args", [["--help"], ["report", "--help"], ["lake", "files", "--help"], ["--version"], ["report", "--nope"]]
+)
+def test_help_version_and_usage_errors_load_nothing_heavy(args: list[str]) -> None:
+    modules = _loaded(RUN.format(args=args))
+    assert _heavy(modules) == []
+    assert "pydantic" not in modules  # typer's validators: built only for values given
+
+
+def test_the_startup_benchmark_runs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Once each, untimed: a command the benchmark runs that fails, or a broken benchmark, fails here."""
+    monkeypatch.setattr(tests.bench.common, "OUT", tmp_path)
+    assert bench_cli.run(runs=1) in (True, False)
+    figures = json.loads((tmp_path / "cli.json").read_text())["figures"]
+    assert len(figures) == 8
+    assert all(f["value"] > 0 for f in figures)
