@@ -1,10 +1,16 @@
 """``ofc sql``: DuckDB's hints kept, a folder that is not a lake refused, every type printable as JSON, numbers
-and cards readable in the table for people, and the SQL card macros agreeing with ``pipeline.cards``."""
+and cards readable in the table for people, hand keys that survive a reader holding numbers as floats, the
+settings file's aliases, and the SQL card macros agreeing with ``pipeline.cards``."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
+import re
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -15,6 +21,7 @@ from pipeline.ingest.run import ingest
 from pipeline.lake.store import Lake
 from pipeline.paths import SAMPLES
 from pipeline.query.db import connect
+from pipeline.rescore.run import rescore
 
 runner = CliRunner()
 EXAMPLES = SAMPLES / "worked-examples.jsonl"
@@ -113,7 +120,112 @@ def test_card_macros_read_the_lakes_boards(lake: Path) -> None:
 def test_a_misspelt_named_query_names_the_closest_and_one_output_is_chosen() -> None:
     misspelt = CliRunner().invoke(app, ["sql", "fould_rate"])
     assert misspelt.exit_code == 2
-    assert "did you mean 'foul_rate'?" in misspelt.output
+    assert "did you mean 'foul_rate'" in misspelt.output
     both = CliRunner().invoke(app, ["sql", "SELECT 1", "--csv", "--json"])
     assert both.exit_code == 2
     assert "give one" in both.output
+
+
+@pytest.fixture(scope="module")
+def scored(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Every sample history, scored under its own rules: the named queries that list hands answer from it."""
+    root = tmp_path_factory.mktemp("sql-scored") / "lake"
+    ingest([SAMPLES], Lake(root))
+    rescore(Lake(root), [])
+    return root
+
+
+def _digits(lake: Path, column: str = "hand_key") -> dict[str, str]:
+    """Each hand's key and ``column`` as DuckDB writes their digits."""
+    con = connect(Lake(lake))
+    return dict(con.execute(f"SELECT hand_key::VARCHAR, {column}::VARCHAR FROM hands").fetchall())
+
+
+def _held(value: Any, name: str = "") -> Iterator[tuple[str, Any]]:
+    """(name, value) of every scalar in a row read back, nested ones too: a list's items under the list's name."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _held(v, k)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _held(v, name)
+    else:
+        yield name, value
+
+
+def _found(lake: Path, keys: set[str]) -> int:
+    """How many hands of the lake the keys, given back as text, find."""
+    listed = ", ".join(f"'{k}'::UBIGINT" for k in sorted(keys))
+    result = sql(lake, f"SELECT count(*) AS n FROM hands WHERE hand_key IN ({listed})", "--json")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)["n"]
+
+
+KEYED = (
+    "SELECT hand_key, content_hash, [hand_key] AS keys, {'hand_key': hand_key, 'seat': 0} AS hand, "
+    "count(*) OVER () AS n FROM hands"
+)
+"""Keys as a column, in a list and in a struct, beside a count."""
+
+
+def _args(lake: Path, query: str) -> list[str]:
+    """``ofc sql``'s arguments for ad-hoc SQL, or a named query that lists hands or looks them up."""
+    params = {"notable_hands": "player=Ann", "hand_boards": f"hands={','.join(sorted(_digits(lake))[:2])}"}
+    return [query, "--param", params[query]] if query in params else [query]
+
+
+@pytest.mark.parametrize("query", [KEYED, "notable_hands", "hand_boards"], ids=["ad-hoc", "listed", "looked-up"])
+def test_hand_keys_survive_a_reader_that_holds_numbers_as_floats(scored: Path, query: str) -> None:
+    args = _args(scored, query)
+    keys = _digits(scored)
+    assert any(int(k) > 2**53 for k in keys)  # keys a float reader would round
+    result = runner.invoke(app, ["sql", *args, "--lake", str(scored), "--json"])
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(line, parse_int=float) for line in result.stdout.splitlines()]
+    assert rows
+    shown = {v for row in rows for k, v in _held(row) if k in ("hand_key", "keys")}
+    assert shown <= set(keys)  # text, each the exact digits of a key
+    assert _found(scored, shown) == len(shown)
+    if args[0] == KEYED:
+        hashes = _digits(scored, "content_hash")
+        assert all(row["content_hash"] == hashes[row["hand_key"]] for row in rows)
+        assert {row["n"] for row in rows} == {float(len(keys))}  # a count stays a number
+
+    table = runner.invoke(app, ["sql", *args, "--lake", str(scored), "--csv"])
+    assert table.exit_code == 0, table.output
+    records = list(csv.DictReader(io.StringIO(table.stdout)))
+    assert sorted(r["hand_key"] for r in records) == sorted(row["hand_key"] for row in rows)
+    for key in shown:  # quoted wherever it is: text to a CSV reader, never a number
+        assert re.search(rf"(^|,){key}(,|$)", table.stdout, re.MULTILINE) is None
+    if args[0] == KEYED:
+        nested = [json.loads(r[c], parse_int=float) for r in records for c in ("keys", "hand")]
+        assert {v for n in nested for k, v in _held(n, "keys") if k in ("hand_key", "keys")} == shown
+        assert {r["n"] for r in records} == {str(len(keys))}
+
+
+def test_the_settings_files_aliases_name_the_players(scored: Path, tmp_path: Path) -> None:
+    settings = tmp_path / "ofc.toml"
+    settings.write_text('[aliases]\nZed = ["A"]\n', encoding="utf-8")
+    env = {"OFC_CONFIG": str(settings)}
+    query = "SELECT DISTINCT player FROM boards"
+    players = runner.invoke(app, ["sql", query, "--lake", str(scored), "--json"], env=env)
+    assert players.exit_code == 0, players.output
+    names = {json.loads(line)["player"] for line in players.stdout.splitlines()}
+    assert "Zed" in names
+    assert "A" not in names
+    folder = runner.invoke(app, ["sql", query, "--lake", str(scored)], env={"OFC_CONFIG": str(tmp_path)})
+    assert folder.exit_code == 2  # a folder is no settings file: said, not ignored
+    named = runner.invoke(
+        app, ["sql", "foul_rate", "--param", "player=a", "--lake", str(scored), "--json"], env=env
+    )  # the alias, in any case, is the player
+    assert named.exit_code == 0, named.output
+    groups = {json.loads(line)["group"] for line in named.stdout.splitlines()}
+    assert "Zed" in groups
+    assert "A" not in groups
+
+
+def test_a_parameter_the_query_does_not_take_names_the_closest(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["sql", "foul_rate", "--param", "playr=Ann", "--lake", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "no parameter 'playr'; did you mean 'player'?" in result.output  # said before the lake is opened
+    assert "not a lake" not in result.output

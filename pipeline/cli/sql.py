@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import sys
@@ -52,8 +53,6 @@ def _list(as_json: bool) -> None:
 CARD_LISTS = frozenset({"cards", "top", "middle", "bottom", "discards"})
 """Columns of the lake's tables and views that hold a list of card codes: shown as cards in a table."""
 CARD = "card"
-_IDENTIFIER = re.compile(r"(^|_)(key|hash|id|seed)$")
-"""Whole numbers that name something (hand_key, content_hash): their digits are shown as they are."""
 NOISE = 1e-10
 """A float closer to 0 than this is what rounding leaves of a zero (``3.8e-17``): shown as 0. The lake's figures
 (points, counts, rates, means) are never that small; --json and --csv keep every digit."""
@@ -63,10 +62,10 @@ def _show(result: pa.Table, csv: bool, as_json: bool) -> None:
     if csv:
         import pyarrow.csv as pacsv
 
-        pacsv.write_csv(result, sys.stdout.buffer)
+        pacsv.write_csv(_flat(_keys_as_text(result)), sys.stdout.buffer)
         return
     if as_json:
-        for row in result.to_pylist():
+        for row in _keys_as_text(result).to_pylist():
             print_json({k: plain(v) for k, v in row.items()})
         return
     shown = result.slice(0, MAX_ROWS)
@@ -82,6 +81,56 @@ def _show(result: pa.Table, csv: bool, as_json: bool) -> None:
     out.print(table)
     if result.num_rows > MAX_ROWS:
         out.print(f"{result.num_rows:,} rows; the first {MAX_ROWS} shown (use --csv or --json for all)")
+
+
+def _keys_as_text(result: pa.Table) -> pa.Table:
+    """``result`` with every key as its decimal digits in text, wherever it is (in a list or a struct too).
+
+    A key is any unsigned 64-bit integer (hand_key, hashes: most exceed 2^53) and a signed 64-bit one named as an
+    identifier (``pipeline.query.keys``, which says why); counts and sums stay numbers.
+    """
+    import pyarrow as pa
+
+    return result.cast(pa.schema([f.with_type(_key_text_type(f.type, f.name)) for f in result.schema]))
+
+
+def _key_text_type(kind: pa.DataType, name: str) -> pa.DataType:
+    """``kind`` with each key in it as text: a list's items are named by the list, a struct's fields by their own
+    names, a map's keys and values by the map."""
+    import pyarrow as pa
+
+    from pipeline.query.keys import is_key
+
+    if pa.types.is_uint64(kind) or (pa.types.is_int64(kind) and is_key(name)):
+        return pa.string()
+    if pa.types.is_map(kind):
+        return pa.map_(_key_text_type(kind.key_type, name), _key_text_type(kind.item_type, name))
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_fixed_size_list(kind):
+        item = kind.value_field.with_type(_key_text_type(kind.value_type, name))
+        if pa.types.is_fixed_size_list(kind):
+            return pa.list_(item, kind.list_size)
+        return pa.large_list(item) if pa.types.is_large_list(kind) else pa.list_(item)
+    if pa.types.is_struct(kind):
+        return pa.struct([f.with_type(_key_text_type(f.type, f.name)) for f in kind])
+    return kind
+
+
+def _flat(result: pa.Table) -> pa.Table:
+    """``result`` with the columns a CSV file cannot hold as they are (lists, structs, intervals, bytes) as
+    text: the JSON that ``--json`` prints for them (a board's cards: ``[40, 41, ...]``)."""
+    import pyarrow as pa
+
+    for i, field in enumerate(result.schema):
+        kind = field.type
+        binary = pa.types.is_binary(kind) or pa.types.is_large_binary(kind) or pa.types.is_fixed_size_binary(kind)
+        if pa.types.is_nested(kind) or pa.types.is_interval(kind) or binary:
+            texts = [_text(plain(v)) for v in result.column(i).to_pylist()]
+            result = result.set_column(i, field.name, pa.array(texts, pa.string()))
+    return result
+
+
+def _text(value: Any) -> str | None:
+    return value if value is None or isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
 def _numeric(field: pa.Field) -> bool:
@@ -106,12 +155,14 @@ def _cells(field: pa.Field, values: list[Any]) -> list[str]:
     """A column's values as people read them: cards as cards, numbers rounded (see :func:`number`)."""
     import pyarrow as pa
 
+    from pipeline.query.keys import is_key
+
     kind = field.type
     if _cards(field) and field.name in CARD_LISTS:
         return [_card_list(v) for v in values]
     if _cards(field):
         return ["" if v is None else _card(v) for v in values]
-    if pa.types.is_integer(kind) and _IDENTIFIER.search(field.name):
+    if pa.types.is_uint64(kind) or (pa.types.is_integer(kind) and is_key(field.name)):
         return ["" if v is None else str(v) for v in values]
     return [number(v) for v in values]
 
@@ -222,8 +273,10 @@ def sql(
     SQL, card_text(card) gives 'As', cards_text(top) 'Qh Qd 4c' and board_text(cards) the 13 cards as
     'top / middle / bottom', e.g. "SELECT player, board_text(cards) FROM hand_boards".
     """
+    from pipeline.config import load_config
     from pipeline.query.db import connect, run_query
-    from pipeline.query.named import NamedQueryError, get, parse_assignments, queries, run
+    from pipeline.query.named import run
+    from pipeline.query.players import apply_aliases
 
     if csv and as_json:
         fail("--csv and --json each choose the output: give one", EXIT_USAGE)
@@ -232,17 +285,30 @@ def sql(
         return
     if not query:
         fail("give a query, a named query's name, or --list", EXIT_USAGE)
-    named = _NAMED.match(query.strip()) is not None
-    if param and not named:
+    name = query.strip() if _NAMED.match(query.strip()) else None
+    if param and name is None:
         fail("--param goes with a named query (ofc sql --list shows them)", EXIT_USAGE)
-    if named and query.strip() not in queries():
-        try:
-            get(query.strip())
-        except NamedQueryError as exc:  # says the closest names
-            fail(str(exc), EXIT_USAGE)
+    values = _params(name, param or []) if name is not None else {}
+    config = load_config()
+    if values.get("player"):
+        values["player"] = config.canonical(values["player"])
     snapshot = existing_lake(lake).snapshot()  # every statement of the command reads this one state of the lake
-    if named:
-        result = run(connect(snapshot), snapshot, query.strip(), parse_assignments(param or []))
-    else:
-        result = run_query(connect(snapshot), query)
+    con = connect(snapshot)
+    apply_aliases(con, config.alias_map())  # players read under the names the settings file gives them
+    result = run(con, snapshot, name, values) if name is not None else run_query(con, query)
     _show(result, csv, as_json)
+
+
+def _params(name: str, assignments: list[str]) -> dict[str, str]:
+    """The values given to the named query ``name``: a query or a parameter that does not exist is a usage error
+    naming the closest that do, said before the lake is opened."""
+    from pipeline.query.named import NamedQueryError, get, parse_assignments
+
+    try:
+        query = get(name)
+        values = parse_assignments(assignments)
+        for key in values:
+            query.param(key)
+    except NamedQueryError as exc:  # says the closest names
+        fail(str(exc), EXIT_USAGE)
+    return values

@@ -26,6 +26,7 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
+from pipeline import suggest
 from pipeline.errors import InputError
 from pipeline.lake.snapshot import Snapshot
 from pipeline.native import cannot_apply
@@ -91,8 +92,11 @@ class NamedQuery:
         for p in self.params:
             if p.name == name:
                 return p
-        known = ", ".join(p.name for p in self.params) or "none"
-        raise NamedQueryError(f"query {self.name!r} has no parameter {name!r} (it takes: {known})")
+        takes = [p.name for p in self.params]
+        hint = suggest.did_you_mean(suggest.closest(name, takes, any_case=True))
+        raise NamedQueryError(
+            f"query {self.name!r} has no parameter {name!r}{hint} (it takes: {', '.join(takes) or 'none'})"
+        )
 
 
 def parse_query(path: Path) -> NamedQuery:
