@@ -13,6 +13,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+import pyarrow.parquet as pq
 from pydantic import ValidationError
 
 from schemas.rules import RuleSet
@@ -186,5 +187,6 @@ class Snapshot:
         return list(dict.fromkeys(c.rules_key for c in self.covers() if not c.native_only))
 
     def hands(self, batch: dict[str, Any]) -> int:
-        """Hands a source batch holds, from its manifest."""
-        return int(batch.get("summary", {}).get("accepted", 0))
+        """Hands a source batch (one of :attr:`sources`) holds now: the rows of its live ``hands`` files, so that
+        hands a later batch replaced or removed are not counted twice. Read from the files' footers."""
+        return sum(pq.read_metadata(self.root / f).num_rows for f in batch["files"] if f.startswith("hands/"))
