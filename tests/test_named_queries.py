@@ -202,21 +202,33 @@ def test_scoring_variants(con: duckdb.DuckDBPyConnection, report_lake: ReportLak
     rows = run(con, report_lake, "scoring_variants")
     assert [r["rules_key"] for r in rows if r["player"] is None] == [None, *keys]
     rows = by(rows, "rules_key", "player")
-    assert rows[(None, None)]["hands"] == boards.height
+    assert rows[(None, None)]["boards"] == boards.height
+    assert rows[(None, None)]["hands"] == boards["hand_key"].n_unique()  # hands, each once, not boards
     for key in keys:
         frame = report_lake.boards(key)
-        assert rows[(key, None)]["hands"] == frame.height
+        assert rows[(key, None)]["boards"] == frame.height
+        assert rows[(key, None)]["hands"] == frame["hand_key"].n_unique()
         assert rows[(key, None)]["stddev"] == pytest.approx(frame["points"].cast(pl.Float64).std())
         played = frame.join(
             boards.select("hand_key", "seat", pl.col("points").alias("played")), on=["hand_key", "seat"]
         )
-        for player, mean, gain in (
+        for player, n, mean, gain, sd in (
             played.group_by("player")
-            .agg(pl.col("points").mean(), (pl.col("points") - pl.col("played")).mean().alias("gain"))
+            .agg(
+                pl.len(),
+                pl.col("points").mean(),
+                (pl.col("points") - pl.col("played")).mean().alias("gain"),
+                (pl.col("points") - pl.col("played")).cast(pl.Float64).std().alias("sd"),
+            )
             .rows()
         ):
-            assert rows[(key, player)]["points_per_hand"] == pytest.approx(mean)
-            assert rows[(key, player)]["gain_per_hand"] == pytest.approx(gain)
+            row = rows[(key, player)]
+            assert (row["hands"], row["boards"]) == (n, n)
+            assert row["points_per_hand"] == pytest.approx(mean)
+            assert row["gain_per_hand"] == pytest.approx(gain)
+            if n > 1:  # the gain's interval is over the paired differences
+                margin = 1.96 * sd / n**0.5
+                assert (row["gain_ci_low"], row["gain_ci_high"]) == pytest.approx((gain - margin, gain + margin))
 
 
 def _winners(frame: pl.DataFrame) -> pl.DataFrame:
