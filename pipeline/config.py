@@ -4,7 +4,8 @@ A TOML file, the first found of ``$OFC_CONFIG``, ``./ofc.toml`` and ``$XDG_CONFI
 (``~/.config/ofc/config.toml``)::
 
     player = "Ann"            # the featured player of every report ($OFC_PLAYER overrides it)
-    min_hands = 100           # players with fewer hands are left out of rankings and per-player charts
+    min_hands = 100           # players with fewer hands are left out of rankings (default: a tenth of the
+                              # busiest player's hands in each game, at most 100)
 
     [aliases]                 # one player under several names: each alias reads as the player
     Ann = ["ann_ofc", "AnnP"]
@@ -24,8 +25,6 @@ from pipeline.errors import InputError
 
 __all__ = ["Config", "ConfigError", "config_path", "load_config"]
 
-DEFAULT_MIN_HANDS = 100
-
 
 class ConfigError(InputError):
     """A settings file that cannot be read."""
@@ -37,7 +36,9 @@ class Config(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     player: str | None = Field(None, description="The featured player of every report.")
-    min_hands: int = Field(DEFAULT_MIN_HANDS, ge=1, description="Fewest hands a player needs to be ranked.")
+    min_hands: int | None = Field(
+        None, ge=1, description="Fewest hands a player needs to be ranked (default: it follows each game's players)."
+    )
     aliases: dict[str, list[str]] = Field(
         default_factory=dict, description="Each player's other names: every one reads as the player."
     )

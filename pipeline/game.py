@@ -111,6 +111,8 @@ class VariantFacts:
     """Whether the middle is played as a 2-7 low (the order rule becomes bottom >= top)."""
     fantasyland_cards: frozenset[int]
     """Cards a Fantasyland hand may be dealt; empty where there is no Fantasyland (classic)."""
+    title: str
+    """The variant's name as players write it."""
 
     @property
     def deal(self) -> Deal:
@@ -125,11 +127,18 @@ class VariantFacts:
 VARIANTS: dict[Variant, VariantFacts] = {
     f.variant: f
     for f in (
-        VariantFacts(Variant.CLASSIC, Dealing.CLASSIC, 4, False, frozenset()),
-        VariantFacts(Variant.OFC, Dealing.OFC, 4, False, frozenset({13})),
-        VariantFacts(Variant.PINEAPPLE, Dealing.PINEAPPLE, 3, False, frozenset({14})),
-        VariantFacts(Variant.PROGRESSIVE_PINEAPPLE, Dealing.PINEAPPLE, 3, False, frozenset({14, 15, 16, 17})),
-        VariantFacts(Variant.PINEAPPLE_27, Dealing.PINEAPPLE, 3, True, frozenset({14, 15})),
+        VariantFacts(Variant.CLASSIC, Dealing.CLASSIC, 4, False, frozenset(), "Classic"),
+        VariantFacts(Variant.OFC, Dealing.OFC, 4, False, frozenset({13}), "OFC"),
+        VariantFacts(Variant.PINEAPPLE, Dealing.PINEAPPLE, 3, False, frozenset({14}), "Pineapple"),
+        VariantFacts(
+            Variant.PROGRESSIVE_PINEAPPLE,
+            Dealing.PINEAPPLE,
+            3,
+            False,
+            frozenset({14, 15, 16, 17}),
+            "Progressive Pineapple",
+        ),
+        VariantFacts(Variant.PINEAPPLE_27, Dealing.PINEAPPLE, 3, True, frozenset({14, 15}), "2-7 Pineapple"),
     )
 }
 

@@ -13,6 +13,7 @@ from typing import Any
 import plotly.graph_objects as go
 
 from pipeline.evaluate import CATEGORY_NAMES
+from reports.headline import SMALL_SAMPLE, count, small
 
 Rows = list[dict[str, Any]]
 
@@ -63,13 +64,24 @@ def _interval_bars(
     value: str,
     color: str | list[str],
     name: str | None = None,
-    low: str = "ci_low",
-    high: str = "ci_high",
+    low: str | None = "ci_low",
+    high: str | None = "ci_high",
+    n: str | None = None,
+    of: str = "boards",
+    shown: str = ".2f",
 ) -> go.Bar:
-    """Bars of ``value``, one per row, each with its 95% interval (``low`` to ``high``)."""
-    bars = go.Bar(x=x, y=[r[value] for r in rows], error_y=_error(rows, value, low, high), marker_color=color)
+    """Bars of ``value``, one per row, each with its 95% interval (``low`` to ``high``); with ``n`` (the key of
+    each row's count of ``of``), the hover says what each bar counts and a small sample is hatched."""
+    bars = go.Bar(x=x, y=[r[value] for r in rows], marker_color=color)
+    if low is not None and high is not None:
+        bars.error_y = _error(rows, value, low, high)
     if name is not None:
         bars.name = text(name)
+    if n is not None:
+        counts = [r.get(n) or 0 for r in rows]
+        bars.customdata = [[c, " · small sample" if small(c) else ""] for c in counts]
+        bars.hovertemplate = f"%{{x}}: %{{y:{shown}}} of %{{customdata[0]:,}} {of}%{{customdata[1]}}<extra></extra>"
+        bars.marker.pattern = {"shape": ["/" if small(c) else "" for c in counts], "solidity": 0.5}
     return bars
 
 
@@ -103,13 +115,14 @@ def ranking(rows: Rows, featured: str | None) -> go.Figure:
         "points_per_hand",
         "Points per hand by player (95% intervals)",
         "points per hand",
-        "%{y}: %{x:.2f} points per hand over %{customdata[0]:,} hands<extra></extra>",
+        "%{y}: %{x:.2f} points per hand over %{customdata[0]:,} hands%{customdata[2]}<extra></extra>",
     )
 
 
 def _players_by(rows: Rows, featured: str | None, value: str, title: str, axis: str, hover: str) -> go.Figure:
     """One horizontal bar per player, the highest ``value`` at the top, each with its 95% interval (``ci_low`` to
-    ``ci_high``), the featured player in red; ``hover`` reads the hands and decisions as ``customdata``."""
+    ``ci_high``), the featured player in red, a small sample hatched; ``hover`` reads the hands, decisions and the
+    small-sample mark as ``customdata``."""
     shown = sorted(rows, key=lambda r: r[value])
     names = [r["group"] for r in shown]
     bars = go.Bar(
@@ -117,11 +130,17 @@ def _players_by(rows: Rows, featured: str | None, value: str, title: str, axis: 
         x=[r[value] for r in shown],
         orientation="h",
         marker_color=_highlight(names, featured),
+        marker_pattern={"shape": ["/" if small(r["hands"]) else "" for r in shown], "solidity": 0.5},
+        text=[f"{r['hands']:,} hands" for r in shown],
+        textposition="inside",
+        insidetextanchor="start",
         error_x=_error(shown, value, "ci_low", "ci_high"),
-        customdata=[[r["hands"], r.get("decisions")] for r in shown],
+        customdata=[[r["hands"], r.get("decisions"), " · small sample" if small(r["hands"]) else ""] for r in shown],
         hovertemplate=hover,
     )
     fig = go.Figure(bars)
+    if any(small(r["hands"]) for r in shown):
+        title += f" · hatched: fewer than {SMALL_SAMPLE} hands"
     _layout(fig, title, axis, "", height=max(320, 28 * len(shown) + 120))
     return fig
 
@@ -135,7 +154,7 @@ def running_totals(rows: Rows, featured: str | None) -> go.Figure:
         me = player == featured
         fig.add_trace(
             go.Scatter(
-                name=text(player),
+                name=f"{text(player)} ({max(r['hands'] for r in mine):,} hands)",
                 x=[0, *(r["hands"] for r in mine)],
                 y=[0, *(r["points"] for r in mine)],
                 mode="lines+markers" if len(mine) <= 30 else "lines",
@@ -158,9 +177,16 @@ def cumulative(rows: Rows, player: str) -> go.Figure:
             mode="lines+markers",
             line={"color": FEATURED},
             name=text(player),
+            customdata=[r["cumulative_hands"] for r in rows if r["day"] is not None],
+            hovertemplate="%{x}: %{y:+,} points after %{customdata:,} hands<extra></extra>",
         )
     )
-    return _layout(fig, f"{player}: running total of net points by day", "day", "net points")
+    hands = max((r["cumulative_hands"] for r in rows), default=0)
+    return _layout(fig, f"{player}: running total of net points by day ({count(hands, 'hand')})", "day", "net points")
+
+
+def _total(rows: Rows, key: str) -> int:
+    return sum(r.get(key) or 0 for r in rows)
 
 
 def foul_rate_by(rows: Rows, dimension: str, title: str, x: str, featured: str | None = None) -> go.Figure | None:
@@ -170,8 +196,8 @@ def foul_rate_by(rows: Rows, dimension: str, title: str, x: str, featured: str |
         return None
     labels = [text(r["group"]) for r in picked]
     colors = _highlight([r["group"] for r in picked], featured) if dimension == "player" else COLORS[0]
-    fig = go.Figure(_interval_bars(picked, labels, "foul_rate", colors))
-    _layout(fig, title, x, "boards fouled", height=360)
+    fig = go.Figure(_interval_bars(picked, labels, "foul_rate", colors, n="boards", shown=".1%"))
+    _layout(fig, f"{title} ({count(_total(picked, 'boards'), 'board')})", x, "boards fouled", height=360)
     fig.update_yaxes(tickformat=".0%", rangemode="tozero")
     fig.update_xaxes(type="category")
     return fig
@@ -186,8 +212,11 @@ def foul_rate_by_seat(rows: Rows) -> go.Figure | None:
     for i, size in enumerate(sizes):
         mine = sorted((r for r in rows if r["n_players"] == size), key=lambda r: (r["position"] - 1) % size)
         x = [POSITION_WORDS[r["position"]] for r in mine]
-        fig.add_trace(_interval_bars(mine, x, "foul_rate", COLORS[i % len(COLORS)], name=f"{size} players"))
-    _layout(fig, "Foul rate by seat, at each table size", "seat", "boards fouled", height=360)
+        fig.add_trace(
+            _interval_bars(mine, x, "foul_rate", COLORS[i % len(COLORS)], f"{size} players", n="boards", shown=".1%")
+        )
+    title = f"Foul rate by seat, at each table size ({count(_total(rows, 'boards'), 'board')})"
+    _layout(fig, title, "seat", "boards fouled", height=360)
     fig.update_yaxes(tickformat=".0%", rangemode="tozero")
     order = [
         w for w in (*POSITION_WORDS[1:], POSITION_WORDS[0]) if any(POSITION_WORDS[r["position"]] == w for r in rows)
@@ -198,22 +227,23 @@ def foul_rate_by_seat(rows: Rows) -> go.Figure | None:
 
 
 def dead_streets(rows: Rows) -> go.Figure:
-    """Where fouled boards went dead: the share of each variant's fouled boards per street."""
-    fig = go.Figure()
-    for i, variant in enumerate(dict.fromkeys(r["variant"] for r in rows)):
-        mine = [r for r in rows if r["variant"] == variant]
-        fig.add_trace(
-            go.Bar(
-                name=text(variant),
-                x=[str(r["street"]) if r["street"] is not None else "no placements" for r in mine],
-                y=[r["share_of_fouled"] for r in mine],
-                marker_color=COLORS[i % len(COLORS)],
-            )
+    """When fouls became certain: the share of a game's fouled boards whose foul was certain after each street."""
+    x = [str(r["street"]) if r["street"] is not None else "no placements" for r in rows]
+    fig = go.Figure(
+        go.Bar(
+            x=x,
+            y=[r["share_of_fouled"] for r in rows],
+            customdata=[r["boards_dead"] for r in rows],
+            hovertemplate="street %{x}: %{y:.1%} of fouled boards (%{customdata:,})<extra></extra>",
+            marker_color=COLORS[3],
         )
-    _layout(fig, "Street at which fouled boards went dead", "street", "share of fouled boards")
+    )
+    fouled = _total(rows, "boards_dead")
+    title = f"Street after which the foul was certain (dead street), {count(fouled, 'fouled board')}"
+    _layout(fig, title, "street", "share of fouled boards", height=360)
     fig.update_yaxes(tickformat=".0%")
     streets = sorted({r["street"] for r in rows if r["street"] is not None})
-    order = [str(x) for x in streets] + (["no placements"] if any(r["street"] is None for r in rows) else [])
+    order = [str(s) for s in streets] + (["no placements"] if any(r["street"] is None for r in rows) else [])
     fig.update_xaxes(type="category", categoryorder="array", categoryarray=order)
     return fig
 
@@ -224,9 +254,11 @@ def royalty_boards(rows: Rows) -> int:
     return sum({r["rules_key"]: r["boards"] for r in rows}.values())
 
 
-def royalty_heatmap(rows: Rows) -> go.Figure:
+def royalty_heatmap(rows: Rows, game: str) -> go.Figure | None:
     """How often each row makes each royalty-earning category: a heatmap, rows top to bottom."""
     paid = [r for r in rows if r["points"] > 0]
+    if not paid:
+        return None
     boards = max(royalty_boards(rows), 1)
     categories = sorted({r["category"] for r in paid}, key=lambda c: _category_order(paid, c))
     z = [
@@ -240,11 +272,12 @@ def royalty_heatmap(rows: Rows) -> go.Figure:
             z=z,
             colorscale="Blues",
             texttemplate="%{z:.2%}",
-            hovertemplate="%{y} %{x}: %{z:.3%} of boards<extra></extra>",
+            hovertemplate=f"%{{y}} %{{x}}: %{{z:.3%}} of {boards:,} boards<extra></extra>",
             colorbar={"tickformat": ".1%"},
         )
     )
-    _layout(fig, "Royalty frequency: share of boards by row and hand", "hand", "row", height=360)
+    title = f"Royalty frequency: share of {count(boards, game + ' board')} by row and hand"
+    _layout(fig, title, "hand", "row", height=360)
     fig.update_yaxes(autorange="reversed")
     return fig
 
@@ -256,7 +289,7 @@ def _category_order(rows: Rows, category: str) -> tuple[int, int, str]:
 
 
 def royalty_points(rows: Rows, players: bool, featured: str | None = None) -> go.Figure | None:
-    """Royalty points per board by row, stacked: all boards and each variant, or (``players``) each player shown."""
+    """Royalty points per board by row, stacked, for each player shown (``players``) or each group."""
     if players:
         picked = sorted((r for r in rows if r["dimension"] == "player"), key=lambda r: -r["boards"])[:MAX_BARS]
     else:
@@ -264,23 +297,39 @@ def royalty_points(rows: Rows, players: bool, featured: str | None = None) -> go
     if not picked:
         return None
     labels = [text(r["label"]) if r["group"] != featured else f"<b>{text(r['label'])}</b>" for r in picked]
+    boards = [[r["boards"]] for r in picked]
     fig = go.Figure(
-        [go.Bar(name=row, x=labels, y=[r[row] for r in picked], marker_color=COLORS[i]) for i, row in enumerate(ROWS)]
+        [
+            go.Bar(
+                name=row,
+                x=labels,
+                y=[r[row] for r in picked],
+                marker_color=COLORS[i],
+                customdata=boards,
+                hovertemplate=f"%{{x}}: %{{y:.2f}} {row} royalty points a board, of %{{customdata[0]:,}}"
+                "<extra></extra>",
+            )
+            for i, row in enumerate(ROWS)
+        ]
     )
-    by = "player" if players else "variant"
-    _layout(fig, f"Royalty points per board by {by}, by row", "", "points per board", height=380)
+    by = "player" if players else "group"
+    _layout(
+        fig,
+        f"Royalty points per board by {by}, by row ({count(_total(picked, 'boards'), 'board')})",
+        "",
+        "points per board",
+        height=380,
+    )
     fig.update_layout(barmode="stack")
     fig.update_xaxes(type="category")
     return fig
 
 
-def fantasyland_flow(rows: Rows) -> go.Figure:
+def fantasyland_flow(normal: dict[str, Any], fl: dict[str, Any]) -> go.Figure:
     """Entries and stays earned beside the Fantasyland hands played: the hands played follow both, so they are
     bars side by side, not a funnel."""
-    total = {r["hand_kind"]: r for r in rows if r["variant"] == "all variants"}
-    normal, fl = total.get("normal", {}), total.get("fantasyland", {})
     stages = ["entries earned", "stays earned", "Fantasyland hands played"]
-    values = [normal.get("entries", 0), fl.get("stays", 0), fl.get("hands", 0)]
+    values = [normal.get("entries") or 0, fl.get("stays") or 0, fl.get("hands") or 0]
     fig = go.Figure(
         go.Bar(
             x=stages,
@@ -290,63 +339,82 @@ def fantasyland_flow(rows: Rows) -> go.Figure:
             marker_color=[COLORS[2], COLORS[2], COLORS[1]],
         )
     )
-    return _layout(fig, "Fantasyland: earned and played", "", "hands", height=360)
+    title = f"Fantasyland: earned and played (of {count(normal.get('hands'), 'normal hand')})"
+    return _layout(fig, title, "", "hands", height=360)
 
 
-def _all_counts(rows: Rows, variant: str) -> dict[str, Any] | None:
+def all_counts(rows: Rows, variant: str) -> dict[str, Any] | None:
     """A variant's Fantasyland hands over every card count: the row without a count, else its only row."""
     fl = [r for r in rows if r["variant"] == variant and r["hand_kind"] == "fantasyland"]
     return next((r for r in fl if r["cards"] is None), fl[0] if len(fl) == 1 else None)
 
 
+def _by_cards(rows: Rows) -> Rows:
+    """One game's Fantasyland rows by card count (every count together only where there is a single one)."""
+    fl = [r for r in rows if r["hand_kind"] == "fantasyland"]
+    counted = [r for r in fl if r["cards"] is not None]
+    return counted or fl
+
+
 def fantasyland_rates(rows: Rows) -> go.Figure:
-    """Entry rate of normal hands and stay rate of Fantasyland hands per variant, with 95% intervals."""
-    variants = list(dict.fromkeys(r["variant"] for r in rows))
-    normal = [r for v in variants for r in rows if r["variant"] == v and r["hand_kind"] == "normal"]
-    fl = [r for v in variants if (r := _all_counts(rows, v)) is not None]
+    """Entry rate of normal hands and stay rate of Fantasyland hands by card count, with 95% intervals."""
+    normal = [r for r in rows if r["hand_kind"] == "normal"]
+    fl = _by_cards(rows)
     fig = go.Figure(
         [
             _interval_bars(
                 normal,
-                [text(r["variant"]) for r in normal],
+                ["normal hands" for _ in normal],
                 "entry_rate",
                 COLORS[2],
                 "entry rate (normal hands)",
                 "entry_ci_low",
                 "entry_ci_high",
+                n="hands",
+                of="hands",
+                shown=".1%",
             ),
             _interval_bars(
                 fl,
-                [text(r["variant"]) for r in fl],
+                [text(r["kind"]) for r in fl],
                 "stay_rate",
                 COLORS[1],
                 "stay rate (Fantasyland hands)",
                 "stay_ci_low",
                 "stay_ci_high",
+                n="hands",
+                of="hands",
+                shown=".1%",
             ),
         ]
     )
-    _layout(fig, "Fantasyland entry and stay rates (95% intervals)", "", "share of hands", height=360)
+    title = f"Fantasyland entry and stay rates (95% intervals; {count(_total(normal, 'hands'), 'normal hand')}, "
+    title += f"{count(_total(fl, 'hands'), 'Fantasyland hand')})"
+    _layout(fig, title, "", "share of hands", height=360)
     fig.update_yaxes(tickformat=".0%", rangemode="tozero")
-    fig.update_layout(barmode="group")
+    fig.update_xaxes(type="category")
     return fig
 
 
 def fantasyland_points(rows: Rows) -> go.Figure:
     """Points per hand in normal and Fantasyland hands, by the Fantasyland hand's card count, with intervals."""
-    picked = [
-        r for r in rows if r["variant"] != "all variants" and (r["hand_kind"] == "normal" or r["cards"] is not None)
-    ]
-    fig = go.Figure()
-    kinds = sorted({hand_kind(r) for r in picked}, key=lambda k: (k != "normal", k))
-    for i, kind in enumerate(kinds):
-        mine = [r for r in picked if hand_kind(r) == kind]
-        x = [text(r["variant"]) for r in mine]
-        fig.add_trace(
-            _interval_bars(mine, x, "points_per_hand", COLORS[i % len(COLORS)], kind, "points_ci_low", "points_ci_high")
+    picked = [r for r in rows if r["hand_kind"] == "normal"] + _by_cards(rows)
+    fig = go.Figure(
+        _interval_bars(
+            picked,
+            [text(r["kind"]) for r in picked],
+            "points_per_hand",
+            [COLORS[0] if r["hand_kind"] == "normal" else COLORS[1] for r in picked],
+            None,
+            "points_ci_low",
+            "points_ci_high",
+            n="hands",
+            of="hands",
         )
-    _layout(fig, "Points per hand, normal and Fantasyland (95% intervals)", "", "points per hand", height=380)
-    fig.update_layout(barmode="group")
+    )
+    title = f"Points per hand, normal and Fantasyland (95% intervals; {count(_total(picked, 'hands'), 'hand')})"
+    _layout(fig, title, "", "points per hand", height=380)
+    fig.update_xaxes(type="category")
     return fig
 
 
@@ -373,18 +441,20 @@ def sessions(rows: Rows, player: str) -> go.Figure:
                 line={"color": COLORS[i % len(COLORS)]},
             )
         )
-    return _layout(
-        fig, f"Running total of net points through {player}'s latest sessions", "hand of the session", "net points"
-    )
+    title = f"Running total of net points through {player}'s latest sessions ({count(len(rows), 'hand')})"
+    return _layout(fig, title, "hand of the session", "net points")
 
 
 def head_to_head(rows: Rows, player: str | None) -> go.Figure:
     """A player's points per matchup against each opponent; without a player, a heatmap of every pair."""
     if player is not None:
         mine = [r for r in rows if r["player"] == player]
-        fig = bars_with_intervals(
-            mine, "opponent", "points_per_matchup", "ci_low", "ci_high", f"{player} against each opponent", ""
+        fig = go.Figure(
+            _interval_bars(
+                mine, [text(r["opponent"]) for r in mine], "points_per_matchup", COLORS[0], n="matchups", of="hands"
+            )
         )
+        _layout(fig, f"{player} against each opponent ({count(_total(mine, 'matchups'), 'hand')} together)", "", "")
         fig.update_yaxes(title_text="points per hand together")
         return fig
     busiest = _busiest(rows)
@@ -414,20 +484,36 @@ def _busiest(rows: Rows) -> list[str]:
     return sorted(counts, key=lambda p: (-counts[p], p))[:MAX_BARS]
 
 
-def scoring_variants(rows: Rows, rule_names: Sequence[str], featured: str | None = None) -> go.Figure:
-    """Points per hand of each player under each rule set (``rule_set``: its name), side by side, with intervals."""
-    players = [r for r in rows if r["player"] is not None]
+def gains(rows: Rows, rule_names: Sequence[str], featured: str | None = None) -> go.Figure:
+    """Which rule set favours whom: each player's gain per hand under each rule set against the same hands as
+    played, paired hand by hand, with 95% intervals; the featured player's name in bold."""
     hands: dict[str, int] = {}
-    for r in players:
+    for r in rows:
         hands[r["player"]] = max(hands.get(r["player"], 0), r["hands"])
     shown = sorted(hands, key=lambda p: (-hands[p], p))[:MAX_BARS]
     fig = go.Figure()
     for i, name in enumerate(rule_names):
-        mine = {r["player"]: r for r in players if r["rule_set"] == name}
+        mine = {r["player"]: r for r in rows if r["rule_set"] == name}
         picked = [mine[p] for p in shown if p in mine]
+        if not picked:
+            continue
         x = [text(r["player"]) if r["player"] != featured else f"<b>{text(r['player'])}</b>" for r in picked]
-        fig.add_trace(_interval_bars(picked, x, "points_per_hand", COLORS[i % len(COLORS)], name=name))
-    _layout(fig, "Points per hand under each rule set (95% intervals)", "", "points per hand", height=460)
+        fig.add_trace(
+            _interval_bars(
+                picked,
+                x,
+                "gain_per_hand",
+                COLORS[i % len(COLORS)],
+                name,
+                "gain_ci_low",
+                "gain_ci_high",
+                "hands",
+                "hands",
+                "+.2f",
+            )
+        )
+    title = "Which rule set favours whom: gain per hand against the hands as played (95% intervals)"
+    _layout(fig, title, "", "points per hand gained", height=460)
     fig.update_layout(barmode="group")
     fig.update_xaxes(type="category")
     return fig
@@ -435,30 +521,34 @@ def scoring_variants(rows: Rows, rule_names: Sequence[str], featured: str | None
 
 def swing(rows: Rows) -> go.Figure:
     """How much each rule set swings results: the standard deviation of a board's points per hand."""
-    overall = [r for r in rows if r["player"] is None]
     fig = go.Figure(
         go.Bar(
-            x=[text(r["rule_set"]) for r in overall],
-            y=[r["stddev"] for r in overall],
+            x=[text(r["rule_set"]) for r in rows],
+            y=[r["stddev"] for r in rows],
             marker_color=COLORS[4],
-            text=[f"{r['stddev']:.2f}" if r["stddev"] is not None else "" for r in overall],
+            text=[f"{r['stddev']:.2f}" if r["stddev"] is not None else "" for r in rows],
             textposition="outside",
             cliponaxis=False,
+            customdata=[r["boards"] for r in rows],
+            hovertemplate="%{x}: %{y:.2f} points of %{customdata:,} boards<extra></extra>",
         )
     )
-    return _layout(fig, "Swing: standard deviation of points per hand", "", "points", height=360)
+    boards = max((r["boards"] or 0 for r in rows), default=0)
+    title = f"Swing: standard deviation of a board's points ({count(boards, 'board')})"
+    return _layout(fig, title, "", "points", height=360)
 
 
 def winner_changes(rows: Rows) -> go.Figure:
-    """Share of hands whose winner changes against the hands as played, per rule set and variant."""
-    fig = go.Figure()
-    for i, variant in enumerate(dict.fromkeys(r["variant"] for r in rows)):
-        mine = [r for r in rows if r["variant"] == variant]
-        x = [text(r["rule_set"]) for r in mine]
-        fig.add_trace(_interval_bars(mine, x, "change_rate", COLORS[i % len(COLORS)], name=variant))
-    _layout(fig, "Hands whose winner changes against the hands as played", "", "share of hands", height=400)
-    fig.update_yaxes(tickformat=".1%")
-    fig.update_layout(barmode="group")
+    """Share of hands whose winner changes against the hands as played, per rule set."""
+    fig = go.Figure(
+        _interval_bars(
+            rows, [text(r["rule_set"]) for r in rows], "change_rate", COLORS[5], n="hands", of="hands", shown=".1%"
+        )
+    )
+    hands = max((r["hands"] or 0 for r in rows), default=0)
+    title = f"Hands whose winner changes against the hands as played ({count(hands, 'hand')})"
+    _layout(fig, title, "", "share of hands", height=400)
+    fig.update_yaxes(tickformat=".1%", rangemode="tozero")
     return fig
 
 
@@ -471,7 +561,7 @@ def ev_lost_by_player(rows: Rows, featured: str | None) -> go.Figure:
         "Expected points lost per hand by player (95% intervals)",
         "points lost per hand",
         "%{y}: %{x:.2f} points lost per hand over %{customdata[0]:,} hands (%{customdata[1]:,} decisions)"
-        "<extra></extra>",
+        "%{customdata[2]}<extra></extra>",
     )
     fig.update_xaxes(rangemode="tozero")
     return fig
@@ -501,10 +591,71 @@ def ev_lost_by(rows: Rows, dimension: str, featured: str | None) -> go.Figure | 
         groups.append((featured, featured, FEATURED))
     for name, player, color in groups:
         mine = [r for r in picked if r["player"] == player]
-        fig.add_trace(_interval_bars(mine, [text(label(r)) for r in mine], "ev_lost_per_hand", color, name))
+        fig.add_trace(
+            _interval_bars(mine, [text(label(r)) for r in mine], "ev_lost_per_hand", color, name, n="hands", of="hands")
+        )
+    everyone = next((r["hands"] for r in rows if r["dimension"] == "hand" and r["player"] is None), None)
     title = "Points lost per hand by street" if dimension == "street" else "Points lost per hand by kind of decision"
+    if everyone:
+        title += f" ({count(everyone, 'hand')})"
     _layout(fig, title, "", "points lost per hand", height=360)
     fig.update_layout(barmode="group")
     fig.update_yaxes(rangemode="tozero")
+    fig.update_xaxes(type="category")
+    return fig
+
+
+def _decision_label(row: dict[str, Any]) -> str:
+    if row["kind"] == "none: the cards":
+        return "no decision: the cards"
+    if row["street"] is not None:
+        return f"street {row['street']}"
+    return KIND_WORDS.get(row["kind"], row["kind"] or "")
+
+
+def foul_chance_by_street(rows: Rows, featured: str | None) -> go.Figure | None:
+    """The chance of fouling after each street's decision (rows of ``foul_sources`` by street), as played and with
+    the best move found, for every player and the featured player as played."""
+    everyone = [r for r in rows if r["player"] is None]
+    if not everyone:
+        return None
+    x = [text(_decision_label(r)) for r in everyone]
+    fig = go.Figure(
+        [
+            _interval_bars(everyone, x, "foul_played", COLORS[3], "as played, all players", None, None,
+                           "decisions", "decisions", ".1%"),
+            _interval_bars(everyone, x, "foul_best", COLORS[2], "with the best move found", None, None,
+                           "decisions", "decisions", ".1%"),
+        ]
+    )  # fmt: skip
+    mine = [r for r in rows if featured is not None and r["player"] == featured]
+    if mine:
+        fig.add_trace(
+            _interval_bars(mine, [text(_decision_label(r)) for r in mine], "foul_played", FEATURED,
+                           f"as played, {featured}", None, None, "decisions", "decisions", ".1%")
+        )  # fmt: skip
+    weighed = count(everyone[0]["analysed_boards"], "weighed board")
+    title = f"Chance of fouling after each decision ({count(_total(everyone, 'decisions'), 'decision')}, {weighed})"
+    _layout(fig, title, "", "chance the board ends fouled", height=380)
+    fig.update_yaxes(tickformat=".0%", rangemode="tozero")
+    fig.update_xaxes(type="category")
+    fig.update_layout(barmode="group")
+    return fig
+
+
+def foul_causes(rows: Rows, fouled: int, dimension: str) -> go.Figure | None:
+    """Fouled boards by the decision that raised their chance of fouling most (rows of ``foul_sources``), by street
+    or by kind of decision, as shares with 95% intervals."""
+    picked = [r for r in rows if r["dimension"] == dimension]
+    if not picked:
+        return None
+    x = [text(_decision_label(r)) for r in picked]
+    colors = [COLORS[7] if r["kind"] == "none: the cards" else COLORS[3] for r in picked]
+    fig = go.Figure(_interval_bars(picked, x, "share", colors, None, "share_low", "share_high", "fouled_boards",
+                                   "fouled boards", ".1%"))  # fmt: skip
+    by = "street" if dimension == "cause_street" else "kind of decision"
+    title = f"Fouled boards by the {by} that made the foul likely most ({count(fouled, 'fouled board')})"
+    _layout(fig, title, "", "share of fouled boards", height=360)
+    fig.update_yaxes(tickformat=".0%", rangemode="tozero")
     fig.update_xaxes(type="category")
     return fig

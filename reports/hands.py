@@ -71,12 +71,21 @@ class Runs(Protocol):
     def start(self, name: str, **extra: Any) -> None: ...
 
 
-def load(
-    run: Runs, notable: Rows, featured: str | None, costly: Rows = (), analysed: bool = False
-) -> dict[str, dict[str, Any]]:
+class Shown(Protocol):
+    """What a game shows of a hand: streets (an open-face game), Fantasyland (rules that deal it), decisions (an
+    analysis)."""
+
+    open_face: bool
+    fantasyland: bool
+    analysed: bool
+
+
+def load(run: Runs, notable: Rows, featured: str | None, costly: Rows, game: Shown) -> dict[str, dict[str, Any]]:
     """Every listed hand as the viewer's JSON, by id: ``notable`` (rows of the query ``notable_hands``) and the
     hands of ``costly`` (rows of ``costly_decisions``), with every decision weighed in them when the lake has an
-    analysis (``analysed``); each listed row gains its hand's id, session and number."""
+    analysis; each listed row gains its hand's id, session and number. A classic hand is shown as set at once
+    (no streets), and a game without Fantasyland says nothing of it."""
+    analysed = game.analysed
     keys = list(dict.fromkeys([*(r["hand_key"] for r in notable), *(r["hand_key"] for r in costly)]))
     if not keys:
         return {}
@@ -132,11 +141,12 @@ def load(
             "played_at": _time(first["played_at"]),
             "variant": first["variant"],
             "rules": first["scored_under"],
-            "boards": [_board(b, names[id(b)]) for b in mine],
+            "boards": [_board(b, names[id(b)], game) for b in mine],
             "pairs": [_pair(p) for p in theirs if p["player_b"] is not None],
             "compare": _compare([p for p in theirs if p["player_b"] is None]),
-            "decisions": decisions_of.get(key, []),
         }
+        if game.open_face:
+            out[hid]["decisions"] = decisions_of.get(key, [])
     return out
 
 
@@ -185,29 +195,34 @@ def _low_name(rank: int) -> str:
     return "23456789TJQKA"[rank] if 0 <= rank < 13 else "?"
 
 
-def _board(b: dict[str, Any], names: list[str]) -> dict[str, Any]:
+def _board(b: dict[str, Any], names: list[str], game: Shown) -> dict[str, Any]:
     cards = format_cards(np.array(b["cards"], dtype=np.uint8)).tolist()
     royalties = [b["royalty_top"], b["royalty_middle"], b["royalty_bottom"]]
     rows = [
         {"row": row, "cards": cards[start:end], "hand": name, "royalty": royalty}
         for row, start, end, name, royalty in zip(ROWS, ROW_STARTS, ROW_ENDS, names, royalties, strict=True)
     ]
-    return {
+    board = {
         "player": b["player"],
         "seat": b["seat"],
         "position": POSITIONS[b["position"]] if 0 <= (b["position"] or 0) < len(POSITIONS) else None,
-        "fantasyland": b["fantasyland"],
-        "fantasyland_cards": b["fantasyland_cards"] if b["fantasyland"] else None,
         "fouled": b["fouled"],
         "natural": b["natural"],
         "surrendered": b["surrendered"],
-        "entry": b["fantasyland_entry"],
-        "stay": b["fantasyland_stay"],
         "rows": rows,
         "royalties": sum(r or 0 for r in royalties) if not b["fouled"] else 0,
         "points": b["points"],
-        "streets": _streets(b, cards, rows),
     }
+    if game.fantasyland:
+        board |= {
+            "fantasyland": b["fantasyland"],
+            "fantasyland_cards": b["fantasyland_cards"] if b["fantasyland"] else None,
+            "entry": b["fantasyland_entry"],
+            "stay": b["fantasyland_stay"],
+        }
+    if game.open_face:
+        board["streets"] = _streets(b, cards, rows)
+    return board
 
 
 def _streets(b: dict[str, Any], cards: list[str], rows: list[dict[str, Any]]) -> list[dict[str, Any]] | None:

@@ -19,8 +19,10 @@ from pathlib import Path
 import plotly.graph_objects as go
 
 from pipeline import __version__
-from reports.report import Report, Section
-from reports.tables import TEXT_KINDS, Table, cell_text, raw_text
+from reports.headline import Stat, small
+from reports.report import Report
+from reports.sections import Game, Section
+from reports.tables import TEXT_KINDS, Column, Table, cell_text, raw_text
 
 ASSETS = Path(__file__).resolve().parent / "assets"
 """The page's own script (sortable, filterable tables saved as CSV; the hand viewer) and its styles."""
@@ -53,8 +55,6 @@ _CSS = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0; color: #222; background: #fafafa; }
 header { background: #1f3a5f; color: #fff; padding: 1.2rem 2rem; }
 header h1 { margin: 0 0 .3rem 0; font-size: 1.6rem; }
-nav { padding: .5rem 2rem; background: #e8eef5; position: sticky; top: 0; z-index: 10; }
-nav a { margin-right: 1.2rem; color: #1f3a5f; text-decoration: none; font-weight: 600; }
 section { background: #fff; margin: 1.2rem 2rem; padding: 1rem 1.5rem; border-radius: 6px;
           box-shadow: 0 1px 3px rgba(0,0,0,.08); }
 .headline { display: flex; flex-wrap: wrap; gap: .8rem; margin: .8rem 0; }
@@ -92,21 +92,31 @@ def _asset(name: str) -> str:
     return (ASSETS / name).read_text(encoding="utf-8").replace("</", "<\\/")
 
 
+SAMPLE = "sample"
+"""The column of small-sample marks a table gains when some row needs one."""
+
+
 def _table(t: Table) -> str:
     """A table as the page's script expects it (reports/assets/README.md): raw values beside the shown text."""
     if not t.rows:
         note = t.note or "no rows."
         return f'<p class="table-empty">{html.escape(t.caption)}: {html.escape(note)}</p>'
-    texts = [c.kind in TEXT_KINDS for c in t.columns]
+    columns = list(t.columns)
+    marked = t.counts is not None and any(small(r.get(t.counts)) for r in t.rows)
+    if marked:  # a column of marks, only where some row needs one
+        columns.append(Column(SAMPLE, "Sample", "text"))
+    texts = [c.kind in TEXT_KINDS for c in columns]
     head = "".join(
         f'<th class="{"text" if is_text else "num"}" data-type="{"text" if is_text else "num"}">'
         f"{html.escape(c.header)}</th>"
-        for c, is_text in zip(t.columns, texts, strict=True)
+        for c, is_text in zip(columns, texts, strict=True)
     )
     body = []
     for row in t.rows[: t.limit]:
+        if marked:
+            row = {**row, SAMPLE: "small sample" if small(row.get(t.counts)) else ""}  # type: ignore[arg-type]
         cells = []
-        for c, is_text in zip(t.columns, texts, strict=True):
+        for c, is_text in zip(columns, texts, strict=True):
             value = row.get(c.key)
             raw = raw_text(value)
             shown = html.escape(cell_text(value, c.kind, c.empty))
@@ -132,17 +142,24 @@ def _table(t: Table) -> str:
     )
 
 
-def _section(s: Section, first_chart: int) -> tuple[str, int]:
-    parts = [f'<section id="{html.escape(s.key)}"><h2>{html.escape(s.title)}</h2><p>{html.escape(s.intro)}</p>']
+def _stat(stat: Stat) -> str:
+    small = " small-sample" if stat.small else ""
+    basis = f'<div class="basis">{html.escape(stat.basis)}</div>' if stat.basis else ""
+    return (
+        f'<div class="figure{small}"><div class="label">{html.escape(stat.label)}</div>'
+        f'<div class="value">{html.escape(stat.text)}</div>{basis}</div>'
+    )
+
+
+def _headline(stats: list[Stat]) -> str:
+    return f'<div class="headline">{"".join(_stat(s) for s in stats)}</div>' if stats else ""
+
+
+def _section(s: Section, ident: str, first_chart: int) -> tuple[str, int]:
+    parts = [f'<section id="{html.escape(ident)}"><h2>{html.escape(s.title)}</h2><p>{html.escape(s.intro)}</p>']
     if s.note:
         parts.append(f'<p class="note">{html.escape(s.note)}</p>')
-    if s.headline:
-        figures = "".join(
-            f'<div class="figure"><div class="label">{html.escape(k)}</div>'
-            f'<div class="value">{html.escape(v)}</div></div>'
-            for k, v in s.headline
-        )
-        parts.append(f'<div class="headline">{figures}</div>')
+    parts.append(_headline(s.headline))
     n = first_chart
     charts = []
     for fig in s.figures:
@@ -157,14 +174,52 @@ def _section(s: Section, first_chart: int) -> tuple[str, int]:
     return "".join(parts), n
 
 
+def section_id(game: Game, section: Section) -> str:
+    """A game's section's id in the page (``pineapple-fouls``): the address that opens it."""
+    return f"{game.variant}-{section.key}"
+
+
+def _game(game: Game, first_chart: int) -> tuple[str, int]:
+    variant = html.escape(game.variant)
+    links = "".join(f'<a href="#{html.escape(section_id(game, s))}">{html.escape(s.title)}</a>' for s in game.sections)
+    left = "".join(f'<p class="left-out">{html.escape(line)}</p>' for line in game.left_out)
+    notes = "".join(f'<p class="note">{html.escape(line)}</p>' for line in game.notes)
+    head = (
+        f'<div class="game-head" id="game-{variant}"><h2>{html.escape(game.title)}</h2>'
+        f"<p>Every figure below is about {html.escape(game.title)} hands only.</p>"
+        f'{_headline(game.headline)}{notes}{left}<nav class="game-nav">{links}</nav></div>'
+    )
+    body, n = [head], first_chart
+    for s in game.sections:
+        text, n = _section(s, section_id(game, s), n)
+        body.append(text)
+    return f'<div class="game" data-game="{variant}">{"".join(body)}</div>', n
+
+
+def _tabs(report: Report) -> str:
+    if not report.games:
+        return ""
+    rows = {r["variant"]: r for r in report.overview_rows}
+    tabs = "".join(
+        f'<button type="button" class="game-tab" role="tab" data-game="{html.escape(g.variant)}" '
+        f'aria-controls="game-{html.escape(g.variant)}">{html.escape(g.title)}'
+        f'<span class="game-count">{rows.get(g.variant, {}).get("hands", 0):,} hands</span></button>'
+        for g in report.games
+    )
+    label = '<span class="tabs-label">Game:</span>'
+    return f'<div class="game-tabs" role="tablist" aria-label="Games">{label}{tabs}</div>'
+
+
 def render(report: Report) -> str:
     """The whole page."""
     charts = sum(len(s.figures) for s in report.sections)
-    nav = "".join(f'<a href="#{html.escape(s.key)}">{html.escape(s.title)}</a>' for s in report.sections)
     body, n = [], 0
-    for s in report.sections:
-        text, n = _section(s, n)
-        body.append(text)
+    text, n = _section(report.overview, report.overview.key, n)
+    body.append(text)
+    games = []
+    for game in report.games:
+        text, n = _game(game, n)
+        games.append(text)
     who = report.player
     title = "Chinese poker report" + (f": {who}" if who else "")
     hands = json.dumps({"hands": report.hands}, ensure_ascii=True, default=str)
@@ -193,9 +248,10 @@ def render(report: Report) -> str:
 <script type="application/json" id="report-hands">{hands}</script>
 </head>
 <body>
-<header><h1>{html.escape(title)}</h1><div>{html.escape(read)}</div></header>
-<nav>{nav}</nav>
+<header><h1>{html.escape(title)}</h1><div>{html.escape(read)}; each game on its own</div></header>
+{_tabs(report)}
 {notes}{"".join(body)}
+{"".join(games)}
 <footer>ofc-analytics {html.escape(__version__)}, made {html.escape(made)}.</footer>
 </body>
 </html>

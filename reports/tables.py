@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any, Literal
 
-__all__ = ["KINDS", "TEXT_KINDS", "Column", "Table", "cell_text", "interval_columns", "plain", "raw_text"]
+__all__ = ["KINDS", "TEXT_KINDS", "Column", "Kind", "Table", "cell_text", "interval_columns", "plain", "raw_text"]
 
 Kind = Literal["text", "int", "num", "signed", "pct", "day", "time", "hand"]
 KINDS: tuple[str, ...] = ("text", "int", "num", "signed", "pct", "day", "time", "hand")
@@ -46,6 +46,9 @@ class Table:
     """Rows written to the page at most (``--json`` has them all)."""
     hands: dict[str, str] = field(default_factory=dict)
     """For a ``hand`` column: each hand id's link text."""
+    counts: str | None = None
+    """The column holding what each row was counted over (hands, boards): a row counted over fewer than
+    ``headline.SMALL_SAMPLE`` is marked as a small sample."""
 
 
 def cell_text(value: Any, kind: str, empty: str = "") -> str:

@@ -74,6 +74,24 @@ window.addEventListener("load", function () {
     root.setAttribute("data-dialog-open", String(dialog.open));
     root.setAttribute("data-boards", String(dialog.querySelectorAll("article.board").length));
     root.setAttribute("data-cards", String(dialog.querySelectorAll("article.board .card").length));
+    root.setAttribute("data-first-open", root.getAttribute("data-hand-open"));
+    window.ofcReport.closeHand();
+    // The games: one shown at a time; a tab shows its game.
+    var tabs = document.querySelectorAll(".game-tab");
+    var last = tabs[tabs.length - 1];
+    last.click();
+    var shown = Array.prototype.filter.call(document.querySelectorAll(".game"), function (g) {
+      return g.offsetParent !== null;
+    });
+    root.setAttribute("data-games-shown", shown.map(function (g) { return g.dataset.game; }).join(","));
+    root.setAttribute("data-tab-clicked", last.dataset.game);
+    // A classic hand is shown as set at once: no streets.
+    var classic = root.getAttribute("data-classic-hand");
+    if (classic) {
+      window.ofcReport.openHand(classic);
+      root.setAttribute("data-classic-streets", String(dialog.querySelectorAll(".hv-streets").length));
+      root.setAttribute("data-classic-text", dialog.textContent.indexOf("Street by street") >= 0 ? "streets" : "set");
+    }
   } catch (e) {
     root.setAttribute("data-driver-error", String(e && e.message || e));
   }
@@ -105,7 +123,9 @@ def opened(report: Report, tmp_path_factory: pytest.TempPathFactory) -> tuple[st
     page = folder / "report.html"
     page.write_text(text, encoding="utf-8")
     driven = folder / "driven.html"
-    driven.write_text(text.replace("</body>", DRIVER + "</body>"), encoding="utf-8")
+    classic = next(k for k, hand in report.hands.items() if hand["variant"] == "classic")
+    marked = text.replace('<html lang="en"', f'<html lang="en" data-classic-hand="{classic}"', 1)
+    driven.write_text(marked.replace("</body>", DRIVER + "</body>"), encoding="utf-8")
     dom = _run(browser, folder, driven, "--enable-logging=stderr", "--v=0", "--dump-dom", driven.as_uri())
     shot = folder / "report.png"
     _run(browser, folder, page, "--window-size=1400,3000", f"--screenshot={shot}", page.as_uri())
@@ -171,10 +191,22 @@ def test_a_listed_hand_opens_with_every_board(opened: tuple[str, str, Path], rep
     assert _attr(dom, "data-dialog-open") == "true"
     assert int(_attr(dom, "data-boards")) == len(hand["boards"])
     assert int(_attr(dom, "data-cards")) == 13 * len(hand["boards"])
-    assert f'data-hand-open="{hand["id"]}"' in _root(dom)
+    assert _attr(dom, "data-first-open") == hand["id"]
 
 
 def test_screenshot_saved(opened: tuple[str, str, Path]) -> None:
     _, _, shot = opened
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert shot.stat().st_size > 50_000
+
+
+def test_one_game_shows_at_a_time_and_a_tab_switches(opened: tuple[str, str, Path], report: Report) -> None:
+    dom, _, _ = opened
+    assert "data-driver-error" not in _root(dom), _root(dom)
+    assert _attr(dom, "data-games-shown") == _attr(dom, "data-tab-clicked") == report.games[-1].variant
+
+
+def test_a_classic_hand_is_shown_as_set_at_once(opened: tuple[str, str, Path]) -> None:
+    dom, _, _ = opened
+    assert _attr(dom, "data-classic-streets") == "0"
+    assert _attr(dom, "data-classic-text") == "set"

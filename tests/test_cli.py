@@ -88,10 +88,12 @@ def test_demo_json(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert not (tmp_path / "default-lake").exists()
     assert not (tmp_path / "default-out").exists()
     assert "plotly" in report.read_text(encoding="utf-8")
-    assert data["report"]["headline"]["Overview"]["hands"] == f"{lake_hands:,}"
+    assert data["report"]["headline"]["Overview"]["hands, all games"] == f"{lake_hands:,}"
+    assert {"Classic", "Pineapple"} <= set(data["report"]["headline"])  # a part per game
+    assert not [k for k in data["report"]["headline"]["Classic"] if "Fantasyland" in k or "Decisions" in k]
     assert data["analyse"]["hands"] == simulated["pineapple"]["hands"]
     assert data["analyse"]["decisions"] > 4 * data["analyse"]["hands"]  # five a hand, or one in Fantasyland
-    assert "points lost per hand, all players" in data["report"]["headline"]["Decisions: points lost"]
+    assert "Decisions: points lost: points lost per hand, all players" in data["report"]["headline"]["Pineapple"]
     # A second run adds nothing and scores nothing new.
     again = json.loads(runner.invoke(app, ["demo", *where, "--json"]).output)
     assert all(s["output"]["accepted"] == 0 for s in again["simulate"])

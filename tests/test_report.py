@@ -47,8 +47,12 @@ def test_report_is_one_self_contained_page(page: tuple[Path, str]) -> None:
     charts = int(re.search(r'data-charts="(\d+)"', text).group(1))
     assert charts >= 10
     assert text.count('class="chart"') == charts
-    for section in ("overview", "player", "results", "fouls", "royalties", "fantasyland", "scoring"):
-        assert f'<section id="{section}">' in text
+    assert '<section id="overview">' in text
+    for section in ("player", "results", "fouls", "royalties", "fantasyland", "scoring"):
+        assert f'<section id="pineapple-{section}">' in text
+    for variant in ("classic", "ofc", "pineapple", "progressive-pineapple", "pineapple-27"):
+        assert f'<div class="game" data-game="{variant}">' in text
+        assert f'data-game="{variant}" aria-controls="game-{variant}"' in text  # its tab
 
 
 def test_data_text_is_escaped_everywhere(page: tuple[Path, str]) -> None:
@@ -74,26 +78,43 @@ def test_a_chart_cannot_be_broken_out_of() -> None:
     assert json.loads(body)["data"][0]["x"] == ["&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;"]
 
 
+def _figure(game: dict, section: str, label: str) -> dict:
+    return next(s for s in game["sections"][section] if s["label"] == label)
+
+
 def test_report_numbers_match_the_lake(report_lake: ReportLake) -> None:
+    """Each game's figures against a direct computation over that game's boards alone."""
     report = build(report_lake.lake, Options(min_hands=1))
     data = report.data()
-    boards = report_lake.boards()
     assert data["filters"]["rules"] == "as played"
-    assert data["filters"]["compared"] == report_lake.rule_keys
-    fouls = {r["dimension"]: r for r in data["queries"]["foul_rate"]}["all"]
-    assert fouls["boards"] == boards.height
-    assert fouls["fouled"] == boards["fouled"].sum()
-    assert data["headline"]["fouls"]["foul rate"].startswith(f"{boards['fouled'].mean():.1%}")
     hands = report_lake.frame("hands").height
-    assert data["headline"]["overview"]["hands"] == f"{hands:,}"
-    for row in ("top", "middle", "bottom"):  # every rule set's boards as played, each counted once
-        share = (boards[f"royalty_{row}"] > 0).mean()
-        assert data["headline"]["royalties"][f"{row}: boards with a royalty"] == f"{share:.1%}"
-    fl = boards.filter(pl.col("fantasyland"))
-    normal = boards.filter(~pl.col("fantasyland") & (pl.col("variant") != "classic"))
-    assert data["headline"]["fantasyland"]["entry rate"] == f"{normal['fantasyland_entry'].mean():.1%}"
-    assert data["headline"]["fantasyland"]["stay rate"] == f"{fl['fantasyland_stay'].mean():.1%}"
-    assert data["headline"]["fantasyland"]["foul rate in Fantasyland"] == f"{fl['fouled'].mean():.1%}"
+    assert next(s for s in data["overview"]["headline"] if s["label"] == "hands, all games")["value"] == hands
+    for variant, game in data["games"].items():
+        boards = report_lake.boards().filter(pl.col("variant") == variant)
+        assert set(game["compared"]) <= set(report_lake.rule_keys)
+        if variant == "pineapple":
+            assert game["compared"] == report_lake.rule_keys
+        fouls = {r["dimension"]: r for r in game["queries"]["foul_rate"]}["all"]
+        assert fouls["boards"] == boards.height
+        assert fouls["fouled"] == boards["fouled"].sum()
+        rate = _figure(game, "fouls", "foul rate")
+        assert rate["value"] == pytest.approx(boards["fouled"].mean())
+        assert rate["n"] == boards.height
+        assert rate["ci_low"] < rate["value"] < rate["ci_high"]
+        for row in ("top", "middle", "bottom"):  # the game's boards as played, each counted once
+            share = (boards[f"royalty_{row}"] > 0).mean()
+            shown = [s for s in game["sections"].get("royalties", []) if s["label"] == f"{row}: boards with a royalty"]
+            assert (shown[0]["value"] if shown else 0.0) == pytest.approx(share)
+        if variant == "classic":
+            assert "fantasyland" not in game["sections"]
+            continue
+        fl = boards.filter(pl.col("fantasyland"))
+        normal = boards.filter(~pl.col("fantasyland"))
+        assert _figure(game, "fantasyland", "entry rate")["value"] == pytest.approx(normal["fantasyland_entry"].mean())
+        assert _figure(game, "fantasyland", "entry rate")["n"] == normal.height
+        assert _figure(game, "fantasyland", "stay rate")["value"] == pytest.approx(fl["fantasyland_stay"].mean())
+        foul = _figure(game, "fantasyland", "foul rate in Fantasyland")
+        assert foul["value"] == pytest.approx(fl["fouled"].mean())
 
 
 def test_report_for_one_player(report_lake: ReportLake, tmp_path: Path) -> None:
@@ -104,17 +125,21 @@ def test_report_for_one_player(report_lake: ReportLake, tmp_path: Path) -> None:
     data = json.loads(out.read_text())
     assert data["filters"]["player"] == INJECTION
     assert data["filters"]["rules"] == report_lake.rule_keys[1]
-    assert data["filters"]["compared"] == report_lake.rule_keys[::-1]
     assert any("pineapple-27 hands are left out" in note for note in data["notes"])
-    results = data["queries"]["results"]
-    assert {r["group"] for r in results if r["dimension"] == "player"} == {INJECTION}
+    assert "pineapple-27" not in data["games"]
     mine = report_lake.boards(report_lake.rule_keys[1]).filter(
         (pl.col("player") == INJECTION) & (pl.col("played_at").dt.date() >= pl.date(2026, 3, 2))
     )
-    assert {r["dimension"]: r for r in results}["all"]["hands"] == mine.height
-    assert {r["opponent"] for r in data["queries"]["head_to_head"]} <= set(
-        report_lake.boards(report_lake.rule_keys[1])["player"].unique().to_list()
-    ) - {INJECTION}
+    assert data["games"]
+    for variant, game in data["games"].items():
+        assert game["compared"] == report_lake.rule_keys[::-1]
+        results = game["queries"]["results"]
+        assert {r["group"] for r in results if r["dimension"] == "player"} == {INJECTION}
+        theirs = mine.filter(pl.col("variant") == variant)
+        assert {r["dimension"]: r for r in results}["all"]["hands"] == theirs.height
+        assert {r["opponent"] for r in game["queries"]["head_to_head"]} <= set(
+            report_lake.boards(report_lake.rule_keys[1]).filter(pl.col("variant") == variant)["player"].to_list()
+        ) - {INJECTION}
 
 
 def test_report_needs_an_output_and_a_lake(tmp_path: Path) -> None:

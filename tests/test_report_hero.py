@@ -42,12 +42,19 @@ def _visible(page: str) -> str:
     return re.sub(r"<script.*?</script>", "", page, flags=re.S)
 
 
+def _players(game: dict) -> set[str]:
+    return {r["group"] for r in game["queries"]["results"] if r["dimension"] == "player"}
+
+
 def test_a_player_is_found_without_regard_to_case(report_lake: ReportLake) -> None:
     code, data, output = _report(report_lake, "--player", "aNN")
     assert code == 0, output
     assert data["filters"]["player"] == "Ann"
-    assert data["filters"]["featured"] == "Ann"
-    assert {r["group"] for r in data["queries"]["results"] if r["dimension"] == "player"} == {"Ann"}
+    played = set(report_lake.boards().filter(pl.col("player") == "Ann")["variant"].to_list())
+    assert set(data["games"]) == played  # the games Ann played, each featuring her
+    for game in data["games"].values():
+        assert game["featured"] == "Ann"
+        assert _players(game) == {"Ann"}
 
 
 def test_an_unknown_player_is_an_error_naming_the_closest(report_lake: ReportLake) -> None:
@@ -67,15 +74,18 @@ def test_a_variant_or_day_that_matches_nothing_is_an_error(report_lake: ReportLa
     assert "no hands were played on or after 2031-01-01" in output
 
 
-def test_without_a_player_the_one_with_most_hands_is_featured(report_lake: ReportLake) -> None:
+def test_without_a_player_each_game_features_its_player_with_most_hands(report_lake: ReportLake) -> None:
     boards = report_lake.boards()
-    counts = Counter(boards["player"].to_list())
-    expected = min(counts, key=lambda p: (-counts[p], p))
     code, data, output = _report(report_lake)
     assert code == 0, output
-    assert data["filters"]["featured"] == expected
     assert data["filters"]["player"] is None
-    assert data["headline"]["player"]["hands"] == f"{counts[expected]:,}"
+    assert set(data["games"]) == set(boards["variant"].to_list())
+    for variant, game in data["games"].items():
+        counts = Counter(boards.filter(pl.col("variant") == variant)["player"].to_list())
+        expected = min(counts, key=lambda p: (-counts[p], p))
+        assert game["featured"] == expected
+        hands = next(s for s in game["sections"]["player"] if s["label"] == "hands")
+        assert hands["value"] == counts[expected]
 
 
 def test_the_featured_player_can_be_set_once(report_lake: ReportLake, tmp_path: Path) -> None:
@@ -85,11 +95,16 @@ def test_the_featured_player_can_be_set_once(report_lake: ReportLake, tmp_path: 
     settings.write_text('player = "carla"\nmin_hands = 3\n', encoding="utf-8")
     code, data, output = _report(report_lake, env={"OFC_CONFIG": str(settings)})
     assert code == 0, output
-    assert data["filters"]["featured"] == "Carla"
-    assert data["filters"]["player"] is None  # featured, not a filter
+    boards = report_lake.boards()
+    carla = set(boards.filter(pl.col("player") == "Carla")["variant"].to_list())
+    assert {v for v, g in data["games"].items() if g["featured"] == "Carla"} == carla
+    assert data["filters"]["player"] is None  # featured, not a filter: every player is there
+    assert all(len(_players(g)) > 1 for g in data["games"].values())
     assert data["filters"]["min_hands"] == 3
+    assert {g["min_hands"] for g in data["games"].values()} == {3}
     code, data, _ = _report(report_lake, env={"OFC_CONFIG": str(settings), "OFC_PLAYER": "Bo"})
-    assert data["filters"]["featured"] == "Bo"  # the variable wins over the file
+    bo = set(boards.filter(pl.col("player") == "Bo")["variant"].to_list())
+    assert {v for v, g in data["games"].items() if g["featured"] == "Bo"} == bo  # the variable wins
 
 
 def test_aliases_read_as_one_player(report_lake: ReportLake, tmp_path: Path) -> None:
@@ -100,10 +115,10 @@ def test_aliases_read_as_one_player(report_lake: ReportLake, tmp_path: Path) -> 
     code, data, output = _report(report_lake, "--player", "bo", "--min-hands", "1", env={"OFC_CONFIG": str(settings)})
     assert code == 0, output
     assert data["filters"]["player"] == "Ann"
-    results = {r["dimension"]: r for r in data["queries"]["results"]}
-    assert results["all"]["hands"] == both.height
-    assert results["all"]["points"] == both["points"].sum()
-    assert "Bo" not in {r["opponent"] for r in data["queries"]["head_to_head"]}
+    results = [{r["dimension"]: r for r in g["queries"]["results"]}["all"] for g in data["games"].values()]
+    assert sum(r["hands"] for r in results) == both.height
+    assert sum(r["points"] for r in results) == both["points"].sum()
+    assert "Bo" not in {r["opponent"] for g in data["games"].values() for r in g["queries"]["head_to_head"]}
     pairs = report_lake.pairs()
     shared = pairs.filter(pl.col("player_a").is_in(["Ann", "Bo"]) & pl.col("player_b").is_in(["Ann", "Bo"]))
     together = shared.filter(pl.col("player_a") != pl.col("player_b"))["hand_key"].n_unique()
@@ -115,7 +130,8 @@ def test_a_featured_alias_is_its_player(report_lake: ReportLake, tmp_path: Path)
     settings.write_text('player = "BO"\n[aliases]\nAnn = ["Bo"]\n', encoding="utf-8")
     code, data, output = _report(report_lake, env={"OFC_CONFIG": str(settings)})
     assert code == 0, output
-    assert data["filters"]["featured"] == "Ann"
+    assert any(g["featured"] == "Ann" for g in data["games"].values())
+    assert not any(g["featured"] == "Bo" for g in data["games"].values())
     assert not [n for n in data["notes"] if "no hands here" in n]
 
 
@@ -133,13 +149,15 @@ def test_a_settings_file_that_does_not_parse_names_itself(tmp_path: Path) -> Non
 
 
 def test_rankings_leave_out_players_with_few_hands_and_say_so(report_lake: ReportLake) -> None:
-    counts = Counter(report_lake.boards()["player"].to_list())
+    boards = report_lake.boards().filter(pl.col("variant") == "pineapple")
+    counts = Counter(boards["player"].to_list())
     limit = sorted(counts.values())[len(counts) // 2] + 1
     report = build(report_lake.lake, Options(min_hands=limit))
-    table = next(t for s in report.sections for t in s.tables if t.name == "results_by_player")
+    game = report.game("pineapple")
+    table = next(t for s in game.sections for t in s.tables if t.name == "results_by_player")
     assert {r["group"] for r in table.rows} == {p for p, n in counts.items() if n >= limit}
     left = sum(1 for n in counts.values() if n < limit)
-    assert f"{left:,} players with fewer than {limit:,} hands left out." == table.note
+    assert f"{left:,} players with fewer than {limit:,} hands left out (--min-hands)." == table.note
     assert f"fewer than {limit:,} hands" in render(report)
 
 
@@ -212,16 +230,16 @@ def test_rules_that_differ_only_in_the_deal_are_explained(versions: tuple[Lake, 
     assert deal_only_difference(load_rules("ofc"), load_rules("ofc")) == []
     lake, _, _ = versions
     report = build(lake, Options(variant="pineapple", rules=("pineapple", "progressive-pineapple"), min_hands=1))
-    scoring = next(s for s in report.sections if s.key == "scoring")
-    assert "progressive-pineapple scores every hand here exactly as pineapple does" in scoring.note
+    scoring = next(s for s in report.game("pineapple").sections if s.key == "scoring")
+    assert "progressive-pineapple scores every hand here exactly as played" in scoring.note
     assert "the cards a Fantasyland entry deals" in scoring.note
 
 
 def test_the_listed_hands_agree_with_the_lake(report_lake: ReportLake) -> None:
     report = build(report_lake.lake, Options(min_hands=1))
-    listed = next(t for s in report.sections for t in s.tables if t.name == "hands")
-    assert listed.rows
-    assert {r["hand"] for r in listed.rows} == set(report.hands)
+    listed = [r for s in report.sections for t in s.tables if t.name == "hands" for r in t.rows]
+    assert listed
+    assert {r["hand"] for r in listed} == set(report.hands)
     boards = report_lake.boards()
     for hand in report.hands.values():
         mine = boards.filter(pl.col("hand_key") == int(hand["id"]))  # hand ids repeat across sessions
@@ -237,20 +255,21 @@ def test_the_listed_hands_agree_with_the_lake(report_lake: ReportLake) -> None:
             if not board["fouled"]:
                 paid = row["royalty_top"] + row["royalty_middle"] + row["royalty_bottom"]
                 assert board["royalties"] == paid
-            if board["streets"]:
+            if board.get("streets"):
                 placed = sorted(c["card"] for s in board["streets"] for c in s["placed"])
                 assert placed == sorted(c for r in board["rows"] for c in r["cards"])
 
 
 def test_sessions_and_running_totals_add_up(report_lake: ReportLake) -> None:
     report = build(report_lake.lake, Options(min_hands=1))
-    who = report.featured
-    mine = report_lake.boards().filter(pl.col("player") == who)
-    sessions = report.queries["session_summary"]
+    game = report.game("pineapple")
+    who = game.featured
+    mine = report_lake.boards().filter((pl.col("player") == who) & (pl.col("variant") == "pineapple"))
+    sessions = game.ask.rows["session_summary"]
     assert sum(r["hands"] for r in sessions) == mine.height
     assert sum(r["points"] for r in sessions) == mine["points"].sum()
     assert sum(r["fouls"] for r in sessions) == mine["fouled"].sum()
-    running = [r for r in report.queries["running_totals"] if r["player"] == who]
+    running = [r for r in game.ask.rows["running_totals"] if r["player"] == who]
     timed = mine.filter(pl.col("played_at").is_not_null())
     assert running[-1]["hands"] == timed.height
     assert running[-1]["points"] == timed["points"].sum()
@@ -278,7 +297,7 @@ def test_a_named_query_finds_its_player_or_names_the_closest(report_lake: Report
 
 def test_listed_hands_keep_each_kind_in_its_own_order(report_lake: ReportLake) -> None:
     report = build(report_lake.lake, Options(min_hands=1))
-    rows = report.queries["notable_hands"]
+    rows = report.game("pineapple").ask.rows["notable_hands"]
     kinds = [r["kind"] for r in rows]
     assert kinds == sorted(kinds, key=["fouled", "biggest win", "biggest loss", "fantasyland", "winner changes"].index)
     wins = [r["points"] for r in rows if r["kind"] == "biggest win"]
@@ -297,26 +316,34 @@ def test_listed_hands_keep_each_kind_in_its_own_order(report_lake: ReportLake) -
 def test_a_player_filter_reaches_the_winner_changes(report_lake: ReportLake) -> None:
     key = report_lake.rule_keys[0]
     report = build(report_lake.lake, Options(player="Ann", min_hands=1))
-    rows = {r["variant"]: r for r in report.queries["winner_changes"] if r["rules_key"] == key}
-    mine = report_lake.boards(key).filter(pl.col("player") == "Ann")
-    assert rows["all variants"]["hands"] == mine.height
-    changed = mine.filter(pl.col("winner_seat") != pl.col("native_winner_seat")).height
-    assert rows["all variants"]["changed"] == changed
+    checked = 0
+    for game in report.games:
+        if key not in game.compared:
+            continue
+        checked += 1
+        rows = {r["variant"]: r for r in game.ask.rows["winner_changes"] if r["rules_key"] == key}
+        mine = report_lake.boards(key).filter((pl.col("player") == "Ann") & (pl.col("variant") == game.variant))
+        assert rows[game.variant]["hands"] == mine.height
+        changed = mine.filter(pl.col("winner_seat") != pl.col("native_winner_seat")).height
+        assert rows[game.variant]["changed"] == changed
+    assert checked
 
 
 def test_running_totals_follow_every_hand_of_a_small_player(report_lake: ReportLake) -> None:
     report = build(report_lake.lake, Options(player="Ann", min_hands=1))
-    running = report.queries["running_totals"]
-    mine = report_lake.boards().filter(pl.col("player") == "Ann").sort("played_at", "session", "hand_number")
-    assert [r["hands"] for r in running] == list(range(1, mine.height + 1))[-len(running) :]
-    assert running[-1]["points"] == mine["points"].sum()
+    for game in report.games:
+        running = game.ask.rows["running_totals"]
+        mine = report_lake.boards().filter((pl.col("player") == "Ann") & (pl.col("variant") == game.variant))
+        mine = mine.sort("played_at", "session", "hand_number")
+        assert [r["hands"] for r in running] == list(range(1, mine.height + 1))[-len(running) :]
+        assert running[-1]["points"] == mine["points"].sum()
 
 
-def test_a_lake_without_open_face_hands_draws_no_fantasyland_chart(report_lake: ReportLake) -> None:
+def test_a_classic_report_has_no_fantasyland_or_decisions(report_lake: ReportLake) -> None:
     report = build(report_lake.lake, Options(variant="classic", min_hands=1))
-    section = next(s for s in report.sections if s.key == "fantasyland")
-    assert section.figures == []
-    assert "No open-face hands" in section.intro
+    assert [g.variant for g in report.games] == ["classic"]
+    assert not {"fantasyland", "decisions"} & {s.key for s in report.sections}
+    assert not any("Fantasyland" in line or "Decisions" in line for line in report.game("classic").left_out)
 
 
 def test_a_featured_player_the_lake_does_not_have_is_said(report_lake: ReportLake) -> None:

@@ -199,14 +199,20 @@ def demo(
 
 
 def _report(lake: Any, path: Path) -> tuple[Path, dict[str, dict[str, str]]]:
-    """Write the HTML report of the whole lake to ``path``; its path and headline figures."""
+    """Write the HTML report of the whole lake to ``path``; its path and headline figures: the overview's counts,
+    then each game's figures by section."""
     from reports.html import render
     from reports.report import Options, build
 
     result = build(lake, Options())  # each hand under its own rules, every rule set rescored beside them
     with written(path) as stream:
         stream.write(render(result).encode("utf-8"))
-    return path, {s.title: dict(s.headline) for s in result.sections if s.headline}
+    headline = {"Overview": {stat.label: stat.text for stat in result.overview.headline}}
+    for game in result.games:
+        headline[game.title] = {
+            f"{section.title}: {stat.label}": stat.text for section in game.sections for stat in section.headline
+        }
+    return path, headline
 
 
 def _print(

@@ -43,8 +43,8 @@ def report(
         "--min-hands",
         metavar="N",
         min=1,
-        help="Leave players with fewer hands out of rankings and per-player charts (default 100, or the settings "
-        "file's min_hands).",
+        help="Leave players with fewer hands out of rankings and per-player charts (default: the settings file's "
+        "min_hands, else a tenth of the busiest player's hands in each game, at most 100).",
         show_default=False,
     ),
     all_versions: bool = typer.Option(
@@ -98,7 +98,7 @@ def _report(
     if as_json:
         import json
 
-        text = json.dumps(result.data(), ensure_ascii=False, default=str)
+        text = json.dumps(result.data(), ensure_ascii=False)
         if out is None:
             sys.stdout.write(text + "\n")
         else:
@@ -108,8 +108,9 @@ def _report(
     assert out is not None
     with written(out) as stream:
         stream.write(render(result).encode("utf-8"))
-    err.print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB), featuring {result.featured}")
+    games = "; ".join(f"{g.title}, featuring {g.featured}" for g in result.games) or "no game"
+    err.print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB): {games}", markup=False)
     for note in result.notes:
         err.print(note)
-    if len(result.sections) == 1:
+    if len(result.sections) == 1 and result.games:
         err.print("the lake has no results yet: ofc rescore writes them (the report shows the overview only)")

@@ -525,10 +525,69 @@
     if (handInHash() !== null) openHand(handInHash());
   }
 
-  window.ofcReport = { openHand, closeHand, sortTable, csv };
+  /* ---- games: one variant's figures at a time ---- */
+
+  // The game an address names: #game-VARIANT, or the id of anything inside a game (#VARIANT-fouls).
+  function gameOf(hash) {
+    if (!hash || hash.length < 2 || hash.startsWith("#hand-")) return null;
+    let target = null;
+    try {
+      target = document.getElementById(decodeURIComponent(hash.slice(1)));
+    } catch (e) {
+      target = document.getElementById(hash.slice(1));
+    }
+    return target ? target.closest(".game") : null;
+  }
+
+  function showGame(which, fromAddress) {
+    const games = Array.from(document.querySelectorAll(".game[data-game]"));
+    const game = typeof which === "string" ? games.find((g) => g.dataset.game === which) : which;
+    if (!game) return;
+    games.forEach((g) => g.classList.toggle("shown", g === game));
+    document.querySelectorAll(".game-tab[data-game]").forEach((tab) => {
+      const on = tab.dataset.game === game.dataset.game;
+      tab.setAttribute("aria-selected", String(on));
+      tab.tabIndex = on ? 0 : -1;
+    });
+    root.dataset.game = game.dataset.game;
+    // Charts drawn while their game was hidden take the width they have now.
+    if (window.Plotly && Plotly.Plots) {
+      game.querySelectorAll(".js-plotly-plot").forEach((chart) => Plotly.Plots.resize(chart));
+    }
+    if (!fromAddress) setHash("#game-" + game.dataset.game);
+  }
+
+  function setUpGames() {
+    const tabs = Array.from(document.querySelectorAll(".game-tab[data-game]"));
+    if (!tabs.length) return;
+    root.classList.add("js-games");
+    tabs.forEach((tab, i) => {
+      tab.addEventListener("click", () => showGame(tab.dataset.game));
+      tab.addEventListener("keydown", (e) => {
+        const step = e.key === "ArrowRight" ? 1 : e.key === "ArrowLeft" ? -1 : 0;
+        if (!step) return;
+        const next = tabs[(i + step + tabs.length) % tabs.length];
+        next.focus();
+        showGame(next.dataset.game);
+      });
+    });
+    const named = gameOf(location.hash);
+    showGame(named || tabs[0].dataset.game, true);
+    if (named && location.hash.slice(1) !== "game-" + named.dataset.game) {
+      const target = document.getElementById(location.hash.slice(1));
+      if (target) target.scrollIntoView();
+    }
+    window.addEventListener("hashchange", () => {
+      const game = gameOf(location.hash);
+      if (game) showGame(game, true);
+    });
+  }
+
+  window.ofcReport = { openHand, closeHand, sortTable, csv, showGame };
 
   function start() {
     document.querySelectorAll(".table-block table.data").forEach(stateOf);
+    setUpGames();
     setUpHands();
   }
 

@@ -6,7 +6,7 @@
 -- @param player text?: only this player's boards
 -- @param variant text?: only this variant
 -- @param since date?: only hands played on or after this day (UTC)
--- @param analysis text?: the analysis to read, by its key (r32-m5-s0-v2); by default the one run last
+-- @param analysis text?: the analysis to read, by its key (r32-m5-s0-v3); by default the one run last
 WITH boards AS MATERIALIZED (
     SELECT hand_key, seat, player
     FROM analysed($analysis)

@@ -1,6 +1,7 @@
 -- Foul rate: the share of boards fouled, overall and by player, variant, table size, seat relative to the button
--- at each table size (the button acts last), and in or out of Fantasyland; with 95% Wilson intervals. A seat's
--- and a table size's rows carry the table size (n_players) and the seat (position: 0 the button, 1 first to act).
+-- at each table size (the button acts last), and in or out of Fantasyland (open-face boards only: a classic hand
+-- has no Fantasyland); with 95% Wilson intervals. A seat's and a table size's rows carry the table size
+-- (n_players) and the seat (position: 0 the button, 1 first to act).
 -- @param rules rules?: read every hand as if played under this rule set (by default: under its own rules)
 -- @param player text?: only this player's boards
 -- @param variant text?: only this variant
@@ -17,13 +18,18 @@ groups AS (
             WHEN grouping(variant) = 0 THEN 'variant'
             WHEN grouping(position) = 0 THEN 'seat'
             WHEN grouping(n_players) = 0 THEN 'table size'
-            WHEN grouping(fantasyland) = 0 THEN 'fantasyland'
             ELSE 'all'
         END AS dimension,
-        player, variant, n_players, position, fantasyland, sum(boards) AS boards, sum(fouled) AS fouled
+        player, variant, n_players, position, NULL::BOOLEAN AS fantasyland, sum(boards) AS boards,
+        sum(fouled) AS fouled
     FROM fine
-    GROUP BY GROUPING SETS ((), (player), (variant), (n_players), (n_players, position), (fantasyland))
+    GROUP BY GROUPING SETS ((), (player), (variant), (n_players), (n_players, position))
     HAVING count(*) > 0
+    UNION ALL
+    SELECT 'fantasyland', NULL, NULL, NULL, NULL, fantasyland, sum(boards), sum(fouled)
+    FROM fine
+    WHERE variant IN (SELECT variant FROM variants WHERE open_face)
+    GROUP BY fantasyland
 )
 SELECT
     dimension,
