@@ -7,6 +7,8 @@ a figure: Plotly renders a few tags in labels (``<b>``, ``<a href>``), and escap
 from __future__ import annotations
 
 import html
+import importlib
+import importlib.util
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,6 +18,12 @@ from pipeline.evaluate import CATEGORY_NAMES
 from reports.headline import SMALL_SAMPLE, count, small
 
 Rows = list[dict[str, Any]]
+
+# Plotly imports pandas, where it is installed, the first time a figure checks whether a value is an array. The
+# report builds its sections' figures on several threads at once, and a thread that meets pandas half imported by
+# another fails ("partially initialized module 'pandas'"): pandas is imported here, once, before any thread.
+if importlib.util.find_spec("pandas") is not None:
+    importlib.import_module("pandas")
 
 COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
 ROWS = ("top", "middle", "bottom")

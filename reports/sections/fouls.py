@@ -62,11 +62,9 @@ def fouls(game: Game) -> Section:
             counts="boards",
         )
     ]
-    intro = (
-        f"Share of {game.title} boards fouled, one breakdown per chart: by table size, seat (the button acts last), "
-        + ("in or out of Fantasyland, " if game.fantasyland else "")
-        + "and by player."
-    )
+    shown_by = [*(["table size"] if len(sizes) > 1 else []), "seat (the button acts last)"]
+    shown_by += [*(["in or out of Fantasyland"] if game.fantasyland else []), "player"]
+    intro = f"Share of {game.title} boards fouled, one breakdown per chart: by {', '.join(shown_by)}."
     if game.open_face:
         more_figs, more_tables, more_stats, said = _where(game)
         figs += more_figs
@@ -128,13 +126,13 @@ def sources(game: Game, rows: Rows) -> tuple[list, list[Table], list[Stat]]:
         return [], [], []
     fouled = everyone[0]["fouled_boards"]
     stats = []
-    for dimension, word in (("cause_street", "street"), ("cause_kind", "kind of decision")):
+    for dimension in ("cause_street", "cause_kind"):
         named = [r for r in everyone if r["dimension"] == dimension and r["kind"] != NONE]
         if named:
             top = max(named, key=lambda r: r["boards"])
             stats.append(
                 Stat(
-                    f"weighed boards' fouls made likely most at {word}: {_cause(top)}",
+                    f"fouls made likely most at: {_cause(top)} (weighed boards)",
                     top["share"],
                     "pct",
                     top["share_low"],
@@ -146,7 +144,7 @@ def sources(game: Game, rows: Rows) -> tuple[list, list[Table], list[Stat]]:
     cards = one(everyone, dimension="cause_kind", kind=NONE)
     if cards:
         stats.append(
-            Stat("weighed boards' fouls no decision made likely (the cards)", cards["share"], "pct", cards["share_low"],
+            Stat("fouls no decision made likely: the cards (weighed boards)", cards["share"], "pct", cards["share_low"],
                  cards["share_high"], fouled, "fouled board")
         )  # fmt: skip
     figs = [

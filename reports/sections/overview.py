@@ -32,7 +32,7 @@ def overview(rows: Rows, players: int, games: list[Game], filters: list[str], sc
         Stat("games", len(games), "int"),
     ]
     shown = [{**r, "game": facts(r["variant"]).title if r["variant"] != "all variants" else "all games"} for r in rows]
-    players_of = {g.variant: len(g.boards) for g in games}
+    players_of = {g.variant: len(g.boards) for g in games} | {"all variants": players}
     for r in shown:
         r["players"] = players_of.get(r["variant"])
     intro = "Counts over every game in the lake" + (f" ({'; '.join(filters)})" if filters else "") + "."

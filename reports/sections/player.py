@@ -32,7 +32,7 @@ def featured(game: Game, user_chose: bool) -> Section:
                 scoop["ci_low"],
                 scoop["ci_high"],
                 scoop["matchups"],
-                "hand against an opponent",
+                "matchup",
             )
         )
     running = run("running_totals", featured=who, min_hands=game.min_hands, players=1 if game.player else 6)
