@@ -180,7 +180,7 @@ con = connect(snapshot)
 who = {"player": "player00"}
 params = {name: who for name in ("sessions", "session_summary", "notable_hands")}
 keys = ",".join(str(k) for (k,) in con.sql("SELECT hand_key FROM hands LIMIT 40").fetchall())
-params |= {"hand_boards": {"hands": keys}, "hand_pairs": {"hands": keys}}
+params |= {name: {"hands": keys} for name in ("hand_boards", "hand_pairs", "hand_decisions")}
 out = {}
 for name in named.queries():
     t0 = time.perf_counter()
