@@ -8,15 +8,18 @@ every key means, are in :mod:`schemas.rules`.
 
 from __future__ import annotations
 
+import re
 import tomllib
+import types
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Union, get_args, get_origin
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from pipeline.errors import RulesError
 from pipeline.paths import RULES
 from pipeline.score.thresholds import HandPatternError, threshold
+from pipeline.suggest import closest_names, did_you_mean
 from schemas.rules import Row, RuleSet
 
 __all__ = [
@@ -57,7 +60,9 @@ def resolve_path(name_or_path: str | Path) -> Path:
         return p
     preset = presets_dir() / f"{name_or_path}.toml"
     if not preset.is_file():
-        raise RuleSetError(str(name_or_path), [("", f"no such preset or file; presets: {', '.join(preset_names())}")])
+        names = preset_names()
+        hint = did_you_mean(closest_names(str(name_or_path), names))
+        raise RuleSetError(str(name_or_path), [("", f"no such preset or file{hint} (presets: {', '.join(names)})")])
     return preset
 
 
@@ -100,19 +105,69 @@ def parse_rules(doc: dict[str, Any], source: str) -> RuleSet:
     try:
         rules = RuleSet.model_validate(doc)
     except ValidationError as exc:
-        problems = [(".".join(str(p) for p in e["loc"]), _message(e)) for e in exc.errors()]
+        problems = [(".".join(str(p) for p in e["loc"] if p != "[key]"), _message(e)) for e in exc.errors()]
         raise RuleSetError(source, problems) from None
     _check_thresholds(rules, source)
     return rules
 
 
+_TOP_LEVEL_KEYS = ("extends",)
+"""Keys a rule file may have at its top level beyond the rule set's own: read before the file is validated."""
+
+
 def _message(e: Any) -> str:
+    """Pydantic's error in the words of a rule file; a misspelt key or value names the closest one."""
     if e["type"] == "extra_forbidden":
-        return "unknown key"
+        keys = _keys_at(e["loc"][:-1])
+        hint = did_you_mean(closest_names(str(e["loc"][-1]), keys))
+        return f"unknown key{hint}" if hint or not keys else f"unknown key (keys here: {', '.join(keys)})"
     if e["type"] == "missing":
         return "required"
     msg = str(e["msg"]).removeprefix("Value error, ")
-    return f"{msg} (got {e['input']!r})" if e["type"] not in ("value_error",) and "input" in e else msg
+    if e["type"] == "value_error" or "input" not in e:
+        return msg
+    hint = ""
+    if e["type"] in ("enum", "literal_error") and isinstance(e["input"], str):
+        allowed = re.findall(r"'([^']*)'", str(e.get("ctx", {}).get("expected", "")))
+        hint = did_you_mean(closest_names(e["input"], allowed))
+    return f"{msg} (got {e['input']!r}){hint}"
+
+
+def _keys_at(loc: tuple[str | int, ...]) -> list[str]:
+    """The keys a rule file may write at the TOML path ``loc`` (the fields of the table there), or none when the
+    path leads to no table of the rule set."""
+    kind: Any = RuleSet
+    for part in loc:
+        kind = _step(kind, part)
+        if kind is None:
+            return []
+    models = [c for c in _alternatives(kind) if isinstance(c, type) and issubclass(c, BaseModel)]
+    if not models:
+        return []
+    return [*models[0].model_fields, *(_TOP_LEVEL_KEYS if models[0] is RuleSet else ())]
+
+
+def _alternatives(kind: Any) -> list[Any]:
+    """The types a field's annotation allows: its own, or each of a union's (constraints set aside)."""
+    origin = get_origin(kind)
+    if origin is Annotated:
+        return _alternatives(get_args(kind)[0])
+    if origin in (Union, types.UnionType):
+        return [alt for arg in get_args(kind) for alt in _alternatives(arg)]
+    return [kind]
+
+
+def _step(kind: Any, part: str | int) -> Any:
+    """The type one step down a TOML path: a table's field, a list's item or a dictionary's value."""
+    for alt in _alternatives(kind):
+        origin = get_origin(alt)
+        if isinstance(part, int) and origin is list:
+            return get_args(alt)[0]
+        if isinstance(part, str) and isinstance(alt, type) and issubclass(alt, BaseModel) and part in alt.model_fields:
+            return alt.model_fields[part].annotation
+        if isinstance(part, str) and origin is dict:
+            return get_args(alt)[1]
+    return None
 
 
 def _check_thresholds(rules: RuleSet, source: str) -> None:

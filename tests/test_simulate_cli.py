@@ -54,7 +54,7 @@ def test_help_names_every_bot_and_option() -> None:
         (["--variant", "ofc", "--players", "5"], "2 to 4"),
         (["--variant", "ofc", "--bots", "heuristic,clever"], "unknown bot 'clever'"),
         (["--variant", "ofc", "--rules", "pineapple"], "are for pineapple, not ofc"),
-        (["--variant", "omaha"], "unknown variant 'omaha'"),
+        (["--variant", "omaha"], "--variant: no variant 'omaha'"),
         (["--variant", "ofc", "--rules", "no-such-preset"], "no such preset"),
         (["--variant", "ofc", "--lake", "x", "--out", "y.jsonl"], "not both"),
         (["--variant", "ofc", "--start", "yesterday"], "not an ISO time"),

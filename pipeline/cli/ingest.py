@@ -13,6 +13,7 @@ from rich.text import Text
 
 from pipeline.cli.console import EXIT_FAILED, byte_progress, err, out, print_json
 from pipeline.cli.options import (
+    check_variant,
     existing_lake,
     format_option,
     json_option,
@@ -55,13 +56,8 @@ def labels_of(variant: str | None, house_rules: str | None) -> Any:
     from pipeline.ingest.labels import Labels
     from pipeline.native import cannot_apply
     from pipeline.rule_files import preset_names
-    from pipeline.suggest import closest, did_you_mean
-    from schemas.rules import Variant
 
-    known = [v.value for v in Variant]
-    if variant is not None and variant not in known:
-        hint = did_you_mean(closest(variant, known, any_case=True))
-        raise InputError(f"--variant: no variant {variant!r}{hint} (variants: {', '.join(known)})")
+    check_variant(variant)
     if house_rules is None:
         return Labels(variant)
     rules = load_rules(house_rules)

@@ -125,6 +125,17 @@ def check_engine(engine: str, address: str | None) -> None:
         raise InputError("--address: only with --engine ray")
 
 
+def check_variant(variant: str | None) -> None:
+    """``--variant`` names a variant (none given: every variant): checked before any work, with the closest."""
+    from pipeline.errors import InputError
+    from pipeline.suggest import no_such
+    from schemas.rules import Variant
+
+    known = [v.value for v in Variant]
+    if variant is not None and variant not in known:
+        raise InputError(f"--variant: {no_such('variant', variant, known)}")
+
+
 def lake_at(path: Path | None) -> Lake:
     """The lake a command writes to: ``--lake``, else the default; made on its first commit."""
     from pipeline.lake.store import Lake

@@ -13,6 +13,7 @@ from pipeline.cli.console import EXIT_FAILED, EXIT_USAGE, err, fail, hand_progre
 from pipeline.cli.options import (
     address_option,
     check_engine,
+    check_variant,
     engine_option,
     json_option,
     lake_at,
@@ -103,9 +104,8 @@ def simulate(
         fail("give --lake or --out, not both", EXIT_USAGE)
     if out_file is not None and out_file.is_dir():
         fail(f"--out: {out_file} is a folder; give a file name", EXIT_USAGE)
+    check_variant(variant)
     known = {v.value: v for v in Variant}
-    if variant not in known:
-        fail(f"unknown variant {variant!r} (known: {', '.join(known)})", EXIT_USAGE)
     if rules and len(rules) > 1:
         fail(f"--rules: a simulation plays under one rule set, got {len(rules)} ({', '.join(rules)})", EXIT_USAGE)
     rule_set = load_rules(rules[0] if rules else PRESETS[known[variant]])

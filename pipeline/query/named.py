@@ -33,6 +33,7 @@ from pipeline.native import cannot_apply
 from pipeline.query import lookup
 from pipeline.query.db import SQL_DIR, QueryError, run_query
 from pipeline.query.players import LakeFilters, aliases_of
+from pipeline.rule_files import preset_names
 from pipeline.suggest import closest, did_you_mean
 from schemas.lake import TABLES
 from schemas.rules import Variant, key_hash, key_name
@@ -225,10 +226,15 @@ class RuleSetsInLake:
         if not matches:
             names = list(dict.fromkeys(key_name(k) for k in scored))
             have = ", ".join(names) or "none (ofc rescore writes them)"
-            hint = _closest(wanted, names)
+            near = closest(wanted, names)
+            if near:  # a name the lake has, misspelt
+                raise NamedQueryError(
+                    f"the lake has no results under rules {wanted!r}{did_you_mean(near)} It has: {have}"
+                )
+            near = closest(wanted, preset_names())  # a preset the lake was not scored under
             raise NamedQueryError(
-                f"the lake has no results under rules {wanted!r}{hint or '.'} It has: {have}; "
-                f"ofc rescore --rules {wanted} scores the lake under it"
+                f"the lake has no results under rules {wanted!r}{did_you_mean(near) or '.'} It has: {have}; "
+                f"ofc rescore --rules {near[0] if near else wanted} scores the lake under it"
             )
         return matches[-1]
 

@@ -148,8 +148,7 @@ class LakeFilters:
             if variant in known:
                 have = ", ".join(f"{v} ({n:,} hands)" for v, n in sorted(variants.items())) or "no hands"
                 raise FilterError(f"the lake has no {variant} hands; it has {have}")
-            hint = closest(variant, known, 3)
-            raise FilterError(f"no variant {variant!r}{suggest.did_you_mean(hint)} (variants: {', '.join(known)})")
+            raise FilterError(suggest.no_such("variant", variant, known))
         boards = self._counts(variant, since)
         if not boards:
             last = self.con.execute("SELECT CAST(max(played_at) AS DATE) FROM hands").fetchone()[0]
