@@ -166,3 +166,60 @@ CREATE MACRO weighed(which) AS TABLE
     FROM decisions d
     JOIN hands h ON h.hand_key = d.hand_key AND h.content_hash = d.content_hash
     WHERE d.analysis = coalesce(which, latest_analysis());
+
+-- A file's name without its folders or archive: 'friday.csv' for 'friday.csv', 'clubs/friday.csv' and
+-- 'nov.zip!week2/friday.csv'. A corrected sheet saved elsewhere is the same file by its name.
+CREATE MACRO file_name(path) AS regexp_extract(path, '[^/\\!]*$');
+
+-- Every quarantined record, and whether it still needs fixing: status 'open', or 'resolved' once a later batch
+-- read its file again (the same path, or a file of the same name saved elsewhere). resolved_by is that batch, and
+-- how says what became of the record there:
+--   'accepted'               the batch accepted a hand with the record's hand_id from that file;
+--   'quarantined again'      the batch quarantined it again (the later row is then the open one);
+--   'no longer in the file'  neither.
+-- A hand accepted later from a file of that name resolves the record whatever the readings between said:
+-- resolved_by is then the first batch that accepted it. A record without a hand_id (a header, a line that is no
+-- hand) is quarantined again when the reading quarantined a record without one on the same line, and accepted
+-- when the reading accepted hands from the file.
+CREATE VIEW quarantine_status AS
+WITH readings AS (  -- each file each batch read, by name
+    SELECT batch, file_name(path) AS file
+    FROM (SELECT batch, unnest(sources) AS path FROM batches)
+),
+quarantined AS (
+    SELECT *, file_name(source_file) AS file FROM quarantine
+),
+followed AS (  -- the next batch that read the record's file, and the first that accepted its hand
+    SELECT
+        q.*,
+        (SELECT min(r.batch) FROM readings r WHERE r.file = q.file AND r.batch > q.batch) AS read_again,
+        (SELECT min(h.batch) FROM hands h
+         WHERE h.hand_id = q.hand_id AND h.batch > q.batch AND file_name(h.source_file) = q.file) AS accepted_in
+    FROM quarantined q
+),
+seen_again AS (  -- what the next reading did with the record
+    SELECT
+        f.*,
+        EXISTS (
+            SELECT 1 FROM quarantined again
+            WHERE again.batch = f.read_again AND again.file = f.file
+              AND (again.hand_id = f.hand_id OR (f.hand_id IS NULL AND again.hand_id IS NULL AND again.line = f.line))
+        ) AS quarantined_again,
+        EXISTS (
+            SELECT 1 FROM hands h WHERE h.batch = f.read_again AND file_name(h.source_file) = f.file
+        ) AS file_accepted
+    FROM followed f
+)
+SELECT
+    batch, source_file, line, byte_offset, hand_id, reason, raw,
+    CASE WHEN read_again IS NULL AND accepted_in IS NULL THEN 'open' ELSE 'resolved' END AS status,
+    coalesce(accepted_in, read_again) AS resolved_by,
+    CASE
+        WHEN accepted_in IS NOT NULL THEN 'accepted'
+        WHEN read_again IS NULL THEN NULL
+        WHEN quarantined_again THEN 'quarantined again'
+        WHEN hand_id IS NULL AND file_accepted THEN 'accepted'
+        ELSE 'no longer in the file'
+    END AS how
+FROM seen_again
+ORDER BY status = 'resolved', batch DESC, source_file, line;

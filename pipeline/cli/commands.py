@@ -12,7 +12,7 @@ from __future__ import annotations
 import typer
 
 from pipeline import __version__
-from pipeline.cli import analyse, demo, evaluate, ingest, lake, report, rescore, rules, score, simulate, sql
+from pipeline.cli import analyse, demo, evaluate, ingest, lake, quarantine, report, rescore, rules, score, simulate, sql
 from pipeline.cli.console import debugging, err, interruptible, is_interrupt
 from pipeline.cli.exits import EXIT_FAILED, exit_code
 from pipeline.cli.help import plain_help
@@ -47,7 +47,7 @@ def _root(
 app.command("eval")(evaluate.eval_boards)
 app.command("ingest")(ingest.ingest_paths)
 app.command("validate")(ingest.validate_paths)
-app.command("quarantine")(ingest.quarantine)
+app.command("quarantine")(quarantine.quarantine)
 app.command("sql")(sql.sql)
 app.command("report")(report.report)
 app.command("score")(score.score_file)

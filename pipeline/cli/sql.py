@@ -263,8 +263,8 @@ def sql(
 ) -> None:
     """Run read-only SQL against the lake, or a named query with its parameters.
 
-    Views: hands, boards, placements, batches, quarantine, board_results, pair_results, played_boards,
-    hand_boards, players, recorded_mismatches, variants, royalty_hands. Named queries (ofc sql --list)
+    Views: hands, boards, placements, batches, quarantine, quarantine_status, board_results, pair_results,
+    played_boards, hand_boards, players, recorded_mismatches, variants, royalty_hands. Named queries (ofc sql --list)
     take their values with --param key=value: every value is a bound parameter, never part of the SQL
     text.
 
