@@ -56,7 +56,7 @@ def changed(record: dict, **what: object) -> dict:
     ("change", "expected"),
     [
         ({"players__0__top": ["Qh", "Qd", "5c"]}, "imported before with other cards"),
-        ({"players__0__points": 7}, "the same cards but other points, players or times"),
+        ({"players__0__points": 7, "players__1__points": -7}, "the same cards but other points, players or times"),
         ({"players__1__name": "Someone else"}, "the same cards but other points, players or times"),
         ({"played_at": "2024-01-02T03:04:05Z"}, "the same cards but other points, players or times"),
     ],
@@ -86,7 +86,7 @@ def test_the_same_cards_under_another_id(tmp_path: Path) -> None:
     lake = Lake(tmp_path / "lake")
     ingest([write(tmp_path / "a.jsonl", recs)], lake)
     renamed = changed(recs[1], hand_id="E2-again")  # a renamed file: the same hand, the same record
-    differs = changed(recs[2], hand_id="E3-again", players__0__points=99)  # the same deal, other details
+    differs = changed(recs[2], hand_id="E3-again", players__0__points=99, players__1__points=-99)  # other details
     assert counts(ingest([write(tmp_path / "b.jsonl", [renamed, differs])], lake)) == (2, 0, 1, 1)
     [reason] = reasons(lake)
     assert "the same cards and seats as a hand already imported under another id" in reason

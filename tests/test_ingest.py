@@ -151,7 +151,10 @@ def bad_records() -> list[tuple[dict | str, str]]:
         ),
         (player(0, top=["Qh", "Qd", "4x"]), "players[0].top[2]: not a card: '4x'"),
         (player(1, middle=["7h", "8d", "9d", "Th"]), "players[1].middle: expected 5 cards, got 4"),
-        (player(1, top=["Qh", "6d", "2c"]), "players[1].top[0]: Qh is dealt twice in this hand"),
+        (
+            player(1, top=["Qh", "6d", "2c"]),
+            "players[1].top[0]: Qh is dealt twice in this hand; the other is at players[0].top[0]",
+        ),
         (five, "players: a hand has 2 to 4 players, got 5"),
         (
             player(0, fantasyland=True, fantasyland_cards=15),

@@ -148,8 +148,6 @@ def hand(rng: np.random.Generator, i: int) -> dict[str, Any]:
             player["discards"] = dropped
         if rng.random() < 0.8:
             player["placements"] = placements
-        if rng.random() < 0.5:
-            player["points"] = int(rng.integers(-40, 40))
         if rng.random() < 0.2:
             player["stack"] = int(rng.integers(1, 500))
         if rng.random() < 0.1:
@@ -157,6 +155,10 @@ def hand(rng: np.random.Generator, i: int) -> dict[str, Any]:
         if rng.random() < 0.1:
             player["natural"] = None
         players.append(dict(sorted(player.items(), key=lambda kv: rng.random())) if rng.random() < 0.2 else player)
+    if rng.random() < 0.5:  # recorded points: every player's, summing to zero (each pair settles between them)
+        values = [int(v) for v in rng.integers(-40, 40, size=n - 1)]
+        for player, value in zip(players, [*values, -sum(values)], strict=True):
+            player["points"] = value
     record: dict[str, Any] = {"hand_id": f"h{i}", "variant": variant, "players": players}
     for key, value in (
         ("source", str(rng.choice(["app", "club", "Café ♠"]))),
@@ -331,6 +333,9 @@ def table(variant: str, players: int, fantasyland: int | None = None, seed: int 
     return {"hand_id": f"{variant}-{players}", "variant": variant, "players": out}
 
 
+MISSING = "players[0].points: missing, while the others have theirs (p1 +3)"
+
+
 def _set(path: str, value: Any) -> Any:
     """A change to a record: ``button``, ``players.0.seat`` or ``players.0.placements.-1.street`` set to ``value``."""
 
@@ -394,8 +399,12 @@ def _limits() -> list[Any]:
             f"points {value}",
             table("ofc", 2),
             reason and f"players[1].points: {reason}",
+            _set("players.0.points", -value if reason is None else 0),
             _set("players.1.points", value),
         )
+    case("points of one player only", table("ofc", 2), MISSING, _set("players.1.points", 3))
+    case("points that do not add up", table("ofc", 2), "points: they sum to +1, not 0 (p0 +2, p1 -1)",
+         _set("players.0.points", 2), _set("players.1.points", -1))  # fmt: skip
     stack = f"is not 1 to {top}"
     for value, reason in ((1, None), (top, None), (0, f"0 {stack}"), (top + 1, f"{top + 1} {stack}")):
         case(

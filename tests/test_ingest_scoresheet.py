@@ -247,7 +247,7 @@ def test_other_names_clubs_give_the_columns() -> None:
     # A bad cell is named as the header names its column.
     body[0] = body[0].replace(";1;", ";one;")
     _, problems, _ = read(sheet(body, header=header))
-    assert [p.reason for p in problems] == ["line 2, column Score: not an integer: 'one'"]
+    assert [said(p) for p in problems] == [["s.csv:2 (hand 7, Ann), column Score: not an integer: 'one'"]]
 
 
 @pytest.mark.parametrize(
@@ -363,88 +363,116 @@ def good(hand: str) -> list[str]:
     return [full(hand, 0), full(hand, 1)]
 
 
-# Each case: the rows of hand 2 (lines 4 onwards, after hand 1 on lines 2-3), the reason, and the hand id.
+# Each case: the rows of hand 2 (lines 4 onwards, after hand 1 on lines 2-3), each fault as ofc validate says it
+# (the file, the row, the hand and the player, the column as the header names it), and the hand id.
+VARIANTS_SAID = "classic, ofc, pineapple, pineapple-27, progressive-pineapple"
 PROBLEMS = {
     "wrong number of fields": (
         [full("2", 0), "2,Bo,6h 6d 2c,7h 8d 9d Th Jc"],
-        "line 5: expected 10 fields, got 4",
+        ["s.csv:5 (hand 2, Bo): 4 cells where the header has 10: a cell is missing, or the row is shifted"],
         "2",
     ),
-    "empty player": ([full("2", 0), full("2", 1).replace("Bo", " ")], "line 5, column player: empty", "2"),
+    "empty player": ([full("2", 0), full("2", 1).replace("Bo", " ")], ["s.csv:5 (hand 2), column player: empty"], "2"),
     "bad boolean": (
         [full("2", 0), full("2", 1, fl="maybe")],
-        "line 5, column fantasyland: not true/false/yes/no/y/n/1/0: 'maybe'",
+        ["s.csv:5 (hand 2, Bo), column fantasyland: not true/false/yes/no/y/n/1/0: 'maybe'"],
         "2",
     ),
-    "bad integer": ([full("2", 0), full("2", 1, points="x")], "line 5, column points: not an integer: 'x'", "2"),
-    "decimal points": ([full("2", 0), full("2", 1, points="1.5")], "line 5, column points: not an integer: '1.5'", "2"),
+    "bad integer": (
+        [full("2", 0), full("2", 1, points="x")],
+        ["s.csv:5 (hand 2, Bo), column points: not an integer: 'x'"],
+        "2",
+    ),
+    "decimal points": (
+        [full("2", 0), full("2", 1, points="1.5")],
+        ["s.csv:5 (hand 2, Bo), column points: not an integer: '1.5'"],
+        "2",
+    ),
     "huge points": (
         [full("2", 0), full("2", 1, points="9" * 30)],
-        f"line 5, column points: out of range: '{'9' * 30}'",
+        [f"s.csv:5 (hand 2, Bo), column points: out of range: '{'9' * 30}'"],
         "2",
     ),
-    "bad seat": ([full("2", 0, seat="16"), full("2", 1)], "line 4, column seat: must be 0 to 15: '16'", "2"),
+    "bad seat": (
+        [full("2", 0, seat="16"), full("2", 1)],
+        ["s.csv:4 (hand 2, Ann), column seat: must be 0 to 15: '16'"],
+        "2",
+    ),
     "duplicate seat": (
         [full("2", 0, seat="1"), full("2", 1, seat="1")],
-        "line 5, column seat: seat 1 appears twice in the hand (lines 4 and 5)",
+        ["s.csv:5 (hand 2, Bo), column seat: seat 1 is taken twice in the hand; the other is at line 4"],
         "2",
     ),
     "bad date": (
         [full("2", 0, date="08/11/2024"), full("2", 1, date="")],
-        "line 4, column date: not an ISO date or date-time: '08/11/2024'",
+        [
+            "s.csv:4 (hand 2, Ann), column date: '08/11/2024' could be 2024-11-08 or 2024-08-11: write the date as "
+            "YYYY-MM-DD"
+        ],
         "2",
     ),
     "dates disagree": (
         [full("2", 0), full("2", 1, date="2024-11-09")],
-        "line 5, column date: '2024-11-09' differs from '2024-11-08' on line 4",
+        ["s.csv:5 (hand 2, Bo), column date: '2024-11-09' differs from '2024-11-08' on line 4"],
         "2",
     ),
     "unknown variant": (
         [full("2", 0, variant="stud"), full("2", 1)],
-        "line 4, column variant: unknown variant: 'stud' (expected one of classic, ofc, pineapple, pineapple-27, "
-        "progressive-pineapple)",
+        [f"s.csv:4 (hand 2, Ann), column variant: unknown variant: 'stud' (expected one of {VARIANTS_SAID})"],
         "2",
     ),
-    "one player": ([full("2", 0)], "hand 2 has 1 player (a hand has 2 to 4)", "2"),
+    "one player": ([full("2", 0)], ["s.csv:4 (hand 2): 1 player: a hand has 2 to 4"], "2"),
     "five players": (
         [full("2", i % 4).replace(NAMES[i % 4], f"P{i}") for i in range(5)],
-        "hand 2 has 5 players (a hand has 2 to 4)",
+        ["s.csv:4-8 (hand 2): 5 players: a hand has 2 to 4"],
         "2",
     ),
     "duplicate player": (
         [full("2", 0), full("2", 1).replace("Bo", "ann")],
-        "line 5, column player: 'ann' appears twice in the hand (lines 4 and 5)",
+        ["s.csv:5 (hand 2, ann), column player: 'ann' plays twice in the hand; the other is at line 4"],
         "2",
     ),
-    "empty hand id": ([full("", 0), full("", 1)], "line 4, column hand: empty; line 5, column hand: empty", None),
+    "empty hand id": (
+        [full("", 0), full("", 1)],
+        ["s.csv:4 (Ann), column hand: empty", "s.csv:5 (Bo), column hand: empty"],
+        None,
+    ),
     "unclosed quote": (
         [full("2", 0), full("2", 1).replace("Bo", '"Bo')],
-        "line 5: a quoted field is not closed on this line (fields spanning lines are not supported)",
+        ["s.csv:5 (hand 2): a quoted field is not closed on this line (fields spanning lines are not supported)"],
         "2",
     ),
     "carriage return inside a row": (
         [full("2", 0), full("2", 1).replace("Bo", "B\ro")],
-        "line 5: a carriage return inside an unquoted field",
+        ["s.csv:5 (hand 2): a carriage return inside an unquoted field"],
         "2",
     ),
     "several errors": (
         [full("2", 0, points="x"), full("2", 1, fl="?")],
-        "line 4, column points: not an integer: 'x'; line 5, column fantasyland: not true/false/yes/no/y/n/1/0: '?'",
+        [
+            "s.csv:4 (hand 2, Ann), column points: not an integer: 'x'",
+            "s.csv:5 (hand 2, Bo), column fantasyland: not true/false/yes/no/y/n/1/0: '?'",
+        ],
         "2",
     ),
 }
 
 
+def said(problem: Problem, source: str = "s.csv") -> list[str]:
+    """A problem as ofc validate prints it: each fault on a line of its own."""
+    return [issue.text(source) for issue in problem.issues]
+
+
 @pytest.mark.parametrize("case", PROBLEMS)
 def test_a_bad_hand_is_one_problem_and_the_others_come_through(case: str) -> None:
-    bad_rows, reason, hand_id = PROBLEMS[case]
+    bad_rows, expected, hand_id = PROBLEMS[case]
     text = sheet(good("1"), bad_rows, good("3"), header=EXTRA)
     records, problems, chunks = read(text)
     assert [h.hand_id for h in validated(records)] == ["1", "3"]
     assert chunks[0].lines.tolist() == [2, 4 + len(bad_rows)]
     (problem,) = problems
-    assert problem.reason == reason
-    assert problem.line == 4
+    assert said(problem) == expected
+    assert problem.line == problem.issues[0].place.line  # the quarantine's line: the first fault's row
     assert problem.hand_id == hand_id
     assert problem.offset == text.encode().index(b"\n" + bad_rows[0].encode()) + 1
     assert problem.raw == "\n".join(bad_rows)
@@ -456,20 +484,22 @@ def test_a_hand_split_in_two_places() -> None:
     assert [r["hand_id"] for r in records] == ["1", "2", "3"]
     (problem,) = problems
     assert (problem.line, problem.hand_id) == (6, "1")
-    assert problem.reason == "hand 1 appears in two places (lines 2 and 6)"
+    assert said(problem) == ["s.csv:6-7 (hand 1): the hand's rows are not together: it starts at line 2 too"]
 
 
 def test_a_row_too_short_to_name_its_hand_spoils_the_current_hand() -> None:
     text = sheet(good("1"), [full("2", 0), "2"], good("3"), header=EXTRA)
     records, problems, _ = read(text)
     assert [r["hand_id"] for r in records] == ["1", "3"]
-    assert [(p.line, p.reason) for p in problems] == [(4, "line 5: expected 10 fields, got 1")]
+    assert [said(p) for p in problems] == [["s.csv:5 (hand 2): 1 cell where the header has 10: a cell is missing, or "
+                                            "the row is shifted"]]  # fmt: skip
 
     hand_last = [",".join([NAMES[i], *BOARDS[i], hand]) for hand in "123" for i in range(2)]
     hand_last[3] = "x"
     records, problems, _ = read(sheet(hand_last, header="player,top,middle,bottom,hand"))
     assert [r["hand_id"] for r in records] == ["1", "3"]
-    assert [(p.line, p.reason) for p in problems] == [(4, "line 5: expected 5 fields, got 1")]
+    assert [said(p) for p in problems] == [["s.csv:5 (hand 2, x): 1 cell where the header has 5: a cell is missing, or "
+                                            "the row is shifted"]]  # fmt: skip
 
 
 def test_over_long_line(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -478,7 +508,7 @@ def test_over_long_line(monkeypatch: pytest.MonkeyPatch) -> None:
     records, problems, _ = read(text)
     assert [r["hand_id"] for r in records] == ["1", "3"]
     (problem,) = problems
-    assert problem.reason == "line 5: longer than 200 bytes"
+    assert said(problem) == ["s.csv:5 (hand 2): longer than 200 bytes"]
     assert len(problem.raw) <= RAW_LIMIT
 
 
@@ -489,7 +519,7 @@ def test_a_long_run_of_one_hand_is_held_in_bounded_memory() -> None:
     records, problems, _ = read(text)
     assert [r["hand_id"] for r in records] == ["1", "3"]
     (problem,) = problems
-    assert problem.reason == "hand 2 has 3000 players (a hand has 2 to 4)"
+    assert said(problem) == ["s.csv:4-3003 (hand 2): 3000 players: a hand has 2 to 4"]
     assert len(problem.raw) == RAW_LIMIT
 
 

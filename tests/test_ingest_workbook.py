@@ -91,9 +91,11 @@ def test_a_bad_cell_names_its_sheet_row_and_column(tmp_path: Path) -> None:
     records, problems = read(path)
     assert [r["session"] for r in records] == ["league 8 Nov"]
     (problem,) = problems
-    assert problem.line == 2  # the hand's first row as Excel numbers it
+    assert problem.line == 3  # the cell's row as Excel numbers it
     assert problem.hand_id == "2"
-    assert problem.reason == "sheet '15 Nov', row 3, column Score: not an integer: '3.5'"
+    assert [i.text("league.xlsx") for i in problem.issues] == [
+        "league.xlsx, sheet '15 Nov', row 3 (hand 2, Bo), column Score: not an integer: '3.5'"
+    ]
 
 
 def test_a_sheet_that_is_not_a_scoresheet_is_one_problem_and_the_others_are_read(tmp_path: Path) -> None:
@@ -103,7 +105,10 @@ def test_a_sheet_that_is_not_a_scoresheet_is_one_problem_and_the_others_are_read
     assert len(records) == 1
     (problem,) = problems
     assert problem.line == 1
-    assert problem.reason.startswith("sheet 'Totals', row 1: header: missing required column(s) hand, top, middle")
+    (issue,) = problem.issues
+    assert issue.text("league.xlsx").startswith(
+        "league.xlsx, sheet 'Totals', row 1: header: missing required column(s) hand, top, middle"
+    )
 
 
 def test_hands_of_a_sheet_follow_the_scoresheet_rules(tmp_path: Path) -> None:
@@ -113,9 +118,15 @@ def test_hands_of_a_sheet_follow_the_scoresheet_rules(tmp_path: Path) -> None:
     path = workbook(tmp_path / "x.xlsx", {"S": rows})
     records, problems = read(path)
     assert [r["hand_id"] for r in records] == ["2"]
-    assert [(p.line, p.hand_id) for p in problems] == [(2, "1"), (7, "1")]
-    assert "sheet 'S', row 3, column Name: 'Ann' appears twice in the hand (rows 2 and 3)" in problems[0].reason
-    assert problems[1].reason.startswith("hand 1 appears in two places (rows 2 and 7)")
+    assert [(p.line, p.hand_id) for p in problems] == [(3, "1"), (7, "1")]
+    said = [[i.text("x.xlsx") for i in p.issues] for p in problems]
+    assert said == [
+        ["x.xlsx, sheet 'S', row 3 (hand 1, Ann), column Name: 'Ann' plays twice in the hand; the other is at row 2"],
+        [
+            "x.xlsx, sheet 'S', row 7 (hand 1): the hand's rows are not together: it starts at row 2 too",
+            "x.xlsx, sheet 'S', row 7 (hand 1): 1 player: a hand has 2 to 4",
+        ],
+    ]
 
 
 def test_the_sample_reads_as_its_csv_would(tmp_path: Path) -> None:
@@ -224,7 +235,10 @@ def test_numbers_in_the_date_column(tmp_path: Path) -> None:
     records, problems = read(workbook(tmp_path / "x.xlsx", {"S": rows}))
     assert [r["played_at"] for r in records] == ["2024-11-08T00:00:00+00:00"]
     (problem,) = problems
-    assert problem.reason == ("sheet 'S', row 6, column Played at: not an ISO date or date-time: '2000000000000000'")
+    assert [i.text("x.xlsx") for i in problem.issues] == [
+        "x.xlsx, sheet 'S', row 6 (hand 2, Bo), column Played at: not a date: '2000000000000000' (write it as "
+        "YYYY-MM-DD, with the time as HH:MM after it if wanted)"
+    ]
 
 
 def test_a_sheet_damaged_inside_the_zip_is_a_problem_not_a_crash(tmp_path: Path) -> None:

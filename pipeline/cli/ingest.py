@@ -3,7 +3,6 @@ said with its file, line and field."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +27,6 @@ from pipeline.cli.options import (
 PATHS_HELP = "Files (histories, workbooks, fpdb databases), .gz or .zip archives, or directories (read recursively)."
 MAX_PROBLEMS = 100_000
 """Bad records a validation lists (each is counted in the summary however many there are)."""
-_FIELD = re.compile(r"^([\w.\[\]]+): ")
 
 
 VARIANT_HELP = (
@@ -114,6 +112,7 @@ def summary_of(report: Any) -> dict[str, Any]:
             "skipped": f.skipped,
             "error": f.error,
             "rules": f.rules,
+            "notes": f.notes,
         }
         for f in report.files
     ]
@@ -159,7 +158,7 @@ def print_summary(summary: dict[str, Any], title: str) -> None:
     )
     out.print(table)
     for f in summary["files"]:
-        for note in f.get("rules") or []:
+        for note in [*(f.get("notes") or []), *(f.get("rules") or [])]:
             out.print(Text(f"{Path(f['source']).name}: {note}"))
     fixed = summary.get("corrections") or {}
     if fixed.get("replaced") or fixed.get("removed"):
@@ -244,24 +243,31 @@ def ingest_paths(
     _finish(summary, wrote=True)
 
 
-def problem_entry(source: str, problem: Any) -> dict[str, Any]:
-    """A bad record for people and machines: where it is, the field when the reason names one, and why."""
-    found = _FIELD.match(problem.reason)
-    return {
-        "file": source,
-        "line": problem.line,
-        "byte_offset": problem.offset,
-        "hand_id": problem.hand_id,
-        "field": found.group(1) if found else None,
-        "reason": problem.reason[found.end() :] if found else problem.reason,
-    }
+def problem_entries(source: str, problem: Any) -> list[dict[str, Any]]:
+    """A bad record's faults, one for each, for people and machines: where each is (the line, a workbook's sheet
+    and row, the hand, the player, the sheet's column or the record's field) and what is wrong there."""
+    return [
+        {
+            "file": source,
+            "where": issue.place.text(source),
+            "line": issue.place.line,
+            "last_line": issue.place.last or None,
+            "sheet": issue.place.sheet,
+            "byte_offset": problem.offset,
+            "hand_id": problem.hand_id,
+            "player": issue.place.player,
+            "column": issue.place.column,
+            "field": issue.place.field,
+            "reason": issue.message,
+        }
+        for issue in problem.issues
+    ]
 
 
 def problem_line(p: dict[str, Any]) -> str:
-    """``FILE:LINE: field: reason``, as compilers say where a fault is (a format without lines: its byte)."""
-    where = f"{p['file']}:{p['line']}" if p["line"] else f"{p['file']} (byte {p['byte_offset']:,})"
-    field = f"{p['field']}: " if p["field"] else ""
-    return f"{where}: {field}{p['reason']}"
+    """``FILE:LINE (hand, player), column C: reason``, as compilers say where a fault is."""
+    where = p["where"] if p["line"] or p["sheet"] is not None else f"{p['file']} (byte {p['byte_offset']:,})"
+    return f"{where}: {p['reason']}"
 
 
 def validate_paths(
@@ -287,9 +293,9 @@ def validate_paths(
     counted = [0]
 
     def on_problems(source: str, found: list[Any]) -> None:
-        counted[0] += len(found)
+        counted[0] += sum(len(p.issues) for p in found)
         room = MAX_PROBLEMS - len(problems)
-        problems.extend(problem_entry(source, p) for p in found[: max(room, 0)])
+        problems.extend(e for p in found[: max(room, 0)] for e in problem_entries(source, p))
 
     labels, readers = labels_of(variant, house_rules), readers_of(column_spec, sheets)
     summary = summary_of(
@@ -320,25 +326,3 @@ def validate_paths(
     _finish(summary, wrote=False)
     if summary["total"]["quarantined"]:
         raise typer.Exit(EXIT_FAILED)
-
-
-def quarantine(
-    lake: Path | None = lake_option(),
-    limit: int = typer.Option(
-        50, "--limit", min=1, metavar="N", help="Show at most N records, newest batches first (at least 1)."
-    ),
-    as_json: bool = json_option(lines=True),
-) -> None:
-    """List quarantined records: where they were and why they were not accepted."""
-    table = existing_lake(lake).read("quarantine")
-    rows = table.to_pylist()[::-1][:limit]
-    if as_json:
-        for r in rows:
-            print_json(r)
-        return
-    view = Table("batch", "file", "line", "hand", "reason", title=f"{table.num_rows:,} quarantined records")
-    for r in rows:
-        view.add_row(
-            Text(r["batch"]), Text(r["source_file"]), str(r["line"]), Text(r["hand_id"] or ""), Text(r["reason"])
-        )
-    out.print(view)

@@ -9,6 +9,7 @@ input is.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Protocol
@@ -25,6 +26,71 @@ SHOW = 60
 """Characters of a bad value quoted in a reason: one bad field cannot bloat the quarantine."""
 
 
+FIELD_PATH = re.compile(r"^((?:players\[\d+\]\.)?[a-z_]+(?:\[\d+\])?): ")
+"""A reason that starts with the field it is about: ``players[1].middle[2]: not a card: 'Xd'``."""
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a fault is, in its source's own words: the line (a workbook's sheet and row), the hand and the player,
+    and the column as the sheet's header names it or the field as the record names it."""
+
+    line: int = 0
+    """1-based line of the file, or row of a workbook sheet (0 when the format has no lines)."""
+    last: int = 0
+    """The last line of a span (a hand's rows), or 0."""
+    sheet: str | None = None
+    hand: str | None = None
+    player: str | None = None
+    column: str | None = None
+    """The column as a scoresheet's header names it (``Front``, ``Score``)."""
+    field: str | None = None
+    """The field as a record names it (``players[2].top[1]``), for formats without columns."""
+
+    def lines(self) -> str:
+        span = f"{self.line}-{self.last}" if self.last > self.line else str(self.line)
+        return span
+
+    def text(self, source: str) -> str:
+        """The place after the file's name: ``friday.csv:7 (hand 2, Katrin), column Front``, ``club.xlsx, sheet
+        '8 Nov', row 7 (hand 2, Katrin), column Front``, ``hands.jsonl:5: players[2].top[1]``."""
+        if self.sheet is not None:
+            at = f"{source}, sheet {self.sheet!r}, row{'s' if self.last > self.line else ''} {self.lines()}"
+        else:
+            at = f"{source}:{self.lines()}" if self.line else source
+        return at + self._after()
+
+    def near(self, other: Place) -> str:
+        """This place as seen from ``other``, in the same source: what differs only."""
+        if self.sheet is not None:
+            at = f"row {self.lines()}" + (f" of sheet {self.sheet!r}" if self.sheet != other.sheet else "")
+        else:
+            at = f"line {self.lines()}" if self.line and self.line != other.line else ""
+        who = self.player if self.player and self.player != other.player else None
+        if who:
+            at = f"{at} ({who})" if at else who
+        column = f"column {self.column}" if self.column else self.field or ""
+        return ", ".join(p for p in (at, column) if p) or "the same place"
+
+    def _after(self) -> str:
+        who = ", ".join(x for x in (f"hand {self.hand}" if self.hand else "", self.player or "") if x)
+        out = f" ({who})" if who else ""
+        if self.column:
+            return out + f", column {self.column}"
+        return out + (f": {self.field}" if self.field else "")
+
+
+@dataclass(frozen=True)
+class Issue:
+    """One fault of a record: where it is, and what is wrong there."""
+
+    place: Place
+    message: str
+
+    def text(self, source: str) -> str:
+        return f"{self.place.text(source)}: {self.message}"
+
+
 @dataclass(frozen=True)
 class Problem:
     """A record that could not be read, and where it was."""
@@ -38,6 +104,67 @@ class Problem:
     hand_id: str | None = None
     raw: str = ""
     """The record's text, cut to RAW_LIMIT characters."""
+    found: tuple[Issue, ...] = ()
+    """Each fault where it is, when the reader knows more than the line (a scoresheet's cells)."""
+
+    @classmethod
+    def of(cls, issues: list[Issue], offset: int, hand_id: str | None = None, raw: str = "") -> Problem:
+        """A record with these faults: at the line of the first, the reason saying each where it is."""
+        first = issues[0].place
+        reason = "; ".join(_stored(issue, k > 0 and issue.place.line != first.line) for k, issue in enumerate(issues))
+        return cls(first.line, offset, reason, hand_id, raw, tuple(issues))
+
+    @property
+    def issues(self) -> tuple[Issue, ...]:
+        """Each fault where it is: those the reader found, else the reason at the record's line (the field its
+        reason starts with, when it does)."""
+        if self.found:
+            return self.found
+        path = FIELD_PATH.match(self.reason)
+        place = Place(self.line, hand=self.hand_id, field=path.group(1) if path else None)
+        return (Issue(place, self.reason[path.end() :] if path else self.reason),)
+
+
+def _stored(issue: Issue, line: bool) -> str:
+    """An issue as the quarantine keeps it, beside its file and line: ``(hand 2, Katrin), column Front: not a card:
+    '9hh'``; with ``line``, where it is (``line 8 (hand 2, Bo), ...``), for a record's faults after the first."""
+    place = issue.place
+    at = ""
+    if line and place.sheet is not None:
+        at = f"row {place.lines()}"
+    elif line and place.line:
+        at = f"line {place.lines()}"
+    head = (at + place._after()).strip().removeprefix(": ")
+    return f"{head}: {issue.message}" if head else issue.message
+
+
+class Locator(Protocol):
+    """Says where a field of one record is in its source (a scoresheet's row and column)."""
+
+    def place(self, path: str | None) -> Place:
+        """Where the record's field ``path`` (``players[2].top[1]``, ``points``; None: the record) is."""
+        ...
+
+
+@dataclass(frozen=True)
+class RecordPlaces:
+    """A record of a site's history: its line, the site's hand id and each player's name; a field is named as the
+    record names it, within its player (``Katrin: top[1]``)."""
+
+    line: int
+    hand: str | None
+    players: tuple[str, ...]
+
+    def place(self, path: str | None) -> Place:
+        found = _PLAYER.match(path or "")
+        if found is None:
+            return Place(self.line, hand=self.hand, field=path)
+        i = int(found.group(1))
+        player = self.players[i] if i < len(self.players) else None
+        return Place(self.line, hand=self.hand, player=player, field=path[found.end() :])  # type: ignore[index]
+
+
+_PLAYER = re.compile(r"^players\[(\d+)\]\.")
 
 
 @dataclass
@@ -58,6 +185,25 @@ class Chunk:
     guessed: frozenset[str] = frozenset()
     """Record fields the source does not hold and the reader inferred (``variant``, ``house_rules``): a label
     given on the command line replaces them, and recognition may (``pipeline.ingest.labels``)."""
+    places: list[Locator | None] | None = None
+    """Where each record's fields are in the source, one per row of ``records`` (None: a field is named by its
+    path, at the record's line)."""
+    notes: list[str] = field(default_factory=list)
+    """What a reader noticed that is not wrong but may be (a name spelled two ways)."""
+
+    def place(self, row: int, path: str | None) -> Place:
+        """Where the field ``path`` of record ``row`` is in the source."""
+        locator = self.places[row] if self.places is not None else None
+        if locator is not None:
+            return locator.place(path)
+        return Place(int(self.lines[row]), field=path)
+
+    def keep(self, rows: np.ndarray) -> list[Locator | None] | None:
+        """The places of the records kept (``rows``: a mask or indices), for a chunk of those records."""
+        if self.places is None:
+            return None
+        picked = np.flatnonzero(rows) if rows.dtype == bool else rows
+        return [self.places[i] for i in picked.tolist()]
 
     @property
     def count(self) -> int:
@@ -67,7 +213,13 @@ class Chunk:
 
     @classmethod
     def from_dicts(
-        cls, records: list[dict], lines: list[int], offsets: list[int], problems: list[Problem], bytes_read: int
+        cls,
+        records: list[dict],
+        lines: list[int],
+        offsets: list[int],
+        problems: list[Problem],
+        bytes_read: int,
+        places: list[Locator | None] | None = None,
     ) -> Chunk:
         """Build a chunk from canonical records as dicts (keys as in :class:`schemas.hand.HandRecord`)."""
         return cls(
@@ -76,6 +228,7 @@ class Chunk:
             offsets=np.asarray(offsets, dtype=np.int64),
             problems=problems,
             bytes_read=bytes_read,
+            places=places,
         )
 
 
@@ -120,6 +273,7 @@ class Pending:
         self.lines: list[int] = []
         self.offsets: list[int] = []
         self.problems: list[Problem] = []
+        self.places: list[Locator | None] = []
         self.consumed = 0
         """Bytes read since the last chunk."""
 
@@ -127,15 +281,19 @@ class Pending:
         return len(self.records) + len(self.problems)
 
     def take(self, record: dict, line: int, offset: int) -> None:
+        """A record of a site's history: its faults will name the site's hand id and the player."""
         self.records.append(record)
         self.lines.append(line)
         self.offsets.append(offset)
+        names = tuple(str(p.get("name") or "") for p in record.get("players") or () if isinstance(p, dict))
+        self.places.append(RecordPlaces(line, record.get("hand_id"), names))
 
     def chunk(self, guessed: frozenset[str] = frozenset()) -> Chunk:
         """What is pending as a chunk (``Chunk.guessed``: ``guessed``); nothing is pending after."""
-        chunk = Chunk.from_dicts(self.records, self.lines, self.offsets, self.problems, self.consumed)
+        chunk = Chunk.from_dicts(self.records, self.lines, self.offsets, self.problems, self.consumed, self.places)
         chunk.guessed = guessed
         self.records, self.lines, self.offsets, self.problems, self.consumed = [], [], [], [], 0
+        self.places = []
         return chunk
 
 

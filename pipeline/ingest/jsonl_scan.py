@@ -624,8 +624,13 @@ def _check_hand(
     hand_mask = np.uint64(0)
     hand_count = 0
     seats = 0
+    scored = 0
+    total = 0
     for j in range(n):
         b = i * MAX_PLAYERS + j
+        if bint[b, B_POINTS_OK]:
+            scored += 1
+            total += bint[b, B_POINTS]
         seat = bint[b, B_SEAT]
         if seat < 0:
             seat = j
@@ -706,6 +711,9 @@ def _check_hand(
                 want_p, want_d = _PLACED[variant], _DROPPED[variant]
             if placed != want_p or dropped != want_d:
                 return False
+    # Recorded points: every player's or none, summing to zero.
+    if (scored > 0 and scored < n) or (scored == n and total != 0):
+        return False
     # No card twice in the hand, across rows and discards.
     bits = 0
     m = hand_mask

@@ -23,7 +23,7 @@ recorded points, and then:
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any
 
@@ -31,7 +31,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipeline.ingest.base import RAW_LIMIT, Chunk, Problem
+from pipeline.ingest.base import RAW_LIMIT, Chunk, Issue, Problem
 
 __all__ = ["SAMPLE", "Labels", "Recognised", "label_by_variant", "label_chunk", "recognise"]
 
@@ -136,19 +136,18 @@ def _label(chunk: Chunk, name: str, value: str, how: str, option: str = "", rows
     problems = [_problem(chunk, int(i), f"{name}: the record says {column[int(i)].as_py()!r}; {option}") for i in clash]
     keep = np.ones(records.num_rows, bool)
     keep[clash] = False
-    return Chunk(
-        records.filter(pa.array(keep)),
-        chunk.lines[keep],
-        chunk.offsets[keep],
-        chunk.problems + problems,
-        chunk.bytes_read,
-        chunk.scanned,
-        chunk.guessed,
+    return replace(
+        chunk,
+        records=records.filter(pa.array(keep)),
+        lines=chunk.lines[keep],
+        offsets=chunk.offsets[keep],
+        problems=chunk.problems + problems,
+        places=chunk.keep(keep),
     )
 
 
 def _with(chunk: Chunk, records: pa.Table) -> Chunk:
-    return Chunk(records, chunk.lines, chunk.offsets, chunk.problems, chunk.bytes_read, chunk.scanned, chunk.guessed)
+    return replace(chunk, records=records)
 
 
 def _problem(chunk: Chunk, i: int, reason: str) -> Problem:
@@ -156,7 +155,9 @@ def _problem(chunk: Chunk, i: int, reason: str) -> Problem:
 
     record = chunk.records.slice(i, 1).to_pylist()[0]
     raw = record_text(record)[:RAW_LIMIT]
-    return Problem(int(chunk.lines[i]), int(chunk.offsets[i]), reason, record.get("hand_id"), raw)
+    field, _, message = reason.partition(": ")
+    issue = Issue(chunk.place(i, field), message)
+    return Problem.of([issue], int(chunk.offsets[i]), record.get("hand_id"), raw)
 
 
 # ------------------------------------------------------------------ recognition

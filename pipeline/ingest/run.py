@@ -129,6 +129,8 @@ class FileReport:
     """Why the file could not be read at all."""
     rules: list[str] = field(default_factory=list)
     """What recognition found of the rules its recorded points were scored by (``pipeline.ingest.labels``)."""
+    notes: list[str] = field(default_factory=list)
+    """What its reader noticed that is not wrong but may be (a name spelled two ways, a title above the header)."""
 
     def balanced(self) -> bool:
         return self.read == self.accepted + self.quarantined + self.duplicates
@@ -757,6 +759,7 @@ def _take(
     report.accepted += int(keep.sum())
     report.duplicates += int((status == DUPLICATE).sum())
     report.reasons.update(reason_kind(p.reason) for p in problems)
+    report.notes += chunk.notes
     if problems and on_problems is not None:
         on_problems(name, problems)
     if writer is None:

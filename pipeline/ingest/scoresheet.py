@@ -73,12 +73,14 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from difflib import SequenceMatcher
 from typing import Any, BinaryIO
 
 import schemas.hand
 from pipeline.game import MAX_SEAT
-from pipeline.ingest.base import RAW_LIMIT, Chunk, Problem
+from pipeline.ingest.base import RAW_LIMIT, Chunk, Issue, Place, Problem
 from pipeline.ingest.checks import MAX_PLAYERS, MIN_PLAYERS, VARIANT_NAMES
+from pipeline.suggest import closest, did_you_mean
 from schemas.rules import Variant
 
 CHUNK_HANDS = 5_000
@@ -113,6 +115,10 @@ VARIANTS = frozenset(VARIANT_NAMES)
 TRUE = frozenset({"true", "yes", "y", "1"})
 FALSE = frozenset({"false", "no", "n", "0", ""})
 _INTEGER = re.compile(r"[+-]?[0-9]+")
+TITLE_ROWS = 5
+"""Rows above the header read as a title at most (a sheet's name, a merged cell, the night's date): a file whose
+first rows hold no header after them is said to lack one at its first row."""
+_DELIMITER_NAMES = {",": "comma", ";": "semicolon", "\t": "tab"}
 
 
 class _CellError(ValueError):
@@ -250,12 +256,39 @@ def _bool(text: str) -> bool:
     raise _CellError(f"not true/false/yes/no/y/n/1/0: {text!r}")
 
 
+_DAY_FIRST = re.compile(r"^(\d{1,2})[./-](\d{1,2})[./-](\d{4})(?:[ T](\d{1,2}:\d{2}(?::\d{2})?))?$")
+"""A date typed with the day and the month first (``20.11.2026``, ``11/20/2026 20:15``): which of the two comes
+first, the sheet does not say."""
+
+
 def _date(text: str) -> datetime:
     try:
         when = datetime.fromisoformat(text)
     except ValueError:
-        raise _CellError(f"not an ISO date or date-time: {text!r}") from None
+        raise _CellError(_date_problem(text)) from None
     return when if when.tzinfo is not None else when.replace(tzinfo=schemas.hand.NAIVE_TIMEZONE)
+
+
+def _date_problem(text: str) -> str:
+    """Why a date cannot be read, and how to write it: a date whose day and month can be told apart is spelled
+    out as it must be typed; one that could be either is said to be."""
+    found = _DAY_FIRST.match(text.strip())
+    if found is None:
+        return f"not a date: {text!r} (write it as YYYY-MM-DD, with the time as HH:MM after it if wanted)"
+    a, b, year, time = int(found[1]), int(found[2]), found[3], found[4]
+    readings = []
+    for day, month in ((a, b), (b, a)):
+        try:
+            readings.append(datetime(int(year), month, day).date().isoformat())
+        except ValueError:
+            continue
+    readings = list(dict.fromkeys(readings))
+    clock = f" {time}" if time else ""
+    if len(readings) == 1:
+        return f"not a date as YYYY-MM-DD: {text!r} (write {readings[0]}{clock})"
+    if readings:
+        return f"{text!r} could be {readings[0]} or {readings[1]}: write the date as YYYY-MM-DD"
+    return f"not a date: {text!r} (write it as YYYY-MM-DD)"
 
 
 def _variant(text: str) -> str:
@@ -276,6 +309,38 @@ _HAND_PARSERS: dict[str, Callable[[str], Any]] = {
 }
 
 
+def spelled_two_ways(names: Mapping[str, Mapping[str, int]], unit: str = "line", sheet: str | None = None) -> list[str]:
+    """Names that look like one player written two ways (``Katrin`` and ``katrin``, ``Katrin`` and ``Katrine``):
+    not wrong, as two people may be so named, but a report would count two players. ``names``: each name folded,
+    with its spellings and how many rows each is on."""
+    spellings = {spelling: n for written in names.values() for spelling, n in written.items()}
+    ordered = sorted(spellings, key=lambda w: (-spellings[w], w))
+    out, said = [], set()
+    where = f"sheet {sheet!r}: " if sheet is not None else ""
+    for i, a in enumerate(ordered):
+        for b in ordered[i + 1 :]:
+            alike = a.casefold() == b.casefold() or (
+                min(len(a), len(b)) >= 4 and SequenceMatcher(None, a.casefold(), b.casefold()).ratio() >= 0.8
+            )
+            if alike and b not in said:
+                said.add(b)
+                out.append(
+                    f"{where}{a!r} ({_rows(spellings[a], unit)}) and {b!r} ({_rows(spellings[b], unit)}) look like one "
+                    "player written two ways: correct the sheet, or make one an alias of the other in ofc.toml "
+                    "([aliases])"
+                )
+    return out
+
+
+def _swapped(fields: list[str], columns: Mapping[str, int]) -> bool:
+    """Whether a row holds a bottom row's five cards under the top's column and the top's three under the bottom's."""
+    return len(_cards(fields[columns["top"]])) == 5 and len(_cards(fields[columns["bottom"]])) == 3
+
+
+def _rows(n: int, unit: str) -> str:
+    return f"{n} {unit}" + ("s" if n != 1 else "")
+
+
 def _cards(text: str) -> list[str]:
     """A row's card tokens, split faithfully (validation judges them)."""
     return text.replace(",", " ").split()
@@ -287,6 +352,45 @@ class _Row:
     offset: int
     fields: list[str] | None
     error: str | None = None
+    """Why the row cannot be read (it names no place: the row's is added)."""
+    player: str | None = None
+    """The player the row names, where it can be told."""
+
+
+FIELD_COLUMNS = {
+    "name": "player",
+    "hand_id": "hand",
+    "hand_number": "hand",
+    "played_at": "date",
+    "house_rules": "rules",
+    **{c: c for c in ("top", "middle", "bottom", "points", "seat", "fantasyland", "variant")},
+    **{c: c for c in ("session", "table", "site", "button")},
+}
+"""The record's fields a sheet's columns fill (the column for each)."""
+_PLAYER_FIELD = re.compile(r"^players\[(\d+)\]\.([a-z_]+)")
+
+
+@dataclass(frozen=True)
+class SheetPlaces:
+    """Where a scoresheet record's fields are: each player's row, and the column as the sheet's header names it."""
+
+    sheet: str | None
+    hand: str
+    rows: tuple[tuple[int, str], ...]
+    """Each player's (line or row, name), in the record's order."""
+    labels: Mapping[str, str]
+
+    def place(self, path: str | None) -> Place:
+        first, last = self.rows[0][0], self.rows[-1][0]
+        found = _PLAYER_FIELD.match(path or "")
+        if found is not None and int(found[1]) < len(self.rows):
+            line, name = self.rows[int(found[1])]
+            column = self.labels.get(FIELD_COLUMNS.get(found[2], ""))
+            field = None if column else path
+            return Place(line, sheet=self.sheet, hand=self.hand, player=name, column=column, field=field)
+        column = self.labels.get(FIELD_COLUMNS.get(path or "", ""))
+        field = None if column or path in (None, "players") else path
+        return Place(first, last, self.sheet, self.hand, column=column, field=field)
 
 
 @dataclass
@@ -300,9 +404,12 @@ class _Hand:
     count: int = 0
     raw: list[str] = field(default_factory=list)
     raw_chars: int = 0
+    last: int = 0
+    """The line of its last row (kept or not)."""
 
     def add(self, row: _Row, text: str) -> None:
         self.count += 1
+        self.last = row.line
         if len(self.rows) < MAX_PLAYERS:
             self.rows.append(row)
         if self.raw_chars < RAW_LIMIT:
@@ -327,13 +434,14 @@ class ScoresheetIngester:
         return ScoresheetIngester({**self.mapped, **mapped})
 
     def sniff(self, head: bytes) -> bool:
-        """Whether the first non-blank line is a header with every required column."""
+        """Whether one of the first non-blank lines (a title may stand above it) is a header with every required
+        column."""
         head = head.removeprefix(BOM)
-        for raw in head.split(b"\n"):
-            text = _decode(raw).rstrip("\r\n")
-            if text.strip():
-                found = _header(text, self.mapped)
-                return found is not None and set(REQUIRED) <= set(found[1])
+        lines = (_decode(raw).rstrip("\r\n") for raw in head.split(b"\n"))
+        for text in [t for t in lines if t.strip(" ,;\t")][: TITLE_ROWS + 1]:
+            found = _header(text, self.mapped)
+            if found is not None and set(REQUIRED) <= set(found[1]):
+                return True
         return False
 
     def read(self, stream: BinaryIO, source: str) -> Iterator[Chunk]:
@@ -380,17 +488,24 @@ class SheetReader:
         self.records: list[dict[str, Any]] = []
         self.lines: list[int] = []
         self.offsets: list[int] = []
+        self.places: list[Any] = []
         self.problems: list[Problem] = []
+        self.titles: list[tuple[int, int, str, list[str]]] = []
+        """Rows above the header that are not one (a sheet's title): (line, offset, text, cells)."""
+        self.names: dict[str, dict[str, int]] = {}
+        """Each player's spellings (by name folded), with the rows each is written on."""
+        self.notes: list[str] = []
 
     @property
     def pending(self) -> int:
         return len(self.records) + len(self.problems)
 
     def chunk(self, bytes_read: int) -> Chunk:
-        out = Chunk.from_dicts(self.records, self.lines, self.offsets, self.problems, bytes_read)
+        out = Chunk.from_dicts(self.records, self.lines, self.offsets, self.problems, bytes_read, self.places)
         if self.columns is not None and "variant" not in self.columns:
             out.guessed = frozenset({"variant"})  # no variant column: every hand is read as OFC
-        self.records, self.lines, self.offsets, self.problems = [], [], [], []
+        out.notes, self.notes = self.notes, []
+        self.records, self.lines, self.offsets, self.problems, self.places = [], [], [], [], []
         return out
 
     def feed(self, line: int, offset: int, text: str, *, whole: bool = True) -> None:
@@ -400,7 +515,7 @@ class SheetReader:
             self._read_header(line, offset, text)
             return
         if not whole:
-            row = _Row(line, offset, None, f"{self.at(line)}: longer than {MAX_LINE} bytes")
+            row = _Row(line, offset, None, f"longer than {MAX_LINE} bytes")
             self._add(row, self._lenient_key(text), text)
             return
         try:
@@ -413,7 +528,7 @@ class SheetReader:
                 if "new-line character" in str(exc)
                 else f"malformed CSV: {exc}"
             )
-            self._add(_Row(line, offset, None, f"{self.at(line)}: {reason}"), self._lenient_key(text), text)
+            self._add(_Row(line, offset, None, reason), self._lenient_key(text), text)
             return
         self._take(line, offset, fields, text)
 
@@ -423,7 +538,7 @@ class SheetReader:
             return
         text = "\t".join(cells)
         if self.columns is None:
-            self._use_header(line, 0, cells, text)
+            self._header_or_title(line, 0, text, cells)
             return
         self._take(line, 0, cells, text)
 
@@ -434,12 +549,19 @@ class SheetReader:
     def _take(self, line: int, offset: int, fields: list[str], text: str) -> None:
         if not any(f.strip() for f in fields):
             return
-        hand_at = self.columns["hand"]  # type: ignore[index]
-        key = fields[hand_at].strip() if hand_at < len(fields) else None
+        columns = self.columns or {}
+        key = fields[columns["hand"]].strip() if columns["hand"] < len(fields) else None
         if len(fields) != self.width:
-            self._add(
-                _Row(line, offset, None, f"{self.at(line)}: expected {self.width} fields, got {len(fields)}"), key, text
+            at = columns.get("player", len(fields))
+            player = fields[at].strip() or None if at < len(fields) else None
+            delimiter = _DELIMITER_NAMES.get(self.delimiter, "delimiter")
+            why = (
+                "a cell is missing, or the row is shifted"
+                if len(fields) < self.width
+                else f"a cell holds a {delimiter} (quote it), or the row is shifted"
             )
+            reason = f"{_rows(len(fields), 'cell')} where the header has {self.width}: {why}"
+            self._add(_Row(line, offset, None, reason, player), key, text)
             return
         self._add(_Row(line, offset, fields), key, text)
 
@@ -453,11 +575,17 @@ class SheetReader:
         return fields[at].strip() if at < len(fields) else None
 
     def finish(self) -> None:
-        """End of input: the last hand is complete; a file without a header is one problem."""
+        """End of input: the last hand is complete; a file without a header is one problem; names spelled two
+        ways are noted."""
         self._flush()
         if self.columns is None and not self.failed:
-            where = "the file" if self.sheet is None else f"sheet {self.sheet!r}"
-            self.problems.append(Problem(1, 0, f"no header row: {where} is empty or blank"))
+            if self.titles:  # rows, but none of them a header: the first is said to be wrong
+                line, offset, text, cells = self.titles[0]
+                self._use_header(line, offset, cells, text)
+            else:
+                where = "the file" if self.sheet is None else f"sheet {self.sheet!r}"
+                self.problems.append(Problem(1, 0, f"no header row: {where} is empty or blank"))
+        self.notes += spelled_two_ways(self.names, self.unit, self.sheet)
 
     def _read_header(self, line: int, offset: int, text: str) -> None:
         found = _header(text, self.mapped)
@@ -468,7 +596,18 @@ class SheetReader:
             self.problems.append(Problem(line, offset, reason, None, text[:RAW_LIMIT]))
             return
         self.delimiter = found[0]
-        self._use_header(line, offset, _split(text, self.delimiter), text)
+        self._header_or_title(line, offset, text, _split(text, self.delimiter))
+
+    def _header_or_title(self, line: int, offset: int, text: str, cells: list[str]) -> None:
+        """The header, or a title row above it (a sheet's name typed or merged across its first row): the first of
+        the first rows that names every required column is the header."""
+        names = {column_name(c.strip(), self.mapped) for c in cells}
+        if set(REQUIRED) <= names or len(self.titles) >= TITLE_ROWS:
+            if self.titles and not set(REQUIRED) <= names:  # no header among the first rows: the first is wrong
+                line, offset, text, cells = self.titles[0]
+            self._use_header(line, offset, cells, text)
+            return
+        self.titles.append((line, offset, text, cells))
 
     def _use_header(self, line: int, offset: int, cells: list[str], text: str) -> None:
         """Take the header's labels as the columns, or fail the whole file (sheet) with one problem."""
@@ -476,7 +615,16 @@ class SheetReader:
         names = [column_name(label, self.mapped) for label in labels]
         missing = [c for c in REQUIRED if c not in names]
         repeated = sorted({n for n in names if n in KNOWN and names.count(n) > 1})
-        if missing:
+        absent = [(label, c) for label, c in (self.mapped or {}).items() if label not in {_plain(x) for x in labels}]
+        headers = [label for label in labels if label]
+        if absent:
+            label, column = absent[0]
+            hint = did_you_mean(closest(label, headers, any_case=True))
+            reason = (
+                f"--map {column}={label}: the header has no column {label!r}{hint} "
+                f"(its columns: {', '.join(headers) or 'none'})"
+            )
+        elif missing:
             shown = ", ".join(n for n in names if n) or "nothing"
             reason = f"header: missing required column(s) {', '.join(missing)} (found: {shown})"
         elif repeated:
@@ -487,14 +635,17 @@ class SheetReader:
             reason = f"header: column(s) named more than once: {', '.join(said)}"
         else:
             self.columns = {n: i for i, n in enumerate(names) if n in KNOWN}
-            # A cell's problem names its column as the header does ("column score" for points).
-            self.labels = {n: labels[i] if labels[i].lower() != n else n for n, i in self.columns.items()}
+            # A cell's problem names its column as the header does ("column Score", "column Front").
+            self.labels = {n: labels[i] for n, i in self.columns.items()}
             self.width = len(names)
+            if self.titles:
+                first, last = self.titles[0][0], self.titles[-1][0]
+                said = self.at(first) + (f" to {last}" if last > first else "")
+                self.notes.append(f"{said}: read as the sheet's title, above its header")
             return
         self.failed = True
         self.columns = {}
-        where = "" if self.sheet is None else f"{self.at(line)}: "
-        self.problems.append(Problem(line, offset, where + reason, None, text[:RAW_LIMIT]))
+        self.problems.append(Problem.of([Issue(Place(line, sheet=self.sheet), reason)], offset, None, text[:RAW_LIMIT]))
 
     def _add(self, row: _Row, key: str | None, text: str) -> None:
         """Add a row to the current hand, or finish that hand and start the next."""
@@ -516,45 +667,67 @@ class SheetReader:
             self.records.append(result)
             self.lines.append(hand.line)
             self.offsets.append(hand.offset)
+            rows = tuple((row.line, p["name"]) for row, p in zip(hand.rows, result["players"], strict=True))
+            self.places.append(SheetPlaces(self.sheet, result["hand_id"], rows, self.labels))
 
     def _build(self, hand: _Hand) -> dict[str, Any] | Problem:
-        """One hand's rows as a canonical record, or the Problem naming every bad cell."""
-        errors: list[str] = []
+        """One hand's rows as a canonical record, or the Problem naming every bad cell where it is."""
+        errors: list[Issue] = []
         hand_id = hand.key or None
+        whole = Place(hand.line, hand.last if hand.last > hand.line else 0, self.sheet, hand_id)
         if hand_id is not None:
             first = self.seen.setdefault(hand_id, hand.line)
             if first != hand.line:
-                errors.append(f"hand {hand_id} appears in two places ({self.unit}s {first} and {hand.line})")
+                errors.append(Issue(whole, f"the hand's rows are not together: it starts at {self.unit} {first} too"))
         columns = self.columns or {}
         values: dict[str, tuple[Any, str, int]] = {}
         names: dict[str, int] = {}
         seats: dict[int, int] = {}
         players = []
+        swapped = [r for r in hand.rows if r.fields is not None and _swapped(r.fields, columns)]
+        front, back = self.labels.get("top", "top"), self.labels.get("bottom", "bottom")
+        if swapped and len(swapped) == len(hand.rows) > 1:  # the header's, not a row's: said once for the hand
+            errors.append(
+                Issue(whole, f"every row has 5 cards under {front} and 3 under {back}: are the two headers swapped?")
+            )
         for index, row in enumerate(hand.rows):
             if row.fields is None:
-                errors.append(row.error or f"{self.at(row.line)}: unreadable")
+                place = Place(row.line, sheet=self.sheet, hand=hand_id, player=row.player)
+                errors.append(Issue(place, row.error or "unreadable"))
                 continue
             bad: list[tuple[str, str]] = []
             cells = {column: row.fields[at].strip() for column, at in columns.items()}
             player = self._player(cells, index, bad)
+            if row in swapped and len(swapped) < len(hand.rows):
+                bad.append(
+                    ("top", f"5 cards where a top row holds 3, and 3 under {back}: the two the wrong way round?")
+                )
             self._hand_values(cells, row.line, values, bad, self.unit)
+            if player["name"]:
+                spelled = self.names.setdefault(player["name"].casefold(), {})
+                spelled[player["name"]] = spelled.get(player["name"], 0) + 1
             if player["name"] and (other := names.setdefault(player["name"].casefold(), row.line)) != row.line:
-                twice = f"{player['name']!r} appears twice in the hand ({self.unit}s {other} and {row.line})"
-                bad.append(("player", twice))
+                bad.append(
+                    ("player", f"{player['name']!r} plays twice in the hand; the other is at {self.unit} {other}")
+                )
             if (other := seats.setdefault(player["seat"], row.line)) != row.line:
                 bad.append(
-                    ("seat", f"seat {player['seat']} appears twice in the hand ({self.unit}s {other} and {row.line})")
+                    ("seat", f"seat {player['seat']} is taken twice in the hand; the other is at {self.unit} {other}")
                 )
+            who = player["name"] or None
             errors.extend(
-                f"{self.at(row.line)}, column {self.labels.get(column, column)}: {message}" for column, message in bad
+                Issue(Place(row.line, sheet=self.sheet, hand=hand_id, player=who, column=self.labels.get(c, c)), m)
+                for c, m in bad
             )
             players.append(player)
         if hand_id is not None and not MIN_PLAYERS <= hand.count <= MAX_PLAYERS:
             noun = "player" if hand.count == 1 else "players"
-            errors.append(f"hand {hand_id} has {hand.count} {noun} (a hand has {MIN_PLAYERS} to {MAX_PLAYERS})")
-        if errors or hand_id is None:
-            reason = "; ".join(errors) or "no hand id"
-            return Problem(hand.line, hand.offset, reason, hand_id, "\n".join(hand.raw)[:RAW_LIMIT])
+            errors.append(Issue(whole, f"{hand.count} {noun}: a hand has {MIN_PLAYERS} to {MAX_PLAYERS}"))
+        if hand_id is None and not errors:
+            column = self.labels.get("hand", "hand")
+            errors.append(Issue(Place(hand.line, sheet=self.sheet, column=column), "empty: every row names its hand"))
+        if errors:
+            return Problem.of(errors, hand.offset, hand_id, "\n".join(hand.raw)[:RAW_LIMIT])
         got = {column: value for column, (value, _, _) in values.items()}
         number = int(hand_id) if hand_id.isascii() and hand_id.isdigit() else None
         return {
@@ -601,12 +774,13 @@ class SheetReader:
                 points = _int(text)
         except _CellError as exc:
             bad.append(("points", str(exc)))
+        top, middle, bottom = (_cards(cells.get(row, "")) for row in ("top", "middle", "bottom"))
         return {
             "name": name,
             "seat": seat,
-            "top": _cards(cells.get("top", "")),
-            "middle": _cards(cells.get("middle", "")),
-            "bottom": _cards(cells.get("bottom", "")),
+            "top": top,
+            "middle": middle,
+            "bottom": bottom,
             "fantasyland": fantasyland,
             "fantasyland_cards": None,
             "surrendered": False,

@@ -25,7 +25,7 @@ from numba import njit
 
 from pipeline.cards import CARD_NAMES, parse_card_column
 from pipeline.game import BOARD, MAX_SEAT, PLACEMENT_ROWS, ROW_SIZES, ROWS, SEATS, facts
-from pipeline.ingest.base import RAW_LIMIT, Chunk, Problem
+from pipeline.ingest.base import FIELD_PATH, RAW_LIMIT, Chunk, Issue, Problem
 from pipeline.ingest.checks import (
     CLASSIC,
     DISCARD_ROW,
@@ -86,15 +86,20 @@ class Validated:
         )
 
 
+Fault = str | tuple[str, str, str]
+"""A hand's reason: ``"players[1].top[2]: not a card: 'Xd'"``, or (field, message, the field of another place
+the message is about) for a fault that is in two places (a card given twice)."""
+
+
 class _Reasons:
     """First failure per hand; later checks never overwrite an earlier reason."""
 
     def __init__(self, n: int) -> None:
         self.reason = np.full(n, None, dtype=object)
 
-    def add(self, hands: np.ndarray, message: str | list[str]) -> None:
+    def add(self, hands: np.ndarray, message: Fault | list[Fault]) -> None:
         hands = np.asarray(hands, dtype=np.int64)
-        messages = [message] * hands.size if isinstance(message, str) else message
+        messages = [message] * hands.size if isinstance(message, str | tuple) else message
         for h, m in zip(hands.tolist(), messages, strict=True):
             if self.reason[h] is None:
                 self.reason[h] = m
@@ -273,15 +278,20 @@ def _validate_records(chunk: Chunk, source_file: str, batch: str) -> Validated:
     hand_cards, hand_count = _card_masks(token_hand[ok], codes[ok], n)
     repeated = np.flatnonzero(np.bitwise_count(hand_cards) != hand_count)
     if repeated.size:
-        # Only in the hands that repeat a card: find which card, for the message.
+        # Only in the hands that repeat a card: find which card, and both places, for the message. In reading
+        # order (player by player, then top, middle, bottom, discards) the later place is the one at fault.
         sub = np.flatnonzero(np.isin(token_hand, repeated) & ok)
-        dup_key = token_hand[sub] * 64 + codes[sub]
-        order = np.argsort(dup_key, kind="stable")
-        again = sub[order[1:][np.diff(dup_key[order]) == 0]]
-        msgs = [
-            f"players[{int(board_in_hand[token_board[t]])}].{field_names[token_row[t]]}[{int(token_pos[t])}]: "
-            f"{CARD_NAMES[codes[t]]} is dealt twice in this hand"
-            for t in again.tolist()
+        order = np.lexsort((token_pos[sub], token_row[sub], token_board[sub], codes[sub], token_hand[sub]))
+        dup_key = token_hand[sub][order] * 64 + codes[sub][order]
+        same = np.flatnonzero(np.diff(dup_key) == 0)
+        first, again = sub[order[same]], sub[order[same + 1]]
+
+        def path(t: int) -> str:
+            return f"players[{int(board_in_hand[token_board[t]])}].{field_names[token_row[t]]}[{int(token_pos[t])}]"
+
+        msgs: list[Fault] = [
+            (path(t), f"{CARD_NAMES[codes[t]]} is dealt twice in this hand", path(f))
+            for t, f in zip(again.tolist(), first.tolist(), strict=True)
         ]
         reasons.add(board_hand[token_board[again]], msgs)
 
@@ -395,6 +405,31 @@ def _validate_records(chunk: Chunk, source_file: str, batch: str) -> Validated:
     reasons.failing(
         np.abs(points) > POINTS_MAX, board_hand, board_in_hand, "players[{i}].points: {v} is too large", points
     )
+    # Recorded points are a whole table's or none: every hand's points sum to zero (each pair's settlement is
+    # paid by one to the other, whatever the rules). A hand where some are missing, or that does not add up,
+    # has a typo somewhere in its rows, and is quarantined until the corrected record replaces it.
+    recorded = _np(pc.is_valid(boards.field("points")), False).astype(bool)
+    given = np.bincount(board_hand, weights=recorded, minlength=n).astype(np.int64)
+    lacking = np.flatnonzero(((given > 0) & (given < n_players))[board_hand] & ~recorded)
+    if lacking.size:
+        lacking = lacking[np.unique(board_hand[lacking], return_index=True)[1]]  # the first of each hand
+        shown = _points_of(boards, board_hand, board_hand[lacking], recorded)
+        reasons.add(
+            board_hand[lacking],
+            [
+                f"players[{int(board_in_hand[b])}].points: missing, while the others have theirs "
+                f"({shown[int(board_hand[b])]})"
+                for b in lacking.tolist()
+            ],
+        )
+    total = np.bincount(board_hand, weights=np.where(recorded, points, 0), minlength=n).astype(np.int64)
+    off = np.flatnonzero((given == n_players) & (n_players > 0) & (total != 0))
+    if off.size:
+        shown = _points_of(boards, board_hand, off, recorded)
+        sums = total[off].tolist()
+        reasons.add(
+            off, [f"points: they sum to {t:+,}, not 0 ({shown[h]})" for h, t in zip(off.tolist(), sums, strict=True)]
+        )
     stack = _np(boards.field("stack"), STACK_MIN)
     reasons.failing(
         (stack < STACK_MIN) | (stack > STACK_MAX),
@@ -411,7 +446,8 @@ def _validate_records(chunk: Chunk, source_file: str, batch: str) -> Validated:
         raws = rec.filter(pa.array(bad)).to_pylist()
         for h, raw in zip(np.flatnonzero(bad).tolist(), raws, strict=True):
             text = record_text(raw)[:RAW_LIMIT]
-            problems.append(Problem(int(chunk.lines[h]), int(chunk.offsets[h]), reasons.reason[h], hand_ids[h], text))
+            issue = _issue(chunk, h, reasons.reason[h])
+            problems.append(Problem.of([issue], int(chunk.offsets[h]), hand_ids[h], text))
 
     # The accepted hands, their boards and placements, renumbered among themselves.
     k = np.flatnonzero(~bad)
@@ -451,6 +487,33 @@ def _validate_records(chunk: Chunk, source_file: str, batch: str) -> Validated:
         row=pl_row[keep_pl],
     )
     return lake_rows(hands, board_columns, placement_columns, problems, source_file, batch)
+
+
+def _issue(chunk: Chunk, row: int, fault: Fault) -> Issue:
+    """A record's fault where its source has it: the sheet's cell, or the record's field at its line; a fault in
+    two places names the other too."""
+    if isinstance(fault, tuple):
+        path, message, also = fault
+    else:
+        found = FIELD_PATH.match(fault)
+        path, message, also = (found.group(1), fault[found.end() :], None) if found else (None, fault, None)
+    place = chunk.place(row, path)
+    if also is not None:
+        message += f"; the other is at {chunk.place(row, also).near(place)}"
+    return Issue(place, message)
+
+
+def _points_of(
+    boards: pa.StructArray, board_hand: np.ndarray, hands: np.ndarray, recorded: np.ndarray
+) -> dict[int, str]:
+    """Each of ``hands``' players with recorded points, with them: ``Ann +28, Bo -13``."""
+    rows = np.flatnonzero(np.isin(board_hand, hands) & recorded)
+    names = _values_at(boards.field("name"), rows)
+    points = _values_at(boards.field("points"), rows)
+    out: dict[int, list[str]] = {}
+    for b, name, value in zip(rows.tolist(), names, points, strict=True):
+        out.setdefault(int(board_hand[b]), []).append(f"{name} {value:+,}")
+    return {h: ", ".join(parts) for h, parts in out.items()}
 
 
 def lake_rows(
