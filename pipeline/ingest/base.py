@@ -28,6 +28,7 @@ SHOW = 60
 
 FIELD_PATH = re.compile(r"^((?:players\[\d+\]\.)?[a-z_]+(?:\[\d+\])?): ")
 """A reason that starts with the field it is about: ``players[1].middle[2]: not a card: 'Xd'``."""
+_LINE = re.compile(r"^line (\d+): ")
 
 
 @dataclass(frozen=True)
@@ -120,9 +121,13 @@ class Problem:
         reason starts with, when it does)."""
         if self.found:
             return self.found
-        path = FIELD_PATH.match(self.reason)
-        place = Place(self.line, hand=self.hand_id, field=path.group(1) if path else None)
-        return (Issue(place, self.reason[path.end() :] if path else self.reason),)
+        reason, line = self.reason, self.line
+        named = _LINE.match(reason)  # a reason about another line than the record's first: at that line
+        if named is not None:
+            reason, line = reason[named.end() :], int(named.group(1))
+        path = FIELD_PATH.match(reason)
+        place = Place(line, hand=self.hand_id, field=path.group(1) if path else None)
+        return (Issue(place, reason[path.end() :] if path else reason),)
 
 
 def _stored(issue: Issue, line: bool) -> str:
