@@ -1,8 +1,15 @@
 -- Derived views and macros over the lake tables (hands, boards, placements, batches, quarantine, and the
 -- results of ofc rescore: board_results, pair_results) and the two tables from the code (variants,
 -- royalty_hands). The lake tables themselves are defined by pipeline/query/db.py from the committed manifests.
+--
+-- Each fact is stored once: what a record says is in hands and boards, written at ingest; a rule set's results
+-- hold the board's key (hand_key, seat) and what that rule set decides. The wide shapes join the two by key:
+-- hand_boards (a board's facts), scored_boards (its facts beside its result under each rule set),
+-- played_boards (under the rules its hand was played by), compared_boards (beside its result as played) and
+-- scored_pairs (a pair's result beside its two players and their boards' results).
 
--- One row per board with its hand's facts and its rows as card codes (top 3, middle 5, bottom 5).
+-- One row per board with its hand's facts and its rows as card codes (top 3, middle 5, bottom 5); the cards a
+-- Fantasyland board was dealt (null for a board not played in Fantasyland, or whose count is not recorded).
 CREATE VIEW hand_boards AS
 SELECT
     h.hand_key, h.hand_id, h.source, h.variant, h.month, h.played_at, h.site, h."table", h.session,
@@ -11,7 +18,9 @@ SELECT
     list_slice(b.cards, 1, 3) AS top,
     list_slice(b.cards, 4, 8) AS middle,
     list_slice(b.cards, 9, 13) AS bottom,
-    b.misset, b.fantasyland, b.fantasyland_cards, b.surrendered, b.natural, b.discards,
+    b.misset, b.fantasyland,
+    CASE WHEN b.fantasyland AND b.fantasyland_cards > 0 THEN b.fantasyland_cards END AS fantasyland_cards,
+    b.surrendered, b.natural, b.discards,
     b.points AS recorded_points
 FROM hands h
 JOIN boards b USING (hand_key);
@@ -22,10 +31,65 @@ SELECT player, count(*) AS hands, min(played_at) AS first_played, max(played_at)
 FROM hand_boards
 GROUP BY player;
 
+-- Every board's result under every rule set the lake was rescored under, beside the board's facts: the hand's
+-- (hand_id, source, variant, month, played_at, site, table, session, hand_number, button, house_rules,
+-- n_players) and the board's (seat, player, cards and its rows, misset, fantasyland played and its
+-- fantasyland_cards, surrendered and natural as recorded, discards, recorded_points); then the rule set (rules,
+-- rules_key; native: the rules the hand was played by) and what it decided (fouled, dead_street, natural_paid,
+-- surrender_honoured, royalty_top, royalty_middle, royalty_bottom, fantasyland_entry, fantasyland_stay,
+-- fantasyland_next, points, scoops, scooped, winner_seat). A filter on rules_key or native leaves out whole
+-- result files.
+CREATE VIEW scored_boards AS
+SELECT
+    f.*,
+    r.rules, r.rules_key, r.native,
+    r.fouled, r.dead_street, r.natural AS natural_paid, r.surrendered AS surrender_honoured,
+    r.royalty_top, r.royalty_middle, r.royalty_bottom,
+    r.fantasyland_entry, r.fantasyland_stay, r.fantasyland_next,
+    r.points, r.scoops, r.scooped, r.winner_seat
+FROM board_results r
+JOIN hand_boards f ON f.hand_key = r.hand_key AND f.seat = r.seat;
+
 -- Every board as it was played: scored under its hand's native rules (its recorded house rules, else its
 -- variant's preset).
 CREATE VIEW played_boards AS
-SELECT * FROM board_results WHERE native;
+SELECT * FROM scored_boards WHERE native;
+
+-- Every board's result under each rule set beside its result as played (native_points, native_winner_seat):
+-- what a comparison of rule sets reads. The as-played result is found by key, not stored with every rule set's.
+CREATE VIEW compared_boards AS
+SELECT s.*, p.points AS native_points, p.winner_seat AS native_winner_seat
+FROM scored_boards s
+JOIN board_results p ON p.native AND p.hand_key = s.hand_key AND p.seat = s.seat;
+
+-- Every board with its place after the button (position: 0 the button, 1 the first to act, and so on round
+-- the table); the button is the highest seat where none is recorded. A window over each hand's boards: ask it of
+-- a few hands, or read the summaries, which keep it.
+CREATE VIEW seated_boards AS
+WITH buttons AS (
+    SELECT *, coalesce(button, max(seat) OVER (PARTITION BY hand_key)) AS button_seat FROM hand_boards
+)
+SELECT
+    * EXCLUDE (button_seat),
+    row_number() OVER (PARTITION BY hand_key ORDER BY (seat - button_seat + 255) % 256) % n_players AS position
+FROM buttons;
+
+-- Every pair of boards' result under every rule set, beside the hand's time, the two players and what the rule
+-- set decided of each board (fouled_a, fouled_b; royalties_a, royalties_b: the royalties each board earned).
+CREATE VIEW scored_pairs AS
+SELECT
+    p.*,
+    h.played_at,
+    ba.player AS player_a, bb.player AS player_b,
+    ra.fouled AS fouled_a, rb.fouled AS fouled_b,
+    ra.royalty_top + ra.royalty_middle + ra.royalty_bottom AS royalties_a,
+    rb.royalty_top + rb.royalty_middle + rb.royalty_bottom AS royalties_b
+FROM pair_results p
+JOIN hands h ON h.hand_key = p.hand_key
+JOIN boards ba ON ba.hand_key = p.hand_key AND ba.seat = p.seat_a
+JOIN boards bb ON bb.hand_key = p.hand_key AND bb.seat = p.seat_b
+JOIN board_results ra ON ra.rules_key = p.rules_key AND ra.hand_key = p.hand_key AND ra.seat = p.seat_a
+JOIN board_results rb ON rb.rules_key = p.rules_key AND rb.hand_key = p.hand_key AND rb.seat = p.seat_b;
 
 -- Hands whose recorded points differ from ours under the rules they were played by: every board of each.
 CREATE VIEW recorded_mismatches AS
@@ -56,9 +120,9 @@ CREATE MACRO kept(player, variant, played_at, who, game, from_day) AS
 CREATE MACRO read_under(rule_set, native, rules_key) AS
     CASE WHEN rule_set IS NULL THEN native ELSE rules_key = rule_set END;
 
--- The boards a figure about single hands reads: under one rule set, then filtered.
-CREATE MACRO scored_boards(rule_set, who, game, from_day) AS TABLE
-    SELECT * FROM board_results
+-- The boards a figure about single hands reads, with their facts: under one rule set, then filtered.
+CREATE MACRO boards_under(rule_set, who, game, from_day) AS TABLE
+    SELECT * FROM scored_boards
     WHERE read_under(rule_set, native, rules_key) AND kept(player, variant, played_at, who, game, from_day);
 
 -- The same over the summaries a rescore writes beside its results (board_summary, board_counts, player_sessions
@@ -130,8 +194,7 @@ CREATE MACRO by_variant_and_player(fine) AS TABLE
 -- Cards as text, as ofc prints them. A card code is rank * 4 + suit: ranks 2 3 4 5 6 7 8 9 T J Q K A are 0..12,
 -- suits c d h s are 0..3 (pipeline/cards.py). card_text(code) is one card ('As'), cards_text(codes) a list of
 -- codes ('Ah Kd 2c'), board_text(cards) a board's 13 codes as its rows ('Qh Qd 4c / 9s 9h 9c Kd 3h / Ts Js Qs Ks
--- As'): the cards column of boards, hand_boards, board_results and played_boards (stored as 13 bytes in the result
--- files, shown as the 13 codes by the views). A code outside 0..51 is '??'.
+-- As'): the cards column of boards, hand_boards, scored_boards and played_boards. A code outside 0..51 is '??'.
 CREATE MACRO card_text(code) AS CASE
     WHEN code IS NULL THEN NULL
     WHEN code BETWEEN 0 AND 51

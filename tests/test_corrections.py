@@ -74,12 +74,12 @@ def test_a_corrected_file_replaces_what_changed_and_removes_what_it_dropped(tmp_
     assert cards[2] != old_cards[2]
     assert cards[3:] == old_cards[3:]
     # The results scored from the corrected batch are gone until the next rescore; the other hands' stay.
-    assert rows(lake, "SELECT count(*) FROM board_results WHERE source = 'scoresheet'")[0][0] == 0
+    assert rows(lake, "SELECT count(*) FROM scored_boards WHERE source = 'scoresheet'")[0][0] == 0
     assert 0 < rows(lake, "SELECT count(*) FROM board_results")[0][0] < before
     rescore(lake, [load_rules("ofc")])
     boards = rows(lake, "SELECT count(*) FROM boards")[0][0]
     assert rows(lake, "SELECT count(*) FROM board_results WHERE native")[0][0] == boards
-    scored = "SELECT recorded_points FROM board_results WHERE native AND hand_id = '1' AND player = 'Carla'"
+    scored = "SELECT recorded_points FROM played_boards WHERE hand_id = '1' AND player = 'Carla'"
     assert rows(lake, scored) == [(-30,)]
     # Recorded in the lake; the old files stay on disk, hidden, until a vacuum.
     last_ingest = [m for m in lake.manifests() if m["kind"] == "ingest"][-1]

@@ -107,9 +107,7 @@ def results(lake: Lake) -> dict[str, object]:
     """Result rows as a reader sees them, order-free."""
     with connect(lake) as con:
         return {
-            t: con.execute(
-                f"SELECT * EXCLUDE (rules_key) REPLACE (played_at::VARCHAR AS played_at) FROM {t} ORDER BY ALL"
-            ).fetchall()
+            t: con.execute(f"SELECT * EXCLUDE (rules_key) FROM {t} ORDER BY ALL").fetchall()
             for t in ("pair_results", "board_results")
         }
 

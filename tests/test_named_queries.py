@@ -124,7 +124,7 @@ def test_royalty_frequency_names_the_hands_the_cards_make(
     rows = run(con, report_lake, "royalty_frequency")
     assert {r["rules_key"] for r in rows} == set(boards["rules_key"].unique().to_list())
     for (key,), mine in boards.group_by("rules_key"):
-        cards = np.frombuffer(b"".join(mine["cards"].to_list()), dtype=np.uint8).reshape(-1, 13)
+        cards = np.array(mine["cards"].to_list(), dtype=np.uint8).reshape(-1, 13)
         strengths = evaluate_boards(cards)
         for i, row in enumerate(("top", "middle", "bottom")):
             points = mine[f"royalty_{row}"].to_numpy()
@@ -474,10 +474,11 @@ def test_hands_looked_up_are_the_lakes_rows(report_lake: ReportLake, snapshot: S
             con,
             """SELECT r.hand_key, r.hand_id, r.seat, r.player, r.cards, r.points, r.royalty_bottom,
                       b.streets, b.discards
-               FROM board_results r LEFT JOIN boards b USING (hand_key, seat)
+               FROM scored_boards r LEFT JOIN boards b USING (hand_key, seat)
+               JOIN seated_boards s USING (hand_key, seat)
                WHERE list_contains($keys, r.hand_key)
                  AND CASE WHEN $rules IS NULL THEN r.native ELSE r.rules_key = $rules END
-               ORDER BY r.hand_key, r.position""",
+               ORDER BY r.hand_key, s.position""",
             keys=keys,
             rules=rules,
         )
@@ -487,7 +488,7 @@ def test_hands_looked_up_are_the_lakes_rows(report_lake: ReportLake, snapshot: S
         pairs = named.run(con, snapshot, "hand_pairs", {"hands": wanted, "rules": rules}).to_pylist()
         expected_pairs = _direct(
             con,
-            "SELECT hand_key, player_a, player_b, settled, points FROM pair_results "
+            "SELECT hand_key, player_a, player_b, settled, points FROM scored_pairs "
             "WHERE list_contains($keys, hand_key) AND CASE WHEN $rules IS NULL THEN native ELSE rules_key = $rules END "
             "ORDER BY hand_key, rules, seat_a, seat_b",
             keys=keys,
@@ -497,7 +498,7 @@ def test_hands_looked_up_are_the_lakes_rows(report_lake: ReportLake, snapshot: S
         compared = [(p["hand_key"], p["rules"], p["player_a"], p["points"]) for p in pairs if p["player_b"] is None]
         expected_compared = _direct(
             con,
-            "SELECT hand_key, rules, player, points FROM board_results "
+            "SELECT hand_key, rules, player, points FROM scored_boards "
             "WHERE list_contains($keys, hand_key) AND list_contains($compared, rules_key) "
             "ORDER BY hand_key, rules, seat",
             keys=keys,
@@ -519,7 +520,7 @@ def _notable_expected(
     report_lake: ReportLake, player: str, rules: str | None, variant: str | None, since: date | None, hands: int
 ) -> list[tuple[Any, ...]]:
     """notable_hands computed from the board results by polars: each kind's boards of the player in its order."""
-    results = report_lake.frame("board_results").filter(pl.col("player") == player)
+    results = report_lake.results().filter(pl.col("player") == player)
     if variant:
         results = results.filter(pl.col("variant") == variant)
     if since:
@@ -554,12 +555,7 @@ def _notable_expected(
 def test_notable_hands_are_each_kinds_first(
     con: duckdb.DuckDBPyConnection, report_lake: ReportLake, snapshot: Snapshot, hands: int
 ) -> None:
-    players = [
-        p
-        for (p,) in con.sql(
-            "SELECT player FROM board_results WHERE native GROUP BY 1 ORDER BY count(*) DESC"
-        ).fetchall()
-    ]
+    players = [p for (p,) in con.sql("SELECT player FROM played_boards GROUP BY 1 ORDER BY count(*) DESC").fetchall()]
     cases = [
         (players[0], None, None, None),
         (players[1], report_lake.rule_keys[1], None, None),

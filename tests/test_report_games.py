@@ -183,7 +183,9 @@ def test_which_rule_set_favours_whom_is_paired_hand_by_hand(tmp_path: Path) -> N
     key = load_rules("classic-2-4").key
     files = [str(f) for f in lake.snapshot().files("board_results")]
     results = pl.read_parquet(files, hive_partitioning=True)
-    played = results.filter(pl.col("native")).select("hand_key", "seat", "player", pl.col("points").alias("played"))
+    boards = pl.read_parquet([str(f) for f in lake.snapshot().files("boards")], hive_partitioning=True)
+    played = results.filter(pl.col("native")).select("hand_key", "seat", pl.col("points").alias("played"))
+    played = played.join(boards.select("hand_key", "seat", "player"), on=["hand_key", "seat"])
     under = results.filter(pl.col("rules_key") == key).select("hand_key", "seat", "points")
     gains = under.join(played, on=["hand_key", "seat"]).with_columns(gain=pl.col("points") - pl.col("played"))
     for player, mine in gains.group_by("player"):

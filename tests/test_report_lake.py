@@ -126,14 +126,26 @@ class ReportLake:
         files = [str(f) for f in self.lake.files(table)]
         return pl.read_parquet(files, hive_partitioning=True, missing_columns="insert")
 
+    def results(self) -> pl.DataFrame:
+        """Every board under every rule set, with its facts and its result as played (``compared_boards``)."""
+        return self._view("compared_boards", None, every=True)
+
+    def _view(self, view: str, rules_key: str | None, every: bool = False) -> pl.DataFrame:
+        from pipeline.query.db import connect
+
+        where = "true" if every else "native" if rules_key is None else "rules_key = $key"
+        con = connect(self.lake.snapshot())
+        found = con.execute(f"SELECT * FROM {view} WHERE {where}", {} if rules_key is None else {"key": rules_key})
+        return pl.from_arrow(found.to_arrow_table())
+
     def boards(self, rules_key: str | None = None) -> pl.DataFrame:
-        """One row per board: its result as played (``rules_key`` None) or under ``rules_key``."""
-        results = self.frame("board_results")
-        return results.filter(pl.col("native") if rules_key is None else pl.col("rules_key") == rules_key)
+        """One row per board with its facts (the view ``compared_boards``): its result as played (``rules_key``
+        None) or under ``rules_key``, beside its result as played."""
+        return self._view("compared_boards", rules_key)
 
     def pairs(self, rules_key: str | None = None) -> pl.DataFrame:
-        results = self.frame("pair_results")
-        return results.filter(pl.col("native") if rules_key is None else pl.col("rules_key") == rules_key)
+        """One row per pair with its players (the view ``scored_pairs``)."""
+        return self._view("scored_pairs", rules_key)
 
 
 def build(root: Path, hands: int = 300, rules: tuple[str, ...] = RULES) -> ReportLake:

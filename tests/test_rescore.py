@@ -85,7 +85,7 @@ def query(lake: Lake, sql: str) -> list[dict[str, Any]]:
 
 
 def player_points(lake: Lake, rules: RuleSet) -> dict[tuple[str, int], int]:
-    rows = query(lake, f"SELECT hand_id, seat, points FROM board_results WHERE rules_key = '{rules.key}'")
+    rows = query(lake, f"SELECT hand_id, seat, points FROM scored_boards WHERE rules_key = '{rules.key}'")
     return {(r["hand_id"], r["seat"]): r["points"] for r in rows}
 
 
@@ -150,7 +150,7 @@ def test_worked_examples_give_the_rules_figures(tmp_path: Path) -> None:
     e1 = query(
         lake,
         "SELECT rules, royalty_top, royalty_middle, royalty_bottom, fantasyland_entry, fantasyland_next, native "
-        "FROM board_results WHERE hand_id = 'E1' AND seat = 0",
+        "FROM scored_boards WHERE hand_id = 'E1' AND seat = 0",
     )
     by_rules = {r["rules"]: r for r in e1}
     assert [by_rules["ofc"][f"royalty_{row}"] for row in ("top", "middle", "bottom")] == [7, 2, 25]
@@ -163,7 +163,7 @@ def test_worked_examples_give_the_rules_figures(tmp_path: Path) -> None:
     }
     e2 = query(
         lake,
-        "SELECT p.settled, p.fouled_a, p.fouled_b, p.points, p.royalties_b FROM pair_results p "
+        "SELECT p.settled, p.fouled_a, p.fouled_b, p.points, p.royalties_b FROM scored_pairs p "
         "JOIN hands h USING (hand_key) WHERE h.hand_id = 'E2' AND p.rules = 'ofc'",
     )
     assert e2 == [{"settled": "foul", "fouled_a": True, "fouled_b": False, "points": -16, "royalties_b": 10}]
@@ -501,8 +501,8 @@ def test_a_house_file_named_like_a_preset_stays_the_rules_once_given(tmp_path: P
     rescore(lake, [load_rules("pineapple")])
     _played_once(lake)
     assert rescore(lake, []).result_batches == []
-    native = query(lake, "SELECT DISTINCT native_rules FROM played_boards")
-    assert native == [{"native_rules": load_rules(mine).key}]
+    native = query(lake, "SELECT DISTINCT rules_key FROM played_boards")
+    assert native == [{"rules_key": load_rules(mine).key}]
 
 
 def test_a_rule_set_whose_name_cannot_name_a_folder_is_not_native(tmp_path: Path) -> None:
@@ -539,7 +539,7 @@ def test_boards_ingested_before_streets_were_kept_get_them_from_the_placements(t
     rules = [load_rules("ofc"), load_rules("classic-2-4")]
     rescore(kept, rules)
     rescore(older, rules)
-    rows = "SELECT * EXCLUDE (cards) FROM board_results ORDER BY rules_key, hand_key, seat"
+    rows = "SELECT * FROM board_results ORDER BY rules_key, hand_key, seat"
     expected = query(kept, rows)
     assert query(older, rows) == expected
     assert any(r["dead_street"] is not None for r in expected)

@@ -9,7 +9,7 @@ import pyarrow as pa
 import pytest
 
 from pipeline.cards import deal
-from pipeline.rescore.batch import SETTLED, rescore_batch, rescore_many
+from pipeline.rescore.batch import SETTLED, read_boards, rescore_batch, rescore_many
 from pipeline.rescore.plan import Job
 from pipeline.rule_files import load_rules
 from pipeline.score.compile import NATURALS
@@ -116,8 +116,6 @@ def test_results_are_the_engines_scores(boards: pa.RecordBatch, name: str) -> No
     assert players.column("fantasyland_next").to_numpy().tolist() == f.fantasyland_next.tolist()
     assert players.column("fantasyland_entry").to_pylist() == f.fantasyland_entry.tolist()
     assert players.column("fantasyland_stay").to_pylist() == f.fantasyland_stay.tolist()
-    assert players.column("player").to_pylist() == boards.column("player").to_pylist()
-    assert players.column("recorded_points").to_pylist() == boards.column("points").to_pylist()
     assert set(players.column("rules").to_pylist()) == {rules.name}
     assert set(players.column("rules_key").to_pylist()) == {rules.key}
 
@@ -141,18 +139,6 @@ def test_results_are_the_engines_scores(boards: pa.RecordBatch, name: str) -> No
         assert [row["row_top"], row["row_middle"], row["row_bottom"]] == p.rows[i].tolist()
         assert row["scoop"] == p.scoop[i]
         assert row["settled"] == SETTLED[p.kind[i]]
-        assert (row["fouled_a"], row["fouled_b"]) == (f.fouled[a], f.fouled[b])
-        assert (row["royalties_a"], row["royalties_b"]) == (f.royalties[a].sum(), f.royalties[b].sum())
-        parts = ("row_points", "bonus", "royalty_points", "foul_points", "natural_points", "surrender_points")
-        assert [row[c] for c in parts] == [
-            p.row_points[i],
-            p.bonus[i],
-            p.royalty_points[i],
-            p.foul_points[i],
-            p.natural_points[i],
-            p.surrender_points[i],
-        ]
-        assert row["multiplier"] == p.multiplier[i]
         assert row["variant"] == boards.column("variant")[a].as_py()
         assert row["month"] == boards.column("month")[a].as_py()
 
@@ -247,15 +233,13 @@ def test_a_rule_set_that_cannot_apply_gives_no_rows(boards: pa.RecordBatch) -> N
     assert "2-7 lowball middle" in result.why["ofc"]
 
 
-def test_hand_facts_ride_along(boards: pa.RecordBatch) -> None:
-    """Time, table size, place after the button and Fantasyland cards, as a report reads them."""
+def test_the_facts_summaries_read(boards: pa.RecordBatch) -> None:
+    """Time, table size, place after the button and Fantasyland cards, as the summaries read them; the results
+    themselves hold the key and what the rule set decides, nothing a record says."""
     players, pairs = rescore_batch(boards, load_rules("ofc"))
+    assert not {"player", "cards", "played_at", "player_a"} & {*players.schema.names, *pairs.schema.names}
+    table = read_boards(boards)
     rows = boards.to_pylist()
-    name = {(r["hand_key"], r["seat"]): r["player"] for r in rows}
-    when = {r["hand_key"]: r["played_at"] for r in rows}
-    for p in pairs.to_pylist():
-        assert (p["player_a"], p["player_b"]) == (name[p["hand_key"], p["seat_a"]], name[p["hand_key"], p["seat_b"]])
-        assert p["played_at"] == when[p["hand_key"]]
     by_hand: dict[int, list[dict]] = {}
     for r in rows:
         by_hand.setdefault(r["hand_key"], []).append(r)
@@ -267,10 +251,19 @@ def test_hand_facts_ride_along(boards: pa.RecordBatch) -> None:
             place = (seats.index(r["seat"]) - seats.index(button)) % len(seats)
             dealt = r["fantasyland_cards"] if r["fantasyland"] and r["variant"] != "classic" else None
             expected[(key, r["seat"])] = (r["played_at"], len(seats), place, dealt)
-    got = {
-        (r["hand_key"], r["seat"]): (r["played_at"], r["n_players"], r["position"], r["fantasyland_cards"])
-        for r in players.to_pylist()
-    }
+    got = dict(
+        zip(
+            zip(table.hand_key.tolist(), table.boards.seat.tolist(), strict=True),
+            zip(
+                table.facts["played_at"].to_pylist(),
+                table.n_players.tolist(),
+                table.position.tolist(),
+                table.fantasyland_dealt.to_pylist(),
+                strict=True,
+            ),
+            strict=True,
+        )
+    )
     assert got == expected
     assert {p for _, _, p, _ in got.values()} == {0, 1, 2, 3}
     points: dict[int, dict[int, int]] = {}
@@ -280,10 +273,9 @@ def test_hand_facts_ride_along(boards: pa.RecordBatch) -> None:
         best = max(points[r["hand_key"]].values())
         top = [seat for seat, p in points[r["hand_key"]].items() if p == best]
         assert r["winner_seat"] == (top[0] if len(top) == 1 else -1)
-    without = boards.drop_columns(["played_at", "fantasyland_cards"])
-    bare, _ = rescore_batch(without, load_rules("ofc"))
-    assert bare.column("played_at").null_count == bare.num_rows
-    assert bare.column("position").equals(players.column("position"))
+    bare = read_boards(boards.drop_columns(["played_at", "fantasyland_cards"]))
+    assert bare.facts["played_at"].null_count == bare.n
+    assert bare.position.tolist() == table.position.tolist()
 
 
 def test_an_empty_batch_gives_empty_results() -> None:

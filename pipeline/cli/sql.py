@@ -263,10 +263,12 @@ def sql(
 ) -> None:
     """Run read-only SQL against the lake, or a named query with its parameters.
 
-    Views: hands, boards, placements, batches, quarantine, quarantine_status, board_results, pair_results,
-    played_boards, hand_boards, players, recorded_mismatches, variants, royalty_hands. Named queries (ofc sql --list)
-    take their values with --param key=value: every value is a bound parameter, never part of the SQL
-    text.
+    Tables: hands, boards, placements, batches, quarantine; each rule set's results, board_results and
+    pair_results (a board's or pair's key and what the rule set decided). Views: scored_boards (each board's facts
+    beside its result under each rule set), played_boards (as played), compared_boards (beside the result as
+    played), seated_boards, scored_pairs, hand_boards, players, quarantine_status, recorded_mismatches,
+    variants, royalty_hands. Named queries (ofc sql --list) take their values with --param key=value: every
+    value is a bound parameter, never part of the SQL text.
 
     Cards are stored as codes (rank * 4 + suit). The table printed for people shows the card columns
     (card, cards, top, middle, bottom, discards) as cards and rounds numbers to 4 significant digits; in

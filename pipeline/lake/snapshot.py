@@ -22,13 +22,15 @@ __all__ = ["RESULT_FORMAT", "RESULT_KIND", "Cover", "Snapshot"]
 
 RESULT_KIND = "rescore"
 """The kind of a batch of results."""
-RESULT_FORMAT = 5
+RESULT_FORMAT = 6
 """The version of the result tables a rescore writes, recorded in its manifests (``format``). Version 2: the
 self-contained ``board_results`` and ``pair_results``, with each hand's native rule set; version 3 adds their
 summaries (``board_summary``, ``board_counts``, ``player_sessions``, ``pair_summary``); version 4 the boards
 worth a second look (``notable_boards``); version 5 the squared gains against the hands as played
-(``board_summary.gain_squares``). Results of an older version are not read; ``ofc rescore`` scores
-their batches again."""
+(``board_summary.gain_squares``); version 6 narrow results: each rule set's ``board_results`` and
+``pair_results`` hold the board's or pair's key and only what the rule set decides, in key order, the facts
+staying in ``hands`` and ``boards`` (the views join them). Results of an older version are not read;
+``ofc rescore`` scores their batches again."""
 
 
 @dataclass(frozen=True)

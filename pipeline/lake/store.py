@@ -49,10 +49,12 @@ RETIRED_TABLES = ("player_results", "result_players")
 """Result tables of an older format: their files are deleted once a rescore has replaced them."""
 ROWS_PER_FILE = 4_000_000
 COMPRESSION = "zstd"
-LAKE_FORMAT = 2
+LAKE_FORMAT = 3
 """The lake's format, recorded in every manifest (``lake_format``; manifests without it are format 1). Format 2 adds
 ``carries`` (files rewritten for an earlier batch when hands are removed or replaced) and never deletes a file
-but in a vacuum. A lake holding a newer format is refused: this version would misread it."""
+but in a vacuum; format 3 stores each fact once: the result tables hold a board's or a pair's key and what the
+rule set decides, and the views join them to the hands and boards (results of format 2 are scored again by
+``ofc rescore``). A lake holding a newer format is refused: this version would misread it."""
 
 
 def _folders(path: Path, root: Path) -> list[Path]:

@@ -80,7 +80,10 @@ def aliases_of(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
 def self_pairs(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
     """Hands in which aliases put one player at a table twice, by player: their two names were two people."""
     rows = con.execute(
-        "SELECT player_a, count(DISTINCT hand_key) FROM pair_results WHERE native AND player_a = player_b GROUP BY ALL"
+        "SELECT a.player, count(DISTINCT p.hand_key) FROM pair_results p "
+        "JOIN boards a ON a.hand_key = p.hand_key AND a.seat = p.seat_a "
+        "JOIN boards b ON b.hand_key = p.hand_key AND b.seat = p.seat_b "
+        "WHERE p.native AND a.player = b.player GROUP BY ALL"
     ).fetchall()
     return dict(rows)
 

@@ -23,7 +23,7 @@ from pipeline.evaluate.dead import NEVER, board_dead_streets
 from pipeline.game import default_buttons, facts, turns
 from pipeline.native import Natives, cannot_apply
 from pipeline.rescore import kernels
-from pipeline.rescore.hands import grouped, hand_keys, run_starts
+from pipeline.rescore.hands import hand_keys, in_key_order, run_starts
 from pipeline.rescore.plan import Job
 from pipeline.rescore.summaries import (
     DAY_US,
@@ -38,7 +38,7 @@ from pipeline.rescore.summaries import (
 from pipeline.score import kernels as engine_kernels
 from pipeline.score.compile import NATURALS, CompiledRules, compile_rules
 from pipeline.score.engine import NO_NATURAL, Boards, Prepared, Scored, prepare, score
-from schemas.lake import BOARD_RESULTS, CARDS13, LABEL, PAIR_RESULTS, RESCORE_INPUT, RESCORE_REQUIRED
+from schemas.lake import BOARD_RESULTS, LABEL, PAIR_RESULTS, RESCORE_INPUT, RESCORE_REQUIRED
 from schemas.rules import RuleSet
 
 __all__ = [
@@ -63,8 +63,8 @@ SETTLED = tuple(_CODES[code] for code in range(len(_CODES)))
 """The ``settled`` labels, indexed by the engine's settlement code."""
 
 _NATURAL_NAMES = pa.array([n.value for n in NATURALS])
-_FACTS = ("hand_id", "source", "session", "hand_number", "played_at")
-"""The hand's facts each board result repeats."""
+_FACTS = ("session", "played_at")
+"""The hand's facts the summaries group by."""
 
 
 @dataclass(frozen=True)
@@ -73,18 +73,18 @@ class Table:
 
     boards: Boards
     hand_key: np.ndarray
+    order: np.ndarray
+    """Where each board was in the batch read (the lake's order: as its hands were recorded)."""
     starts: np.ndarray
     """Where each hand's boards begin (boards are grouped by hand)."""
     facts: dict[str, pa.Array]
-    """Per board, its hand's ``_FACTS``."""
+    """Per board, its hand's ``_FACTS`` (the summaries group by them)."""
     player: pa.DictionaryArray
     variant: pa.DictionaryArray
     month: pa.DictionaryArray
     n_players: np.ndarray
     position: np.ndarray
     """Each board's place after its hand's button among the hand's seats: 0 is the button, 1 acts first."""
-    cards: pa.Array
-    """``CARDS13``: the 13 codes as bytes."""
     recorded: pa.Array
     """The points the source recorded (int32, null where it recorded none)."""
     fantasyland_dealt: pa.Array
@@ -124,6 +124,7 @@ class Table:
             fantasyland=np.asarray(self.boards.in_fantasyland, np.bool_),
             fantasyland_cards=self.fantasyland_dealt.fill_null(0).to_numpy(zero_copy_only=False).astype(np.int64),
             hand_key=np.asarray(self.hand_key),
+            order=np.asarray(self.order, np.int64),
         )
 
 
@@ -236,7 +237,7 @@ def read_boards(batch: pa.RecordBatch, natives: Natives | None = None) -> Table:
     if missing:
         raise ValueError(f"a rescore input batch needs the columns {', '.join(missing)}")
     natives = natives or Natives()
-    batch = grouped(batch)
+    batch, order = in_key_order(batch)
     n = batch.num_rows
     hand_key = hand_keys(batch).copy()  # writable, as the compiled gathers take it
     starts = run_starts(hand_key)
@@ -283,6 +284,7 @@ def read_boards(batch: pa.RecordBatch, natives: Natives | None = None) -> Table:
     return Table(
         boards=boards,
         hand_key=hand_key,
+        order=order,
         starts=starts,
         facts={name: _column(batch, name) for name in _FACTS},
         player=player,
@@ -290,7 +292,6 @@ def read_boards(batch: pa.RecordBatch, natives: Natives | None = None) -> Table:
         month=_label(batch.column("month")),
         n_players=sizes[hand].astype(np.int8),
         position=_positions(hand, starts, seat, button),
-        cards=pa.FixedSizeBinaryArray.from_buffers(CARDS13, n, [None, pa.py_buffer(cards.tobytes())]),
         recorded=_column(batch, "points").cast(pa.int32()),
         fantasyland_dealt=pa.array(dealt.astype(np.int8), mask=~in_fantasyland | (dealt <= 0)),
         streets=streets,
@@ -421,38 +422,21 @@ def rows_of(t: Table, job: Job) -> tuple[np.ndarray | None, dict[str, int], dict
 
 def pair_results(t: Table, result: Scored, job: Job, native: np.ndarray) -> pa.RecordBatch:
     """One row per pair: ``PAIR_RESULTS``. ``native``: per board, the rule set is its hand's native one."""
-    p, f = result.pairs, result.boards
+    p = result.pairs
     n = p.a.size
     key = np.empty(n, np.uint64)
     i8 = np.empty((len(kernels.PAIR_I8), n), np.int8)
     i32 = np.empty((len(kernels.PAIR_I32), n), np.int32)
-    flags = np.empty((2, n), np.bool_)
     kernels.pair_columns(
         *(np.asarray(x, np.int64) for x in (p.a, p.b)),
         t.hand_key,
         t.boards.seat,
-        f.fouled,
-        np.asarray(f.royalties, np.int64),
         p.rows,
         p.scoop,
-        p.kind,
-        *(
-            np.asarray(x, np.int64)
-            for x in (
-                p.row_points,
-                p.bonus,
-                p.royalty_points,
-                p.foul_points,
-                p.natural_points,
-                p.surrender_points,
-                p.multiplier,
-                p.points,
-            )
-        ),
+        *(np.asarray(x, np.int64) for x in (p.kind, p.points)),
         key,
         i8,
         i32,
-        flags,
     )
     columns = {
         "hand_key": pa.array(key),
@@ -461,28 +445,16 @@ def pair_results(t: Table, result: Scored, job: Job, native: np.ndarray) -> pa.R
         "native": pa.array(native[p.a]),
         "variant": t.variant.take(p.a),
         "month": t.month.take(p.a),
-        "player_a": t.player.take(p.a),
-        "player_b": t.player.take(p.b),
-        "played_at": t.facts["played_at"].take(p.a),
         **{name: pa.array(i8[k]) for k, name in enumerate(kernels.PAIR_I8)},
-        **{name: pa.array(i32[k]) for k, name in enumerate(kernels.PAIR_I32) if name != "settled"},
         "settled": pa.DictionaryArray.from_arrays(pa.array(i32[0]), pa.array(SETTLED)),
-        "fouled_a": pa.array(flags[0]),
-        "fouled_b": pa.array(flags[1]),
+        "points": pa.array(i32[1]),
     }
     return pa.RecordBatch.from_pydict({name: columns[name] for name in PAIR_RESULTS.names}, schema=PAIR_RESULTS)
 
 
-def board_results(
-    t: Table,
-    result: Scored,
-    job: Job,
-    native: np.ndarray,
-    baseline: tuple[np.ndarray, np.ndarray],
-    dead: np.ndarray,
-) -> pa.RecordBatch:
+def board_results(t: Table, result: Scored, job: Job, native: np.ndarray, dead: np.ndarray) -> pa.RecordBatch:
     """One row per board: ``BOARD_RESULTS``. ``native``: per board, the rule set is its hand's native one;
-    ``baseline``: points and winner seats under native rules; ``dead``: dead streets (``NEVER`` for none)."""
+    ``dead``: dead streets (``NEVER`` for none)."""
     f, p = result.boards, result.pairs
     n = t.n
     i8 = np.empty((len(kernels.BOARD_I8), n), np.int8)
@@ -496,37 +468,25 @@ def board_results(
         np.asarray(p.b, np.int64),
         np.asarray(p.scoop, np.int8),
         winner_seats(t.boards.hand, t.starts, t.boards.seat, np.asarray(result.net)),
-        baseline[0],
-        baseline[1],
         i8,
         i32,
     )
     natural = f.natural
-    native_names = pa.array(t.native_keys)
     columns = {
         "hand_key": pa.array(t.hand_key),
-        **t.facts,
         "rules": constant_label(job.rules.name, n),
         "rules_key": constant_label(job.key, n),
         "native": pa.array(native),
-        "native_rules": pa.DictionaryArray.from_arrays(pa.array(t.native.astype(np.int32)), native_names),
         "variant": t.variant,
         "month": t.month,
-        "n_players": pa.array(t.n_players),
-        "position": pa.array(t.position),
-        "player": t.player,
-        "cards": t.cards,
         "fouled": pa.array(f.fouled),
         "dead_street": pa.array(dead, mask=dead == NEVER),
         "natural": pa.DictionaryArray.from_arrays(
             pa.array(np.maximum(natural, 0).astype(np.int32), mask=natural < 0), _NATURAL_NAMES
         ),
         "surrendered": pa.array(f.surrendered),
-        "fantasyland": pa.array(t.boards.in_fantasyland),
-        "fantasyland_cards": t.fantasyland_dealt,
         "fantasyland_entry": pa.array(f.fantasyland_entry),
         "fantasyland_stay": pa.array(f.fantasyland_stay),
-        "recorded_points": t.recorded,
         **{name: pa.array(i8[k]) for k, name in enumerate(kernels.BOARD_I8)},
         **{name: pa.array(i32[k]) for k, name in enumerate(kernels.BOARD_I32)},
     }
@@ -574,7 +534,7 @@ def build_boards(t: Table, s: Scoring) -> pa.RecordBatch:
         return _empty(BOARD_RESULTS)
     fouled = s.scored.boards.fouled if s.keep is None else s.scored.boards.fouled & s.keep
     dead = s.dead(compile_rules(s.job.rules), fouled)
-    out = board_results(t, s.scored, s.job, s.native, s.baseline, dead)
+    out = board_results(t, s.scored, s.job, s.native, dead)
     return out if s.keep is None else out.filter(pa.array(s.keep))
 
 
@@ -598,7 +558,7 @@ def board_sums(t: Table, s: Scoring, boards: pa.RecordBatch) -> dict[str, pa.Tab
     ``player_sessions``, ``notable_boards``."""
     if s.scored is None:
         return {}
-    return board_summaries(t.groups, boards, s.keep, (s.job.rules.name, s.job.key))
+    return board_summaries(t.groups, boards, s.keep, (s.job.rules.name, s.job.key), s.baseline)
 
 
 def pair_sums(t: Table, s: Scoring, pairs: pa.RecordBatch) -> dict[str, pa.Table]:

@@ -23,6 +23,17 @@ def run_starts(keys: np.ndarray) -> np.ndarray:
     return np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]) if keys.size else np.zeros(0, np.int64)
 
 
+def in_key_order(batch: pa.RecordBatch) -> tuple[pa.RecordBatch, np.ndarray]:
+    """The batch with its hands in key order, each hand's boards together in the order they had, and where each
+    row was: results written in key order take a third fewer bytes for their keys (sorted keys delta-encode), and
+    a reader of a few hands finds them by key."""
+    keys = hand_keys(batch)
+    if keys.size < 2 or bool((keys[1:] >= keys[:-1]).all()):
+        return batch, np.arange(keys.size)
+    order = np.argsort(keys, kind="stable")
+    return batch.take(pa.array(order)), order
+
+
 def grouped(batch: pa.RecordBatch) -> pa.RecordBatch:
     """The batch with each hand's boards next to each other: as it is when they already are (the lake's case)."""
     keys = hand_keys(batch)

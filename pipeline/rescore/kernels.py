@@ -13,30 +13,16 @@ import numpy as np
 from numba import njit
 
 PAIR_I8 = ("seat_a", "seat_b", "row_top", "row_middle", "row_bottom", "scoop")
-PAIR_I32 = (
-    "settled",
-    "royalties_a",
-    "royalties_b",
-    "row_points",
-    "bonus",
-    "royalty_points",
-    "foul_points",
-    "natural_points",
-    "surrender_points",
-    "multiplier",
-    "points",
-)
-BOARD_I8 = ("seat", "fantasyland_next", "scoops", "scooped", "winner_seat", "native_winner_seat")
-BOARD_I32 = ("points", "royalty_top", "royalty_middle", "royalty_bottom", "native_points")
+PAIR_I32 = ("settled", "points")
+BOARD_I8 = ("seat", "fantasyland_next", "scoops", "scooped", "winner_seat")
+BOARD_I32 = ("points", "royalty_top", "royalty_middle", "royalty_bottom")
 
 _PAIR_SIGNATURE = (
-    "void(int64[:], int64[:], uint64[:], int64[:], boolean[:], int64[:, :], int8[:, :], int8[:], int8[:], "
-    "int64[:], int64[:], int64[:], int64[:], int64[:], int64[:], int64[:], int64[:], "
-    "uint64[:], int8[:, :], int32[:, :], boolean[:, :])"
+    "void(int64[:], int64[:], uint64[:], int64[:], int8[:, :], int8[:], int64[:], int64[:], "
+    "uint64[:], int8[:, :], int32[:, :])"
 )
 _BOARD_SIGNATURE = (
-    "void(int64[:], int64[:], int64[:, :], int64[:], int64[:], int64[:], int8[:], int8[:], int64[:], int8[:], "
-    "int8[:, :], int32[:, :])"
+    "void(int64[:], int64[:], int64[:, :], int64[:], int64[:], int64[:], int8[:], int8[:], int8[:, :], int32[:, :])"
 )
 
 
@@ -46,25 +32,15 @@ def pair_columns(
     b: np.ndarray,
     hand_key: np.ndarray,
     seat: np.ndarray,
-    fouled: np.ndarray,
-    royalties: np.ndarray,
     rows: np.ndarray,
     scoop: np.ndarray,
     kind: np.ndarray,
-    row_points: np.ndarray,
-    bonus: np.ndarray,
-    royalty_points: np.ndarray,
-    foul_points: np.ndarray,
-    natural_points: np.ndarray,
-    surrender_points: np.ndarray,
-    multiplier: np.ndarray,
     points: np.ndarray,
     key_out: np.ndarray,
     i8: np.ndarray,
     i32: np.ndarray,
-    flags: np.ndarray,
 ) -> None:
-    """Fill ``key_out`` (P), ``i8`` (6, P) and ``i32`` (11, P) in the orders above, ``flags`` (2, P): fouled a, b."""
+    """Fill ``key_out`` (P), ``i8`` (6, P) and ``i32`` (2, P) in the orders above."""
     for p in range(a.size):
         x, y = a[p], b[p]
         key_out[p] = hand_key[x]
@@ -75,18 +51,7 @@ def pair_columns(
         i8[4, p] = rows[p, 2]
         i8[5, p] = scoop[p]
         i32[0, p] = kind[p]
-        i32[1, p] = royalties[x, 0] + royalties[x, 1] + royalties[x, 2]
-        i32[2, p] = royalties[y, 0] + royalties[y, 1] + royalties[y, 2]
-        i32[3, p] = row_points[p]
-        i32[4, p] = bonus[p]
-        i32[5, p] = royalty_points[p]
-        i32[6, p] = foul_points[p]
-        i32[7, p] = natural_points[p]
-        i32[8, p] = surrender_points[p]
-        i32[9, p] = multiplier[p]
-        i32[10, p] = points[p]
-        flags[0, p] = fouled[x]
-        flags[1, p] = fouled[y]
+        i32[1, p] = points[p]
 
 
 @njit(_BOARD_SIGNATURE, cache=True, nogil=True)
@@ -99,24 +64,20 @@ def board_columns(
     b: np.ndarray,
     scoop: np.ndarray,
     winner: np.ndarray,
-    native_points: np.ndarray,
-    native_winner: np.ndarray,
     i8: np.ndarray,
     i32: np.ndarray,
 ) -> None:
-    """Fill ``i8`` (6, N) and ``i32`` (5, N) in the orders above; scoops are counted from the pairs."""
+    """Fill ``i8`` (5, N) and ``i32`` (4, N) in the orders above; scoops are counted from the pairs."""
     for i in range(seat.size):
         i8[0, i] = seat[i]
         i8[1, i] = fantasyland_next[i]
         i8[2, i] = 0
         i8[3, i] = 0
         i8[4, i] = winner[i]
-        i8[5, i] = native_winner[i]
         i32[0, i] = net[i]
         i32[1, i] = royalties[i, 0]
         i32[2, i] = royalties[i, 1]
         i32[3, i] = royalties[i, 2]
-        i32[4, i] = native_points[i]
     for p in range(a.size):
         if scoop[p] > 0:
             i8[2, a[p]] += 1

@@ -48,16 +48,15 @@ BOARD_COLUMNS = [
 ]
 HAND_COLUMNS = [
     "hand_key",
-    "hand_id",
-    "source",
     "session",
-    "hand_number",
     "played_at",
     "button",
     "house_rules",
     "n_players",
 ]
-LABELS = ["player", "source", "session", "house_rules"]
+"""The hands' facts a rescore reads: what the scoring, the native rules and the summaries need (the results keep
+none of them: they are joined by key)."""
+LABELS = ["player", "session", "house_rules"]
 """String columns read dictionary-encoded: few distinct values, no string copies."""
 READ_ROWS = 1 << 17
 """Boards per read: large enough for the engine's vector work, small enough to keep memory flat (rescoring a

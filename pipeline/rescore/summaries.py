@@ -114,6 +114,8 @@ class Groups:
     fantasyland: np.ndarray
     fantasyland_cards: np.ndarray
     hand_key: np.ndarray
+    order: np.ndarray
+    """Each board's place in the batch as read: a group's first hand, where none has a time, is the first recorded."""
 
     def _by_player(self, period: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Each board's (variant, player, period) group, and one board of each; ``period``: days or months since
@@ -250,13 +252,15 @@ def _sum_boards(
 
 
 @njit(cache=True, nogil=True)
-def _first_and_last(group, n, times, hands):
-    """Per group: the first and last time played, and the hand played first (the first board's without times)."""
+def _first_and_last(group, n, times, hands, order):
+    """Per group: the first and last time played, and the hand played first (the first recorded, among boards
+    without a time or played at the same time); ``order``: the boards in the order they were recorded."""
     first = np.full(n, np.iinfo(np.int64).max, np.int64)
     last = np.full(n, np.iinfo(np.int64).min, np.int64)
     hand = np.zeros(n, np.uint64)
     seen = np.zeros(n, np.bool_)
-    for i in range(group.size):
+    for j in range(group.size):
+        i = order[j]
         g = group[i]
         t = times[i]
         if not seen[g]:
@@ -285,18 +289,24 @@ _SUMMED = (
 
 
 def board_summaries(
-    groups: Groups, boards: pa.RecordBatch, keep: np.ndarray | None, rules: tuple[str, str]
+    groups: Groups,
+    boards: pa.RecordBatch,
+    keep: np.ndarray | None,
+    rules: tuple[str, str],
+    baseline: tuple[np.ndarray, np.ndarray],
 ) -> dict[str, pa.Table]:
     """``board_summary``, ``board_counts``, ``player_sessions`` and ``notable_boards`` of one rule set's
     ``board_results`` for a chunk (``keep``: the chunk's boards it holds, None for all; ``rules``: the rule set's
-    name and key)."""
+    name and key; ``baseline``: every board's points and its hand's winner seat as played, which the results do
+    not repeat)."""
     rows = None if keep is None else np.flatnonzero(keep)
 
     def kept(values: np.ndarray) -> np.ndarray:
         return values if rows is None else values[rows]
 
     native = _numbers(boards, "native").astype(np.int64)
-    columns = [_numbers(boards, c) for c in _SUMMED]
+    played = {"native_points": kept(baseline[0]), "native_winner_seat": kept(baseline[1])}
+    columns = [played[c] if c in played else _numbers(boards, c) for c in _SUMMED]
     fantasyland = kept(groups.fantasyland)
 
     group, first = groups.boards
@@ -318,7 +328,8 @@ def board_summaries(
     group, first = groups.sessions
     index, where = number([kept(group), native], [first.size, 2])
     sums = _sum_boards(index, where.size, *columns, fantasyland)
-    first_t, last_t, hand = _first_and_last(index, where.size, kept(groups.times), kept(groups.hand_key))
+    recorded = np.argsort(kept(groups.order), kind="stable")
+    first_t, last_t, hand = _first_and_last(index, where.size, kept(groups.times), kept(groups.hand_key), recorded)
     at = rows[where] if rows is not None else where
     sessions = {
         **groups.labels(at, rules),
@@ -338,7 +349,7 @@ def board_summaries(
         "board_summary": _table(summary, BOARD_SUMMARY),
         "board_counts": _counts(groups, boards, rows, native, rules),
         "player_sessions": _table(sessions, PLAYER_SESSIONS),
-        "notable_boards": _notable(groups, boards, rows, native, rules),
+        "notable_boards": _notable(groups, boards, rows, native, rules, played["native_winner_seat"]),
     }
 
 
@@ -420,7 +431,12 @@ def _firsts(group, n, wanted, first, second, third, k):
 
 
 def _notable(
-    groups: Groups, boards: pa.RecordBatch, rows: np.ndarray | None, native: np.ndarray, rules: tuple[str, str]
+    groups: Groups,
+    boards: pa.RecordBatch,
+    rows: np.ndarray | None,
+    native: np.ndarray,
+    rules: tuple[str, str],
+    native_winner: np.ndarray,
 ) -> pa.Table:
     """``notable_boards``: of each kind, the first ``NOTABLE_PER_MONTH`` boards per player, variant and month (and
     native) in the order the query ``notable_hands`` lists them."""
@@ -430,7 +446,7 @@ def _notable(
     points = _numbers(boards, "points").astype(np.int64)
     nothing = np.zeros(points.size, np.int64)
     fouled = _numbers(boards, "fouled").astype(np.bool_)
-    changed = _numbers(boards, "winner_seat") != _numbers(boards, "native_winner_seat")
+    changed = _numbers(boards, "winner_seat") != native_winner
     orders = {
         "fouled": (fouled, points, latest, hand),
         "biggest win": (points > 0, -points, latest, hand),
@@ -446,16 +462,20 @@ def _notable(
         kinds.append(np.full(at.size, k, np.int32))
     board = np.concatenate(picked)
     taken = pa.array(board)
+    at = board if rows is None else rows[board]  # the boards in the chunk's order, as the groups hold them
+    in_fantasyland = groups.fantasyland[at]
+    cards = groups.fantasyland_cards[at]
     notable = {
-        **groups.labels(board if rows is None else rows[board], rules),
+        **groups.labels(at, rules),
         "native": pa.array(native[board].astype(np.bool_)),
         "kind": pa.DictionaryArray.from_arrays(pa.array(np.concatenate(kinds)), pa.array(NOTABLE_KINDS)),
-        **{c: boards.column(c).take(taken) for c in NOTABLE_BOARDS.names if c in _FROM_RESULTS},
+        "hand_key": pa.array(groups.hand_key[at]),
+        "played_at": _timestamps(groups.times[at]),
+        "fantasyland": pa.array(in_fantasyland),
+        "fantasyland_cards": pa.array(cards.astype(np.int8), mask=~in_fantasyland | (cards <= 0)),
+        **{c: boards.column(c).take(taken) for c in ("points", "fouled", "fantasyland_entry")},
     }
     return _table(notable, NOTABLE_BOARDS)
-
-
-_FROM_RESULTS = ("hand_key", "played_at", "points", "fouled", "fantasyland", "fantasyland_cards", "fantasyland_entry")
 
 
 @njit(cache=True, nogil=True)

@@ -5,18 +5,29 @@
 -- @param compared rules[]: the rule sets whose points are shown beside (every one asked for by default)
 -- @param hands text: the hands' keys (hand_key), comma-separated
 -- @lookup pair_results under $rules: the pairs of those hands
--- @lookup board_results under $compared: their boards' points under the rule sets compared
+-- @lookup board_results: their boards' royalties under the rules read, and their points under the rule sets compared
+-- @lookup boards (seat, player): their players
 WITH wanted AS (
     SELECT unnest(string_split($hands, ','))::UBIGINT AS hand_key
+),
+results AS (
+    SELECT r.*, b.player
+    FROM wanted_board_results r
+    JOIN wanted_boards b ON b.hand_key = r.hand_key AND b.seat = r.seat
 )
 SELECT
-    hand_key, rules, player_a, player_b, seat_a, seat_b, settled, row_top, row_middle, row_bottom, scoop,
-    royalties_a, royalties_b, points
-FROM wanted_pair_results
-WHERE read_under($rules, native, rules_key)
-  AND hand_key IN (SELECT hand_key FROM wanted)
+    p.hand_key, p.rules, a.player AS player_a, b.player AS player_b, p.seat_a, p.seat_b, p.settled,
+    p.row_top, p.row_middle, p.row_bottom, p.scoop,
+    a.royalty_top + a.royalty_middle + a.royalty_bottom AS royalties_a,
+    b.royalty_top + b.royalty_middle + b.royalty_bottom AS royalties_b,
+    p.points
+FROM wanted_pair_results p
+JOIN results a ON a.rules_key = p.rules_key AND a.hand_key = p.hand_key AND a.seat = p.seat_a
+JOIN results b ON b.rules_key = p.rules_key AND b.hand_key = p.hand_key AND b.seat = p.seat_b
+WHERE read_under($rules, p.native, p.rules_key)
+  AND p.hand_key IN (SELECT hand_key FROM wanted)
 UNION ALL
 SELECT hand_key, rules, player, NULL, seat, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, points
-FROM wanted_board_results
+FROM results
 WHERE list_contains($compared, rules_key) AND hand_key IN (SELECT hand_key FROM wanted)
 ORDER BY hand_key, player_b IS NULL, rules, seat_a, seat_b;

@@ -19,7 +19,7 @@ WITH mine AS MATERIALIZED (
     UNION ALL
     SELECT k.kind, b.hand_key, b.played_at, b.variant, b.rules, b.points, b.fouled, b.fantasyland,
            b.fantasyland_cards, b.fantasyland_entry
-    FROM scored_boards($rules, $player, $variant, $since) b
+    FROM boards_under($rules, $player, $variant, $since) b
     JOIN (VALUES ('fouled'), ('biggest win'), ('biggest loss'), ('fantasyland')) k(kind)
       ON CASE k.kind WHEN 'fouled' THEN b.fouled WHEN 'biggest win' THEN b.points > 0
                      WHEN 'biggest loss' THEN b.points < 0 ELSE b.fantasyland END
@@ -34,7 +34,7 @@ changed AS (
         WHERE notable_kept($hands, $since) AND kind = 'winner changes' AND list_contains($compared, rules_key)
           AND summary_kept(player, variant, day, $player, $variant, $since)
         UNION ALL
-        SELECT hand_key, rules, played_at FROM board_results
+        SELECT hand_key, rules, played_at FROM compared_boards
         WHERE NOT notable_kept($hands, $since) AND list_contains($compared, rules_key)
           AND winner_seat <> native_winner_seat AND player = $player
           AND kept(player, variant, played_at, NULL, $variant, $since)
@@ -51,13 +51,13 @@ changed_boards AS (
     -- it would not); hands without a time are looked for apart.
     SELECT b.hand_key, b.played_at, b.variant, b.rules, b.points, b.fouled, b.fantasyland, b.fantasyland_cards,
            b.fantasyland_entry, l.changed_under
-    FROM scored_boards($rules, $player, $variant, $since) b
+    FROM boards_under($rules, $player, $variant, $since) b
     JOIN latest l USING (hand_key)
     WHERE b.played_at >= coalesce((SELECT min(played_at) FROM latest), TIMESTAMPTZ '9999-12-31 00:00:00+00')
     UNION ALL
     SELECT b.hand_key, b.played_at, b.variant, b.rules, b.points, b.fouled, b.fantasyland, b.fantasyland_cards,
            b.fantasyland_entry, l.changed_under
-    FROM scored_boards($rules, $player, $variant, $since) b
+    FROM boards_under($rules, $player, $variant, $since) b
     JOIN latest l USING (hand_key)
     WHERE b.played_at IS NULL AND l.played_at IS NULL
 ),

@@ -25,7 +25,7 @@ chosen AS (
 pieces AS (
     -- A player with few hands: each hand, read from the results (only theirs).
     SELECT player, epoch_us(played_at) AS moment, session, hand_number, 1 AS hands, points
-    FROM scored_boards($rules, $player, $variant, $since)
+    FROM boards_under($rules, $player, $variant, $since)
     WHERE player IN (SELECT player FROM chosen WHERE hands <= $exact)
     UNION ALL
     -- A player with more: each session's hands together, in the order the sessions began (the summaries).

@@ -18,15 +18,15 @@ mine AS (
     SELECT
         coalesce(session, 'day ' || CAST(CAST(timezone('UTC', played_at) AS DATE) AS VARCHAR), 'unknown') AS session,
         hand_number, played_at, points
-    FROM scored_boards($rules, $player, $variant, $since)
+    FROM boards_under($rules, $player, $variant, $since)
     WHERE played_at >= coalesce((SELECT min(started) FROM latest), TIMESTAMPTZ '0001-01-01 00:00:00+00')
     UNION ALL
     SELECT 'unknown', hand_number, played_at, points
-    FROM scored_boards($rules, $player, $variant, $since)
+    FROM boards_under($rules, $player, $variant, $since)
     WHERE played_at IS NULL AND session IS NULL
     UNION ALL
     SELECT session, hand_number, played_at, points
-    FROM scored_boards($rules, $player, $variant, $since)
+    FROM boards_under($rules, $player, $variant, $since)
     WHERE played_at IS NULL AND session IS NOT NULL
 )
 SELECT
