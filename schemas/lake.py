@@ -217,10 +217,10 @@ _RESULT_KEY = [
     ("rules_key", LABEL),
     ("native", pa.bool_()),
     ("variant", LABEL),
-    ("month", LABEL),
 ]
 """Every result row's hand, rule set (name and name@hash), whether that is the hand's native rule set, and its
-partition."""
+variant (the partitions a query on one rule set, or on the hands as played, reads alone). The month it was
+played in is the hand's (``hands``)."""
 
 BOARD_RESULTS = _results(
     [
@@ -274,7 +274,7 @@ the row, -1 B did, 0 a tie; ``scoop``: +1 A scooped, -1 B did; ``points``: what 
 royalty, penalty and cap of the rules. The players, their boards' royalties and fouls are the boards' (the view
 ``scored_pairs`` sets them beside)."""
 
-_SUMMARY_KEY = [*_RESULT_KEY[1:5], ("player", LABEL), ("day", pa.date32())]
+_SUMMARY_KEY = [*_RESULT_KEY[1:], ("player", LABEL), ("day", pa.date32())]
 """A summary row's rule set, partition and player, and the day (UTC) its hands were played: the filters every
 report takes (rule set, variant, player, first day) apply to the summaries as to the results."""
 

@@ -74,12 +74,12 @@ SELECT
     row_number() OVER (PARTITION BY hand_key ORDER BY (seat - button_seat + 255) % 256) % n_players AS position
 FROM buttons;
 
--- Every pair of boards' result under every rule set, beside the hand's time, the two players and what the rule
+-- Every pair of boards' result under every rule set, beside the hand's month and time, the two players and what the rule
 -- set decided of each board (fouled_a, fouled_b; royalties_a, royalties_b: the royalties each board earned).
 CREATE VIEW scored_pairs AS
 SELECT
     p.*,
-    h.played_at,
+    h.month, h.played_at,
     ba.player AS player_a, bb.player AS player_b,
     ra.fouled AS fouled_a, rb.fouled AS fouled_b,
     ra.royalty_top + ra.royalty_middle + ra.royalty_bottom AS royalties_a,

@@ -140,7 +140,6 @@ def test_results_are_the_engines_scores(boards: pa.RecordBatch, name: str) -> No
         assert row["scoop"] == p.scoop[i]
         assert row["settled"] == SETTLED[p.kind[i]]
         assert row["variant"] == boards.column("variant")[a].as_py()
-        assert row["month"] == boards.column("month")[a].as_py()
 
 
 @pytest.mark.parametrize("name", RULE_SETS)

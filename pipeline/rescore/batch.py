@@ -81,7 +81,6 @@ class Table:
     """Per board, its hand's ``_FACTS`` (the summaries group by them)."""
     player: pa.DictionaryArray
     variant: pa.DictionaryArray
-    month: pa.DictionaryArray
     n_players: np.ndarray
     position: np.ndarray
     """Each board's place after its hand's button among the hand's seats: 0 is the button, 1 acts first."""
@@ -289,7 +288,6 @@ def read_boards(batch: pa.RecordBatch, natives: Natives | None = None) -> Table:
         facts={name: _column(batch, name) for name in _FACTS},
         player=player,
         variant=variant,
-        month=_label(batch.column("month")),
         n_players=sizes[hand].astype(np.int8),
         position=_positions(hand, starts, seat, button),
         recorded=_column(batch, "points").cast(pa.int32()),
@@ -444,7 +442,6 @@ def pair_results(t: Table, result: Scored, job: Job, native: np.ndarray) -> pa.R
         "rules_key": constant_label(job.key, n),
         "native": pa.array(native[p.a]),
         "variant": t.variant.take(p.a),
-        "month": t.month.take(p.a),
         **{name: pa.array(i8[k]) for k, name in enumerate(kernels.PAIR_I8)},
         "settled": pa.DictionaryArray.from_arrays(pa.array(i32[0]), pa.array(SETTLED)),
         "points": pa.array(i32[1]),
@@ -478,7 +475,6 @@ def board_results(t: Table, result: Scored, job: Job, native: np.ndarray, dead: 
         "rules_key": constant_label(job.key, n),
         "native": pa.array(native),
         "variant": t.variant,
-        "month": t.month,
         "fouled": pa.array(f.fouled),
         "dead_street": pa.array(dead, mask=dead == NEVER),
         "natural": pa.DictionaryArray.from_arrays(

@@ -4,9 +4,9 @@
 -- and time, and each board's place after the button.
 -- @param rules rules?: read every hand as if played under this rule set (by default: under its own rules)
 -- @param hands text: the hands' keys (hand_key), comma-separated
--- @lookup board_results under $rules: the results of those hands
--- @lookup boards (seat, player, cards, fantasyland, fantasyland_cards, streets, discards, discard_streets): their boards
 -- @lookup hands (hand_id, session, hand_number, played_at, button, n_players): their facts
+-- @lookup boards (seat, player, cards, fantasyland, fantasyland_cards, streets, discards, discard_streets): their boards
+-- @lookup board_results under $rules: the results of those hands
 WITH seated AS (
     SELECT
         b.*, h.hand_id, h.session, h.hand_number, h.played_at, h.n_players,
