@@ -137,6 +137,11 @@ class Groups:
         return self._by_player(self.day.astype("datetime64[D]").astype("datetime64[M]").astype(np.int64))
 
     @cached_property
+    def recorded(self) -> np.ndarray:
+        """The boards in the order they were recorded (``order``): where a group's first hand is looked for."""
+        return np.argsort(self.order, kind="stable")
+
+    @cached_property
     def latest_first(self) -> tuple[np.ndarray, np.ndarray]:
         """Keys that order boards the latest first (a board without a time last), then by hand key: the ties
         of every ``notable_boards`` order."""
@@ -179,6 +184,17 @@ def _from_zero(values: np.ndarray, known: np.ndarray) -> tuple[np.ndarray, int]:
     low = int(values[known].min()) if known.any() else 0
     high = int(values[known].max()) if known.any() else -1
     return np.where(known, values - low, high - low + 1), high - low + 2
+
+
+def _split(
+    group: np.ndarray, first: np.ndarray, rows: np.ndarray | None, native: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """A rule set's boards (``rows`` of the chunk, None for all) numbered by their chunk ``group`` (``first``: a
+    board of each) split by ``native``; and a board of each. A rule set is native to every board of a chunk or to
+    none of them more often than not: then the chunk's groups are its own."""
+    if rows is None and (native.size == 0 or native.min() == native.max()):
+        return group, first
+    return number([group if rows is None else group[rows], native], [first.size, 2])
 
 
 def _with_native(group: np.ndarray, rows: np.ndarray | None, native: np.ndarray) -> tuple[np.ndarray, int]:
@@ -310,7 +326,7 @@ def board_summaries(
     fantasyland = kept(groups.fantasyland)
 
     group, first = groups.boards
-    index, where = number([kept(group), native], [first.size, 2])
+    index, where = _split(group, first, rows, native)
     sums = _sum_boards(index, where.size, *columns, fantasyland)
     at = rows[where] if rows is not None else where  # a board of each summary row
     cards = groups.fantasyland_cards[at]
@@ -326,9 +342,9 @@ def board_summaries(
     }
 
     group, first = groups.sessions
-    index, where = number([kept(group), native], [first.size, 2])
+    index, where = _split(group, first, rows, native)
     sums = _sum_boards(index, where.size, *columns, fantasyland)
-    recorded = np.argsort(kept(groups.order), kind="stable")
+    recorded = groups.recorded if rows is None else np.argsort(groups.order[rows], kind="stable")
     first_t, last_t, hand = _first_and_last(index, where.size, kept(groups.times), kept(groups.hand_key), recorded)
     at = rows[where] if rows is not None else where
     sessions = {
@@ -358,35 +374,66 @@ def _timestamps(values: np.ndarray) -> pa.Array:
     return pa.array(np.where(none, 0, values), type=pa.timestamp("us", tz="UTC"), mask=none)
 
 
+@njit(cache=True, nogil=True)
+def _tally(base, n_base, top, middle, bottom, dead, fouled, span):
+    """Per group of ``base`` and value (``value + 1``, so that a dead street's -1 counts too): boards by each row's
+    royalty, and fouled boards by dead street; with the first board of each."""
+    counts = np.zeros((4, n_base, span), np.int64)
+    first = np.full((4, n_base, span), -1, np.int64)
+    for i in range(base.size):
+        g = base[i]
+        for k in range(4):
+            if k == 3 and not fouled[i]:
+                continue
+            v = (top[i] if k == 0 else middle[i] if k == 1 else bottom[i] if k == 2 else dead[i]) + 1
+            if counts[k, g, v] == 0:
+                first[k, g, v] = i
+            counts[k, g, v] += 1
+    return counts, first
+
+
+_TALLIED = 1 << 22
+"""Cells of (column, group, value) counted in one table; more are numbered by sorting (``number``)."""
+
+
 def _counts(
     groups: Groups, boards: pa.RecordBatch, rows: np.ndarray | None, native: np.ndarray, rules: tuple[str, str]
 ) -> pa.Table:
-    """``board_counts``: boards by each row's royalty, and fouled boards by dead street; one counting pass a
-    column, over (player and day, native, value)."""
+    """``board_counts``: boards by each row's royalty, and fouled boards by dead street, over (player and day,
+    native, value); in one compiled pass over a table of counts when it is small, as it is (a few players a
+    day in a chunk), else one numbering a column."""
     base, n_base = _with_native(groups.player_day[0], rows, native)
     fouled = _numbers(boards, "fouled").astype(np.bool_)
     dead = boards.column("dead_street").cast(pa.int64()).fill_null(-1).to_numpy(zero_copy_only=False)
-    columns = [(_numbers(boards, c).astype(np.int64), None) for c in COUNTED[:3]] + [(dead, fouled)]
-    kinds, values, firsts, sizes = [], [], [], []
-    for k, (value, only) in enumerate(columns):
-        at = base if only is None else base[only]
-        value = value if only is None else value[only]
-        low = int(value.min(initial=0))
-        index, first = number([at, value - low], [n_base, int(value.max(initial=0)) - low + 1])
-        sizes.append(np.bincount(index, minlength=first.size))
-        kinds.append(np.full(first.size, k, np.int64))
-        values.append(value[first])
-        firsts.append(first if only is None else np.flatnonzero(only)[first])
-    board = np.concatenate(firsts)  # a board of each count, among the rule set's
-    kind = np.concatenate(kinds)
-    value = np.concatenate(values)
+    columns = [_numbers(boards, c).astype(np.int64) for c in COUNTED[:3]] + [dead]
+    span = max(int(c.max(initial=0)) for c in columns) + 2
+    if columns[0].size and min(int(c.min()) for c in columns) >= -1 and 4 * n_base * span <= _TALLIED:
+        tally, firsts = _tally(base, n_base, *columns, fouled, span)
+        kind, _, shifted = np.nonzero(tally)
+        sizes = tally[tally > 0]
+        board = firsts[tally > 0]
+        value = shifted - 1
+    else:
+        kinds, values, found, counted = [], [], [], []
+        for k, value in enumerate(columns):
+            only = fouled if k == 3 else None
+            at = base if only is None else base[only]
+            value = value if only is None else value[only]
+            low = int(value.min(initial=0))
+            index, first = number([at, value - low], [n_base, int(value.max(initial=0)) - low + 1])
+            counted.append(np.bincount(index, minlength=first.size))
+            kinds.append(np.full(first.size, k, np.int64))
+            values.append(value[first])
+            found.append(first if only is None else np.flatnonzero(only)[first])
+        board, kind = np.concatenate(found), np.concatenate(kinds)  # a board of each count, among the rule set's
+        value, sizes = np.concatenate(values), np.concatenate(counted)
     at = board if rows is None else rows[board]
     counts = {
         **groups.labels(at, rules),
         "native": pa.array(native[board].astype(np.bool_)),
         "counted": pa.DictionaryArray.from_arrays(pa.array(kind.astype(np.int32)), pa.array(COUNTED)),
         "value": pa.array(value.astype(np.int32), mask=(kind == 3) & (value < 0)),
-        "boards": pa.array(np.concatenate(sizes).astype(np.int64)),
+        "boards": pa.array(sizes.astype(np.int64)),
     }
     return _table(counts, BOARD_COUNTS)
 
