@@ -82,7 +82,7 @@ def _score_block(block: pa.Table, lake_root: str, batch: str, work: Work, native
     from pipeline.lake.store import BatchWriter, Lake
     from pipeline.rescore.batch import Scorer, read_boards
     from pipeline.rescore.batch import score_job as score_one
-    from pipeline.rescore.scoring import write_boards, write_pairs
+    from pipeline.rescore.scoring import write_board_sums, write_boards, write_pairs
 
     started = time.perf_counter()
     records = block.combine_chunks().to_batches()
@@ -99,7 +99,9 @@ def _score_block(block: pa.Table, lake_root: str, batch: str, work: Work, native
         t.not_applied(s.not_applied, s.why)
         if s.scored is not None:
             t.add(write_pairs(writer, table, s))
-            t.add(write_boards(writer, table, s))
+            counts, boards = write_boards(writer, table, s)
+            write_board_sums(writer, table, s, boards)
+            t.add(counts)
         totals.append(asdict(t))
     handed = {"hands": int(table.starts.size), "wall": time.perf_counter() - started, "files": writer.handed()}
     return pa.table({"handed": [json.dumps({**handed, "totals": totals})]})

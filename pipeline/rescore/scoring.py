@@ -82,38 +82,49 @@ def write_pairs(writer: BatchWriter, table: Table, s: Scoring) -> RuleTotals:
     return RuleTotals(s.job.rules.name, s.job.key, pairs=pairs.num_rows, seconds=seconds)
 
 
-def write_boards(writer: BatchWriter, table: Table, s: Scoring) -> RuleTotals:
-    """A job's board results and their sums, written, and the check of recorded points; their counts."""
+def write_boards(writer: BatchWriter, table: Table, s: Scoring) -> tuple[RuleTotals, pa.RecordBatch]:
+    """A job's board results, written, and the check of recorded points; their counts, and the results (which
+    their sums are taken from)."""
     t0 = time.thread_time()
     boards = build_boards(table, s)
     checked, differing = recorded_check(table, s)
     seconds = time.thread_time() - t0
     writer.write("board_results", pa.Table.from_batches([boards]))
+    counts = {"boards": boards.num_rows, "recorded_checked": checked, "recorded_differing": differing}
+    return RuleTotals(s.job.rules.name, s.job.key, seconds=seconds, **counts), boards
+
+
+def write_board_sums(writer: BatchWriter, table: Table, s: Scoring, boards: pa.RecordBatch) -> None:
+    """A job's board results summed (``board_summary``, ``board_counts``, ``player_sessions``,
+    ``notable_boards``), written."""
     for name, rows in board_sums(table, s, boards).items():
         writer.write(name, rows)
-    counts = {"boards": boards.num_rows, "recorded_checked": checked, "recorded_differing": differing}
-    return RuleTotals(s.job.rules.name, s.job.key, seconds=seconds, **counts)
 
 
 class _Writers:
-    """Each result table built and written on its own thread, a few chunks behind the scoring."""
+    """Each result table built and written on its own thread, a few chunks behind the scoring; the boards' sums
+    on a third, as they take as long as the boards themselves (the three keep two cores busy)."""
 
     def __init__(self, writer: BatchWriter) -> None:
         self.writer = writer
-        self.pools = {t: ThreadPoolExecutor(1, thread_name_prefix=f"rescore-{t}") for t in ("boards", "pairs")}
+        self.pools = {
+            t: ThreadPoolExecutor(1, thread_name_prefix=f"rescore-{t}") for t in ("boards", "sums", "pairs")
+        }
         self.pending: deque[tuple[Future[RuleTotals], RuleTotals]] = deque()
 
     def put(self, table: Table, scoring: Scoring, totals: RuleTotals) -> None:
-        for name, build in (("pairs", self._pairs), ("boards", self._boards)):
-            self.pending.append((self.pools[name].submit(build, table, scoring), totals))
-        while len(self.pending) > PENDING:
+        boards = self.pools["boards"].submit(write_boards, self.writer, table, scoring)
+        sums = self.pools["sums"].submit(self._sums, table, scoring, boards)
+        pairs = self.pools["pairs"].submit(write_pairs, self.writer, table, scoring)
+        self.pending.append((pairs, totals))
+        self.pending.append((sums, totals))
+        while len(self.pending) > 2 * PENDING:
             self._settle()
 
-    def _pairs(self, table: Table, s: Scoring) -> RuleTotals:
-        return write_pairs(self.writer, table, s)
-
-    def _boards(self, table: Table, s: Scoring) -> RuleTotals:
-        return write_boards(self.writer, table, s)
+    def _sums(self, table: Table, s: Scoring, boards: Future[tuple[RuleTotals, pa.RecordBatch]]) -> RuleTotals:
+        counts, results = result_of(boards)
+        write_board_sums(self.writer, table, s, results)
+        return counts
 
     def _settle(self) -> None:
         future, totals = self.pending.popleft()
