@@ -33,8 +33,13 @@ test: $(STAMP)
 wheel-check: $(STAMP)
 	PYTHON=$(PYTHON) $(BIN)/python -m tests.wheel_check
 
+# `make bench BASELINE=<commit>` measures the benchmarks that compare beside that commit's code, extracted
+# into .bench/<commit> and run with this environment; BENCH=<name ...> runs only those.
 bench: $(STAMP)
-	$(BIN)/python -m tests.bench
+	@if [ -n "$(BASELINE)" ] && [ ! -f .bench/$(BASELINE)/.commit ]; then \
+		mkdir -p .bench/$(BASELINE) && git archive $(BASELINE) | tar -x -C .bench/$(BASELINE) && \
+		git rev-parse --short $(BASELINE) > .bench/$(BASELINE)/.commit; fi
+	OFC_BENCH_BASELINE=$(if $(BASELINE),$(CURDIR)/.bench/$(BASELINE),) $(BIN)/python -m tests.bench $(BENCH)
 
 # The hostile-input properties of `make test`, with thousands of examples each.
 fuzz: $(STAMP)

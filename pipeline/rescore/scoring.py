@@ -107,9 +107,7 @@ class _Writers:
 
     def __init__(self, writer: BatchWriter) -> None:
         self.writer = writer
-        self.pools = {
-            t: ThreadPoolExecutor(1, thread_name_prefix=f"rescore-{t}") for t in ("boards", "sums", "pairs")
-        }
+        self.pools = {t: ThreadPoolExecutor(1, thread_name_prefix=f"rescore-{t}") for t in ("boards", "sums", "pairs")}
         self.pending: deque[tuple[Future[RuleTotals], RuleTotals]] = deque()
 
     def put(self, table: Table, scoring: Scoring, totals: RuleTotals) -> None:

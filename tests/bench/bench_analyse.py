@@ -20,9 +20,9 @@ from pipeline.lake.store import Lake
 from pipeline.query.db import connect
 from pipeline.rule_files import load_rules
 from pipeline.simulate.run import plan, to_lake
-from tests.bench.common import Figure, report
+from tests.bench.common import Figure, report, scale
 
-HANDS = int(os.environ.get("OFC_BENCH_ANALYSE_HANDS", "600"))
+HANDS = scale("ANALYSE_HANDS", 600, 30)
 TARGET = 20.0
 SE_TARGET = 0.5
 

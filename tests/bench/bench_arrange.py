@@ -15,10 +15,10 @@ import numpy as np
 from pipeline.cards import deal
 from pipeline.rule_files import load_rules
 from pipeline.simulate.arrange import arrange_classic, arrange_fantasyland, classic_model
-from tests.bench.common import Figure, best_of, report
+from tests.bench.common import Figure, best_of, report, scale
 
-CLASSIC_HANDS = 10_000
-FANTASYLAND_HANDS = 5_000
+CLASSIC_HANDS = scale("ARRANGE_CLASSIC_HANDS", 10_000, 50)
+FANTASYLAND_HANDS = scale("ARRANGE_FANTASYLAND_HANDS", 5_000, 20)
 FANTASYLAND = [("ofc", 13), ("pineapple", 14), *(("progressive-pineapple", k) for k in (15, 16, 17))]
 FANTASYLAND += [("pineapple-27", k) for k in (14, 17)]
 

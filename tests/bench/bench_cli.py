@@ -11,7 +11,6 @@ the interpreter's own start, measured in the same run.
 
 from __future__ import annotations
 
-import os
 import shutil
 import statistics
 import subprocess
@@ -22,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.paths import SAMPLES
-from tests.bench.common import Figure, report
+from tests.bench.common import Figure, report, scale
 
-RUNS = int(os.environ.get("OFC_BENCH_CLI_RUNS", "10"))
+RUNS = scale("CLI_RUNS", 10, 1)
 HELP_TARGET = 0.3
 SQL_TARGET = 0.8
 

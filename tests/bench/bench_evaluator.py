@@ -17,10 +17,10 @@ from numba import njit, prange
 from pipeline.cards import deal
 from pipeline.evaluate import evaluate_boards, strength3, strength5
 from pipeline.evaluate.tables import TABLE5
-from tests.bench.common import Figure, best_of, report
+from tests.bench.common import Figure, best_of, report, scale
 
-N = 10_000_000
-PHE_SAMPLE = 200_000
+N = scale("EVALUATOR_ROWS", 10_000_000, 20_000)
+PHE_SAMPLE = scale("EVALUATOR_PHE_SAMPLE", 200_000, 2_000)
 
 COLD_START = """
 import time

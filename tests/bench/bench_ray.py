@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -23,10 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from tests.bench.bench_rescore import KEEP, RULES, simulate
-from tests.bench.common import Figure, console, report
+from tests.bench.common import Figure, console, report, scale
 
-HANDS = int(os.environ.get("OFC_BENCH_RAY_HANDS", "2000000"))
-SIMULATE = int(os.environ.get("OFC_BENCH_RAY_SIMULATE", "200000"))
+HANDS = scale("RAY_HANDS", 2_000_000, 2_000)
+SIMULATE = scale("RAY_SIMULATE", 200_000, 2_000)
 SHARDS = 8
 
 WARM_WORKER = """

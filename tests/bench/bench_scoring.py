@@ -15,10 +15,10 @@ from pipeline.cards import CARD_NAMES, deal
 from pipeline.rule_files import load_rules
 from pipeline.score.compile import compile_rules
 from pipeline.score.engine import Boards, score
-from tests.bench.common import Figure, best_of, report
+from tests.bench.common import Figure, best_of, report, scale
 from tests.reference.slow_scorer import score_hand
 
-HANDS = 1_000_000
+HANDS = scale("SCORING_HANDS", 1_000_000, 2_000)
 PLAYERS = 3
 SAMPLE = 2_000
 RULES = "ofc"

@@ -11,18 +11,17 @@ fast bots (default 200,000), ``OFC_BENCH_SIM_PLANNER_HANDS`` those of ``planner`
 
 from __future__ import annotations
 
-import os
 import tempfile
 import time
 
 from pipeline.lake.store import Lake
 from pipeline.rule_files import load_rules
 from pipeline.simulate.run import Outcome, plan, to_lake
-from tests.bench.common import Figure, report
+from tests.bench.common import Figure, report, scale
 
-HANDS = int(os.environ.get("OFC_BENCH_SIM_HANDS", "200000"))
-PLANNER_HANDS = int(os.environ.get("OFC_BENCH_SIM_PLANNER_HANDS", "20000"))
-MC_HANDS = int(os.environ.get("OFC_BENCH_SIM_MC_HANDS", "2000"))
+HANDS = scale("SIM_HANDS", 200_000, 500)
+PLANNER_HANDS = scale("SIM_PLANNER_HANDS", 20_000, 60)
+MC_HANDS = scale("SIM_MC_HANDS", 2_000, 6)
 FAST_TARGET = 20_000
 MC_TARGET = 50
 FAST = ("random", "heuristic")

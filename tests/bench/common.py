@@ -1,9 +1,18 @@
-"""Shared benchmark plumbing: timing, figures judged against targets, and the printed table."""
+"""Shared benchmark plumbing: timing, figures judged against targets, the printed table, the scale a benchmark
+runs at, and the older version of the code it is measured beside.
+
+``OFC_BENCH_TINY=1`` runs every benchmark at a tiny scale and judges no target: ``make test`` does, so that a
+benchmark that no longer runs fails the suite. ``OFC_BENCH_BASELINE=DIR`` names a checkout of an older commit
+(``make bench BASELINE=<commit>`` extracts one into ``.bench/<commit>``): the benchmarks that compare run it with
+the same interpreter and packages, on the same inputs, in turn with this checkout.
+"""
 
 from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -13,8 +22,66 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-OUT = Path(__file__).parent / "out"
+OUT = Path(os.environ.get("OFC_BENCH_OUT") or Path(__file__).parent / "out")
+ROOT = Path(__file__).resolve().parents[2]
+TINY = os.environ.get("OFC_BENCH_TINY") == "1"
 console = Console(highlight=False, width=max(Console().width, 110))
+
+
+def scale(name: str, full: int, tiny: int) -> int:
+    """A benchmark's size: ``OFC_BENCH_<name>`` when set, else ``tiny`` under ``OFC_BENCH_TINY``, else ``full``."""
+    value = os.environ.get(f"OFC_BENCH_{name}")
+    return int(value) if value else tiny if TINY else full
+
+
+@dataclass(frozen=True)
+class Version:
+    """A version of the code a benchmark runs in a fresh process: this checkout, or an older commit's files."""
+
+    name: str
+    root: Path
+
+    @property
+    def env(self) -> dict[str, str]:
+        """This version's packages first on the path; the interpreter and its packages are this one's."""
+        return {**os.environ, "PYTHONPATH": str(self.root)}
+
+    def python(self, code: str, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        """``python -c code args`` under this version, from its root; output captured."""
+        command = [sys.executable, "-c", code, *args]
+        return subprocess.run(command, cwd=self.root, env=self.env, capture_output=True, text=True, check=check)
+
+    def ofc(self, *args: str) -> subprocess.CompletedProcess[str]:
+        """The command line of this version, as a user runs it."""
+        return subprocess.run(
+            [sys.executable, "-m", "pipeline", *args], cwd=self.root, env=self.env, capture_output=True, text=True
+        )
+
+    def json(self, code: str, *args: str) -> Any:
+        """The last line of ``python -c code args`` that is a JSON object, read."""
+        proc = self.python(code, *args)
+        return json.loads(next(line for line in reversed(proc.stdout.splitlines()) if line.startswith("{")))
+
+
+THIS = Version("this checkout", ROOT)
+
+
+def baseline() -> Version | None:
+    """The older version ``OFC_BENCH_BASELINE`` names (a folder holding its files), named by its commit."""
+    path = os.environ.get("OFC_BENCH_BASELINE", "")
+    if not path or TINY:
+        return None
+    root = Path(path).resolve()
+    if not (root / "pipeline").is_dir():
+        raise SystemExit(f"OFC_BENCH_BASELINE={path}: not a checkout of ofc-analytics (no pipeline/ in it)")
+    stamp = root / ".commit"
+    return Version(stamp.read_text().strip() if stamp.is_file() else root.name, root)
+
+
+def versions() -> list[Version]:
+    """This checkout, then the baseline when one is named."""
+    base = baseline()
+    return [THIS] if base is None else [THIS, base]
 
 
 @dataclass
@@ -45,13 +112,13 @@ def report(title: str, figures: list[Figure]) -> bool:
     for col, justify in (("figure", "left"), ("value", "right"), ("unit", "left"), ("target", "left"), ("", "left")):
         table.add_column(col, justify=justify)  # type: ignore[arg-type]
     for f in figures:
-        verdict = "" if f.ok is None else ("[green]met[/]" if f.ok else "[red]MISSED[/]")
+        verdict = "" if f.ok is None else "[dim]tiny[/]" if TINY else "[green]met[/]" if f.ok else "[red]MISSED[/]"
         table.add_row(f.name, f"{f.value:,.2f}" if f.value < 100 else f"{f.value:,.0f}", f.unit, f.target, verdict)
         if f.note:
             table.add_row("", "", f"[dim]{f.note}[/]", "", "")
     console.print(table)
-    OUT.mkdir(exist_ok=True)
+    OUT.mkdir(parents=True, exist_ok=True)
     slug = title.split(":")[0].strip().lower().replace(" ", "-")
     payload = {"title": title, "cpus": os.cpu_count(), "figures": [asdict(f) for f in figures]}
     (OUT / f"{slug}.json").write_text(json.dumps(payload, indent=2) + "\n")
-    return all(f.ok is not False for f in figures)
+    return TINY or all(f.ok is not False for f in figures)
