@@ -430,7 +430,10 @@ def test_results_of_an_older_format_are_refused(report_lake: ReportLake, tmp_pat
     manifest.write_text(json.dumps(doc))
     snapshot = lake.snapshot()
     assert snapshot.stale
-    with pytest.raises(named.NamedQueryError, match=r"older version.*run ofc rescore"):
+    said = (
+        r"older version.*ofc rescore --lake \S+ scores them again \([\d,]+ hands under \d+ rule sets?, (about|under) "
+    )
+    with pytest.raises(named.NamedQueryError, match=said):
         named.run(connect(snapshot), snapshot, "results")
 
 

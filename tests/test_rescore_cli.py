@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -121,3 +122,21 @@ def test_not_a_lake_and_an_unusable_name_exit_2(tmp_path: Path, lake: Path) -> N
     result = runner.invoke(app, ["rescore", "--lake", str(lake), "-r", str(odd)])
     assert result.exit_code == 2
     assert "cannot name a lake folder" in result.output
+
+
+def test_results_of_an_older_version_are_scored_again_saying_how_many(lake: Path) -> None:
+    assert runner.invoke(app, ["rescore", "--lake", str(lake), "-r", "ofc"]).exit_code == 0
+    for manifest in (lake / "_manifests").glob("*.json"):
+        doc = json.loads(manifest.read_text())
+        if doc["kind"] == "rescore":
+            doc["format"] = 5  # the wide results every rule set repeated the facts in
+            manifest.write_text(json.dumps(doc))
+    report = runner.invoke(app, ["report", "--lake", str(lake), "--out", str(lake.parent / "r.html")])
+    assert report.exit_code == 2
+    assert f"ofc rescore --lake {lake} scores them again" in report.stderr
+    result = runner.invoke(app, ["rescore", "--lake", str(lake)])
+    assert result.exit_code == 0, result.output
+    assert re.search(
+        r"older version are scored again: [\d,]+ hands under \d+ rule sets?, (under a second|about)", result.stderr
+    )
+    assert runner.invoke(app, ["report", "--lake", str(lake), "--out", str(lake.parent / "r.html")]).exit_code == 0

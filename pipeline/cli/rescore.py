@@ -45,7 +45,14 @@ def _rule_sets(names: list[str] | None, lake: Lake) -> list[RuleSet]:
 
 
 def _progress() -> Progress:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     return Progress(
         TextColumn("rescoring"),
@@ -53,6 +60,8 @@ def _progress() -> Progress:
         MofNCompleteColumn(),
         TextColumn("hands"),
         TimeElapsedColumn(),
+        TextColumn("left"),
+        TimeRemainingColumn(),
         console=err,
         transient=True,
         disable=not err.is_terminal,
@@ -192,6 +201,9 @@ def rescore(
     check_engine(engine, address)
     store = existing_lake(lake)
     rule_sets = _rule_sets(rules, store)
+    older = store.snapshot().stale_work()
+    if older:
+        err.print(f"results written by an older version are scored again: {older}")
     with interrupts(), _progress() as progress:
         task = progress.add_task("rescoring", total=None)
 

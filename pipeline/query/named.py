@@ -210,7 +210,7 @@ class RuleSetsInLake:
         if self.snapshot.stale:
             raise NamedQueryError(
                 "the lake's results were written by an older version of ofc-analytics and are not read: "
-                "run ofc rescore to score them again"
+                f"ofc rescore --lake {self.snapshot.root} scores them again ({self.snapshot.stale_work()})"
             )
 
     def resolve(self, wanted: str) -> str:
