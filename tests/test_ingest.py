@@ -107,9 +107,9 @@ def test_a_hand_becomes_whole_rows_of_the_hands_and_boards_tables(tmp_path: Path
     boards = [r for r in lake.read("boards").to_pylist() if r["hand_key"] == key]
     assert boards == [
         # Qh Qd 4c / 9s 9h 9c Kd 3h / Ts Js Qs Ks As
-        {**board, "seat": 0, "player": "A", "cards": [42, 41, 8, 31, 30, 28, 45, 6, 35, 39, 43, 47, 51]},
+        {**board, "seat": 0, "player": "A", "cards": bytes([42, 41, 8, 31, 30, 28, 45, 6, 35, 39, 43, 47, 51])},
         # 6h 6d 2c / 7h 8d 9d Th Jc / Ah Ad Ac 5s 5d
-        {**board, "seat": 1, "player": "B", "cards": [18, 17, 0, 22, 25, 29, 34, 36, 50, 49, 48, 15, 13]},
+        {**board, "seat": 1, "player": "B", "cards": bytes([18, 17, 0, 22, 25, 29, 34, 36, 50, 49, 48, 15, 13])},
     ]
 
 

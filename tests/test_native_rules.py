@@ -127,7 +127,7 @@ def _records(lake: Lake) -> list[dict[str, Any]]:
         hand = hands.filter(pl.col("hand_key") == key).row(0, named=True)
         players = []
         for b in mine.iter_rows(named=True):
-            names = CARD_NAMES[np.array(b["cards"])].tolist()
+            names = CARD_NAMES[np.frombuffer(b["cards"], np.uint8)].tolist()
             player = {"name": b["player"], "seat": b["seat"], "top": names[:3], "middle": names[3:8]}
             player |= {"bottom": names[8:], "fantasyland": b["fantasyland"], "natural": b["natural"]}
             players.append(player)

@@ -39,8 +39,9 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from pipeline.errors import LakeError
+from pipeline.lake.board_cards import card_bytes
 from pipeline.lake.snapshot import Snapshot
-from schemas.lake import PARTITIONS, TABLE_PARTITIONS, TABLES
+from schemas.lake import CARDS13, PARTITIONS, TABLE_PARTITIONS, TABLES
 from schemas.lake import RESULT_TABLES as RESULT_SCHEMAS
 
 PARTITIONED = tuple(TABLE_PARTITIONS)
@@ -124,7 +125,7 @@ small known range DuckDB groups by an index instead of a hash (counting boards b
 against 0.36 over 10 M hands); points and royalties are summed, not grouped by, and go without."""
 _PLAIN: dict[str, dict[str, str | None]] = {
     "hands": {"hand_key": None, "content_hash": None, "record_hash": None},
-    "boards": {"hand_key": None},
+    "boards": {"hand_key": None, "cards": None},
     "placements": {
         "hand_key": None,
         "seat": None,
@@ -167,6 +168,8 @@ def _conform(data: pa.Table, schema: pa.Schema) -> pa.Table:
         column = data.column(f.name)
         if pa.types.is_dictionary(f.type) and not pa.types.is_dictionary(column.type):
             column = pc.dictionary_encode(column)
+        if f.type == CARDS13:
+            column = card_bytes(column)
         columns.append(column.cast(f.type))
     return pa.Table.from_arrays(columns, schema=schema)
 

@@ -32,7 +32,7 @@ __all__ = ["CARD_CODES", "SQL_DIR", "QueryError", "connect", "partition_values",
 SQL_DIR = SQL
 QUERY_STATEMENTS = {duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN}
 CARD_CODES = "list_transform(range(13), lambda i: ('0x' || hex(cards)[2 * i + 1:2 * i + 2])::UTINYINT)"
-"""The 13 bytes of a result row's ``cards`` as the list of codes the boards table holds."""
+"""A board's 13 bytes of ``cards`` as the list of codes queries see."""
 
 
 class QueryError(InputError):
@@ -122,6 +122,9 @@ def _table(con: duckdb.DuckDBPyConnection, snapshot: Snapshot, name: str) -> str
             if field.name in parts:
                 value = values[parts.index(field.name)]
                 select.append(f"{_literal(value)}::{types[field.name]} AS {field.name}")
+            elif field.type == CARDS13:  # shown as the list of codes, whichever way the files hold them
+                listed = f"{field.name}[]" in columns
+                select.append(f'"{field.name}"::UTINYINT[] AS "{field.name}"' if listed else f"{CARD_CODES} AS cards")
             elif field.name in columns:
                 select.append(f'"{field.name}"')
             else:  # a file written before the column existed
@@ -129,16 +132,19 @@ def _table(con: duckdb.DuckDBPyConnection, snapshot: Snapshot, name: str) -> str
         listed = ", ".join(_literal(f) for f in files)
         branches.append(f"SELECT {', '.join(select)} FROM read_parquet([{listed}])")
     if not branches:
-        nothing = ", ".join(f'NULL::{types[f.name]} AS "{f.name}"' for f in schema)
+        shown = {**types, **{f.name: "UTINYINT[]" for f in schema if f.type == CARDS13}}
+        nothing = ", ".join(f'NULL::{shown[f.name]} AS "{f.name}"' for f in schema)
         return f"SELECT {nothing} WHERE false"
     return "\nUNION ALL\n".join(branches)
 
 
 def _columns(path: Path, table: str) -> frozenset[str]:
-    """The columns of a batch's files of ``table`` (result files of the current format: the schema's)."""
+    """The columns of a batch's files of ``table`` (result files of the current format: the schema's); a column of
+    cards stored as a list of codes (lake format 2 and before) is named ``cards[]``."""
     if table in RESULT_TABLES:
         return frozenset(TABLES[table].names)
-    return frozenset(pq.read_schema(path).names)
+    schema = pq.read_schema(path)
+    return frozenset(f"{f.name}[]" if pa.types.is_list(f.type) and f.name == "cards" else f.name for f in schema)
 
 
 def connect(source: Snapshot | Lake) -> duckdb.DuckDBPyConnection:
@@ -150,12 +156,7 @@ def connect(source: Snapshot | Lake) -> duckdb.DuckDBPyConnection:
     # Global, so that every cursor of the connection has them too (a report's sections run on their own).
     con.execute("SET GLOBAL TimeZone = 'UTC'")  # days and times are the lake's, in UTC, whatever the machine's zone
     con.execute("SET GLOBAL parquet_metadata_cache = true")  # committed files never change: each footer read once
-    views = []
-    for name, schema in TABLES.items():
-        rows = _table(con, snapshot, name)
-        if CARDS13 in [f.type for f in schema]:
-            rows = f"SELECT * REPLACE ({CARD_CODES} AS cards) FROM ({rows})"
-        views.append(f"CREATE VIEW {name} AS {rows};")
+    views = [f"CREATE VIEW {name} AS {_table(con, snapshot, name)};" for name in TABLES]
     con.execute("\n".join(views))  # one script: each view bound once (as relations, twice)
     con.execute(f"CREATE VIEW variants AS {_variants()}")
     con.execute(f"CREATE VIEW royalty_hands AS {_royalty_hands(snapshot)}")

@@ -16,8 +16,9 @@ import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from pipeline.lake.board_cards import card_codes
 from pipeline.lake.snapshot import Snapshot
-from pipeline.query.db import CARD_CODES, partition_values, plain_schema
+from pipeline.query.db import partition_values, plain_schema
 from pipeline.query.players import NAME_COLUMNS, alias_case
 from schemas.lake import CARDS13, PARTITIONS, RESULT_PARTITIONS, TABLE_PARTITIONS, TABLES
 
@@ -43,7 +44,7 @@ def hand_rows(
     folders as columns); for a result table, only those of ``rule_sets`` (a key, or None for each hand's own).
     ``columns``: read only these (and the key); the others are null. ``months``: the (variant, month) the hands
     were played in, when known: a table in those folders reads only them."""
-    schema = plain_schema(TABLES[table])
+    schema = _shown(TABLES[table])
     read = None if columns is None else [c for c in schema.names if c in columns or c == "hand_key"]
     parts = TABLE_PARTITIONS.get(table, ())
     groups: dict[tuple[str, ...], list[str]] = {}
@@ -66,13 +67,26 @@ def hand_rows(
             scan = scan.select([c for c in read if c not in parts])
         constants = [pl.lit(v).alias(k) for k, v in zip(parts, values, strict=True)]
         frames.append(scan.with_columns(constants) if constants else scan)
-    found = pl.concat(frames, how="diagonal_relaxed").collect().to_arrow()
+    found = [_conformed(f.to_arrow(), schema) for f in pl.collect_all(frames)]
+    return pa.concat_tables(found) if found else schema.empty_table()
+
+
+def _shown(schema: pa.Schema) -> pa.Schema:
+    """A table's columns as a lookup returns them: labels as plain strings, cards as the list of their codes."""
+    plain = plain_schema(schema)
+    return pa.schema([f.with_type(pa.list_(pa.uint8())) if f.type == CARDS13 else f for f in plain])
+
+
+def _conformed(found: pa.Table, schema: pa.Schema) -> pa.Table:
+    """Rows read from one partition's files in ``schema``'s columns and types."""
     arrays = []
     for field in schema:
         if field.name in found.column_names:
             column = found.column(field.name)
             if field.type == pa.bool_() and column.type != pa.bool_():  # a partition folder's true / false
                 column = pc.equal(column, "true")
+            if field.name == "cards":  # 13 bytes, or a list of 13 codes in an older lake
+                column = card_codes(column)
             arrays.append(column.cast(field.type))
         else:
             arrays.append(pa.nulls(found.num_rows, field.type))
@@ -90,12 +104,10 @@ def register(
     months: set[tuple[str, str]] | None = None,
 ) -> pa.Table:
     """Make ``wanted_TABLE`` on ``con`` the rows of those hands, read as the table's view reads them: cards as their
-    codes, and players under their aliases' names (``columns``: the only ones read, see ``hand_rows``); the rows
-    as read."""
+    codes (``hand_rows``), and players under their aliases' names (``columns``: the only ones read, see
+    ``hand_rows``); the rows as read."""
     rows = hand_rows(snapshot, table, keys, rule_sets, columns, months)
-    replace = [f"{CARD_CODES} AS cards"] if CARDS13 in [f.type for f in TABLES[table]] else []
-    if aliases:
-        replace += [alias_case(c, aliases) for c in NAME_COLUMNS if c in rows.column_names]
+    replace = [alias_case(c, aliases) for c in NAME_COLUMNS if c in rows.column_names] if aliases else []
     # Both names live on ``con`` alone: two cursors looking up other hands at once each read their own.
     con.register(f"wanted_{table}_read", rows)
     columns = f"* REPLACE ({', '.join(replace)})" if replace else "*"

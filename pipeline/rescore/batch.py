@@ -21,6 +21,7 @@ import pyarrow.compute as pc
 
 from pipeline.evaluate.dead import NEVER, board_dead_streets
 from pipeline.game import default_buttons, facts, turns
+from pipeline.lake.board_cards import card_matrix
 from pipeline.native import Natives, cannot_apply
 from pipeline.rescore import kernels
 from pipeline.rescore.hands import hand_keys, in_key_order, run_starts
@@ -243,8 +244,7 @@ def read_boards(batch: pa.RecordBatch, natives: Natives | None = None) -> Table:
     sizes = np.diff(np.r_[starts, n])
     hand = np.repeat(np.arange(starts.size, dtype=np.int64), sizes)
     seat = batch.column("seat").to_numpy(zero_copy_only=False).astype(np.int64)
-    cards = batch.column("cards").flatten().to_numpy(zero_copy_only=False).reshape(n, 13)
-    cards = np.ascontiguousarray(cards, dtype=np.uint8)
+    cards = np.ascontiguousarray(card_matrix(batch.column("cards")))
     button = _numbers(batch, "button", -1)
     if (button < 0).any():  # no button recorded
         button = np.where(button < 0, default_buttons(hand, seat), button)

@@ -25,6 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from pipeline.lake.board_cards import card_matrix
 from pipeline.lake.store import LakeError
 from pipeline.rescore.hands import hand_keys, run_starts, whole_hands
 
@@ -186,7 +187,7 @@ def _placement_streets(part: Partition, boards: pa.Table) -> pa.Table:
     else:  # a partition with no placements (classic hands, histories of final rows only)
         p = pl.DataFrame(schema={"board": pl.UInt32, "street": pl.Int8, "card": pl.UInt8, "row": pl.String})
     rows = p["row"].replace_strict({"top": 0, "middle": 1, "bottom": 2, "discard": 3}, return_dtype=pl.Int64)
-    cards = boards.column("cards").combine_chunks().flatten().to_numpy(zero_copy_only=False).reshape(-1, 13)
+    cards = card_matrix(boards.column("cards"))
     layout = street_layout(
         p["board"].to_numpy().astype(np.int64),
         p["card"].to_numpy().astype(np.uint8),

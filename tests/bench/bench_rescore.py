@@ -113,22 +113,21 @@ def result_bytes(lake: Path) -> int:
 
 
 def _record(boards: list[dict[str, Any]], button: int) -> dict[str, Any]:
-    return {
-        "hand_id": str(boards[0]["hand_key"]),
-        "variant": "pineapple",
-        "button": button,
-        "players": [
+    players = []
+    for b in boards:
+        # 13 bytes (lake format 3), or a list of 13 codes (a lake an older version wrote)
+        names = CARD_NAMES[np.frombuffer(b["cards"], np.uint8) if isinstance(b["cards"], bytes) else b["cards"]]
+        players.append(
             {
                 "name": b["player"],
                 "seat": b["seat"],
-                "top": CARD_NAMES[b["cards"][:3]].tolist(),
-                "middle": CARD_NAMES[b["cards"][3:8]].tolist(),
-                "bottom": CARD_NAMES[b["cards"][8:]].tolist(),
+                "top": names[:3].tolist(),
+                "middle": names[3:8].tolist(),
+                "bottom": names[8:].tolist(),
                 "fantasyland": b["fantasyland"],
             }
-            for b in boards
-        ],
-    }
+        )
+    return {"hand_id": str(boards[0]["hand_key"]), "variant": "pineapple", "button": button, "players": players}
 
 
 def per_hand_loop(lake: Path, hands: int, rule_sets: list[RuleSet], out: Path) -> tuple[float, list[dict[str, Any]]]:
