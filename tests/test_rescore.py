@@ -543,3 +543,39 @@ def test_boards_ingested_before_streets_were_kept_get_them_from_the_placements(t
     expected = query(kept, rows)
     assert query(older, rows) == expected
     assert any(r["dead_street"] is not None for r in expected)
+
+
+def test_boards_whose_cards_an_older_lake_holds_as_lists_read_the_same(tmp_path: Path) -> None:
+    """Boards files of lake format 2 hold each board's cards as a list of 13 codes, format 3 as 13 bytes: queries,
+    lookups and a rescore read both alike."""
+    import shutil
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from pipeline.lake.board_cards import card_codes
+    from pipeline.query import named
+    from tests.test_report_lake import make_records
+
+    kept = lake_with(tmp_path, make_records(40, seed=9))
+    older = Lake(shutil.copytree(kept.root, tmp_path / "older"))
+    for f in older.files("boards"):
+        table = pq.read_table(f, partitioning=None)
+        assert table.schema.field("cards").type == pa.binary(13)
+        i = table.schema.get_field_index("cards")
+        listed = card_codes(table.column("cards")).cast(pa.list_(pa.uint8(), 13))
+        pq.write_table(table.set_column(i, "cards", listed), f)
+    cards = "SELECT hand_key, seat, cards, board_text(cards) AS text FROM boards ORDER BY hand_key, seat"
+    assert query(older, cards) == query(kept, cards)
+    assert len(query(kept, cards)[0]["cards"]) == 13
+    rules = [load_rules("ofc"), load_rules("classic-2-4")]
+    rescore(kept, rules)
+    rescore(older, rules)
+    rows = "SELECT * FROM board_results ORDER BY rules_key, hand_key, seat"
+    assert query(older, rows) == query(kept, rows)
+    keys = ",".join(str(r["hand_key"]) for r in query(kept, "SELECT hand_key FROM hands LIMIT 5"))
+    looked = [
+        named.run(connect(lake), lake.snapshot(), "hand_boards", {"hands": keys}).to_pylist() for lake in (kept, older)
+    ]
+    assert looked[0] == looked[1]
+    assert {len(r["cards"]) for r in looked[0]} == {13}

@@ -144,7 +144,8 @@ def _columns(path: Path, table: str) -> frozenset[str]:
     if table in RESULT_TABLES:
         return frozenset(TABLES[table].names)
     schema = pq.read_schema(path)
-    return frozenset(f"{f.name}[]" if pa.types.is_list(f.type) and f.name == "cards" else f.name for f in schema)
+    listed = (pa.types.is_list, pa.types.is_fixed_size_list, pa.types.is_large_list)
+    return frozenset(f"{f.name}[]" if f.name == "cards" and any(t(f.type) for t in listed) else f.name for f in schema)
 
 
 def connect(source: Snapshot | Lake) -> duckdb.DuckDBPyConnection:
