@@ -43,7 +43,7 @@ def hand_rows(
     """Every row of ``table`` whose ``hand_key`` is in ``keys``, with the table's columns and types (partition
     folders as columns); for a result table, only those of ``rule_sets`` (a key, or None for each hand's own).
     ``columns``: read only these (and the key); the others are null. ``months``: the (variant, month) the hands
-    were played in, when known: a table in those folders reads only them."""
+    were played in, when known: a table in those folders reads only them, a result table only those variants'."""
     schema = _shown(TABLES[table])
     read = None if columns is None else [c for c in schema.names if c in columns or c == "hand_key"]
     parts = TABLE_PARTITIONS.get(table, ())
@@ -53,6 +53,8 @@ def hand_rows(
         if parts == RESULT_PARTITIONS and not _wanted(values, rule_sets):
             continue
         if months is not None and parts == PARTITIONS and (values.get("variant"), values.get("month")) not in months:
+            continue
+        if months is not None and parts == RESULT_PARTITIONS and values.get("variant") not in {v for v, _ in months}:
             continue
         groups.setdefault(tuple(values.get(k, "") for k in parts), []).append(str(f))
     if not keys or not groups:

@@ -35,7 +35,7 @@ from pipeline.query.db import SQL_DIR, QueryError, run_query
 from pipeline.query.players import LakeFilters, aliases_of
 from pipeline.rule_files import preset_names
 from pipeline.suggest import closest, did_you_mean
-from schemas.lake import PARTITIONS, TABLE_PARTITIONS, TABLES
+from schemas.lake import TABLES
 from schemas.rules import Variant, key_hash, key_name
 
 __all__ = [
@@ -396,8 +396,9 @@ def _look_up(con: duckdb.DuckDBPyConnection, snapshot: Snapshot, query: NamedQue
     named = set(re.findall(r"\b\w+\b", query.sql))
     found: set[int] = set()
     months: set[tuple[str, str]] | None = None  # where the hands are, once the hands table has told
-    by_month = [t for t, _, _ in query.lookups if TABLE_PARTITIONS.get(t) == PARTITIONS]
-    if by_month and by_month[0] != "hands":  # the hands' rows tell which month folders hold their boards
+    if query.lookups and query.lookups[0][0] != "hands":
+        # The hands' rows tell which month folders hold their boards and which variants' folders their results:
+        # the hands of a game are of one variant, a third of the results.
         rows = lookup.hand_rows(snapshot, "hands", keys, columns=["variant", "month"])
         months = set(zip(rows.column("variant").to_pylist(), rows.column("month").to_pylist(), strict=True))
     for table, by, listed in query.lookups:

@@ -19,11 +19,11 @@ WITH mine AS MATERIALIZED (
     UNION ALL
     SELECT k.kind, b.hand_key, b.played_at, b.variant, b.rules, b.points, b.fouled, b.fantasyland,
            b.fantasyland_cards, b.fantasyland_entry
-    FROM boards_under($rules, $player, $variant, $since) b
+    FROM (SELECT 1 AS go WHERE NOT notable_kept($hands, $since)) gate  -- no row: the results are not read
+    JOIN boards_under($rules, $player, $variant, $since) b ON gate.go = 1
     JOIN (VALUES ('fouled'), ('biggest win'), ('biggest loss'), ('fantasyland')) k(kind)
       ON CASE k.kind WHEN 'fouled' THEN b.fouled WHEN 'biggest win' THEN b.points > 0
                      WHEN 'biggest loss' THEN b.points < 0 ELSE b.fantasyland END
-    WHERE NOT notable_kept($hands, $since)
 ),
 changed AS (
     -- Each hand whose winner changes, with the first rule set by name it changes under. A hand among the latest
@@ -34,10 +34,12 @@ changed AS (
         WHERE notable_kept($hands, $since) AND kind = 'winner changes' AND list_contains($compared, rules_key)
           AND summary_kept(player, variant, day, $player, $variant, $since)
         UNION ALL
-        SELECT hand_key, rules, played_at FROM compared_boards
-        WHERE NOT notable_kept($hands, $since) AND list_contains($compared, rules_key)
-          AND winner_seat <> native_winner_seat AND player = $player
-          AND kept(player, variant, played_at, NULL, $variant, $since)
+        SELECT c.hand_key, c.rules, c.played_at
+        FROM (SELECT 1 AS go WHERE NOT notable_kept($hands, $since)) gate
+        JOIN compared_boards c ON gate.go = 1
+        WHERE list_contains($compared, c.rules_key)
+          AND c.winner_seat <> c.native_winner_seat AND c.player = $player
+          AND kept(c.player, c.variant, c.played_at, NULL, $variant, $since)
     )
     ORDER BY hand_key, rules
 ),
@@ -47,19 +49,16 @@ latest AS (
     LIMIT $hands
 ),
 changed_boards AS (
-    -- The latest of them under the rules read. A bound on the time skips the files' earlier row groups (an OR in
-    -- it would not); hands without a time are looked for apart.
-    SELECT b.hand_key, b.played_at, b.variant, b.rules, b.points, b.fouled, b.fantasyland, b.fantasyland_cards,
-           b.fantasyland_entry, l.changed_under
-    FROM boards_under($rules, $player, $variant, $since) b
-    JOIN latest l USING (hand_key)
-    WHERE b.played_at >= coalesce((SELECT min(played_at) FROM latest), TIMESTAMPTZ '9999-12-31 00:00:00+00')
-    UNION ALL
-    SELECT b.hand_key, b.played_at, b.variant, b.rules, b.points, b.fouled, b.fantasyland, b.fantasyland_cards,
-           b.fantasyland_entry, l.changed_under
-    FROM boards_under($rules, $player, $variant, $since) b
-    JOIN latest l USING (hand_key)
-    WHERE b.played_at IS NULL AND l.played_at IS NULL
+    -- The latest of them under the rules read: their results found by key, then the player's boards and the
+    -- hands' facts of those few hands.
+    SELECT r.hand_key, h.played_at, r.variant, r.rules, r.points, r.fouled, b.fantasyland,
+           CASE WHEN b.fantasyland AND b.fantasyland_cards > 0 THEN b.fantasyland_cards END AS fantasyland_cards,
+           r.fantasyland_entry, l.changed_under
+    FROM latest l
+    JOIN board_results r ON r.hand_key = l.hand_key
+    JOIN boards b ON b.hand_key = r.hand_key AND b.seat = r.seat
+    JOIN hands h ON h.hand_key = r.hand_key
+    WHERE read_under($rules, r.native, r.rules_key) AND b.player = $player
 ),
 listed AS (
     -- Each kind's hands in its own order (rank), kept by the final ORDER BY.

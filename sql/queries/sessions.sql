@@ -12,30 +12,36 @@ WITH latest AS (
     ORDER BY max(last_played) DESC NULLS LAST, session DESC
     LIMIT $sessions
 ),
-mine AS (
-    -- Only the hands from the first of those sessions on: a bound on the time skips the files' earlier row groups
-    -- (hands with no time recorded are read apart: an OR in the bound would keep them all).
-    SELECT
-        coalesce(session, 'day ' || CAST(CAST(timezone('UTC', played_at) AS DATE) AS VARCHAR), 'unknown') AS session,
-        hand_number, played_at, points
-    FROM boards_under($rules, $player, $variant, $since)
+hands_in AS MATERIALIZED (
+    -- The hands from the first of those sessions on (a bound on the time skips the hands files' earlier row
+    -- groups; hands with no time recorded are read apart: an OR in the bound would keep them all). From the
+    -- facts first, then the player's boards of those hands, then their results: the results are read by key
+    -- for a few thousand boards, not joined whole to the facts.
+    SELECT hand_key, hand_number, played_at,
+        coalesce(session, 'day ' || CAST(CAST(timezone('UTC', played_at) AS DATE) AS VARCHAR), 'unknown') AS session
+    FROM hands
     WHERE played_at >= coalesce((SELECT min(started) FROM latest), TIMESTAMPTZ '0001-01-01 00:00:00+00')
+      AND ($variant IS NULL OR variant = $variant)
+      AND ($since IS NULL OR played_at >= timezone('UTC', $since::TIMESTAMP))
     UNION ALL
-    SELECT 'unknown', hand_number, played_at, points
-    FROM boards_under($rules, $player, $variant, $since)
-    WHERE played_at IS NULL AND session IS NULL
-    UNION ALL
-    SELECT session, hand_number, played_at, points
-    FROM boards_under($rules, $player, $variant, $since)
-    WHERE played_at IS NULL AND session IS NOT NULL
+    SELECT hand_key, hand_number, played_at, coalesce(session, 'unknown')
+    FROM hands
+    WHERE played_at IS NULL AND $since IS NULL AND ($variant IS NULL OR variant = $variant)
+),
+mine AS MATERIALIZED (
+    SELECT h.session, h.hand_number, h.played_at, b.hand_key, b.seat
+    FROM hands_in h
+    JOIN boards b ON b.hand_key = h.hand_key
+    WHERE b.player = $player AND h.session IN (SELECT session FROM latest)
 )
 SELECT
-    session,
+    m.session,
     row_number() OVER w AS hand,
-    hand_number,
-    points,
-    sum(points) OVER w AS cumulative_points
-FROM mine
-WHERE session IN (SELECT session FROM latest)
-WINDOW w AS (PARTITION BY session ORDER BY played_at NULLS LAST, hand_number ROWS UNBOUNDED PRECEDING)
-ORDER BY session, hand;
+    m.hand_number,
+    r.points,
+    sum(r.points) OVER w AS cumulative_points
+FROM mine m
+JOIN board_results r ON r.hand_key = m.hand_key AND r.seat = m.seat
+WHERE read_under($rules, r.native, r.rules_key)
+WINDOW w AS (PARTITION BY m.session ORDER BY m.played_at NULLS LAST, m.hand_number ROWS UNBOUNDED PRECEDING)
+ORDER BY m.session, hand;
