@@ -41,14 +41,26 @@ GROUP BY player;
 -- result files.
 CREATE VIEW scored_boards AS
 SELECT
-    f.*,
+    -- hand_boards' columns, written out: joined from the results, DuckDB reads the results' keys first and the
+    -- facts of those boards after (over 10 M hands a third less time than the facts first)
+    h.hand_key, h.hand_id, h.source, r.variant, h.month, h.played_at, h.site, h."table", h.session,
+    h.hand_number, h.button, h.house_rules, h.n_players,
+    b.seat, b.player, b.cards,
+    list_slice(b.cards, 1, 3) AS top,
+    list_slice(b.cards, 4, 8) AS middle,
+    list_slice(b.cards, 9, 13) AS bottom,
+    b.misset, b.fantasyland,
+    CASE WHEN b.fantasyland AND b.fantasyland_cards > 0 THEN b.fantasyland_cards END AS fantasyland_cards,
+    b.surrendered, b.natural, b.discards,
+    b.points AS recorded_points,
     r.rules, r.rules_key, r.native,
     r.fouled, r.dead_street, r.natural AS natural_paid, r.surrendered AS surrender_honoured,
     r.royalty_top, r.royalty_middle, r.royalty_bottom,
     r.fantasyland_entry, r.fantasyland_stay, r.fantasyland_next,
     r.points, r.scoops, r.scooped, r.winner_seat
 FROM board_results r
-JOIN hand_boards f ON f.hand_key = r.hand_key AND f.seat = r.seat;
+JOIN boards b ON b.hand_key = r.hand_key AND b.seat = r.seat
+JOIN hands h ON h.hand_key = r.hand_key;
 
 -- Every board as it was played: scored under its hand's native rules (its recorded house rules, else its
 -- variant's preset).

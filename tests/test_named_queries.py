@@ -571,3 +571,23 @@ def test_notable_hands_are_each_kinds_first(
         got = [(r["kind"], r["hand_key"], r["points"], r["changed_under"]) for r in rows]
         assert got == _notable_expected(report_lake, player, rules, variant, since, hands)
         assert {r[0] for r in got} >= {"fouled", "biggest win", "biggest loss"}
+
+
+def test_scored_boards_holds_every_column_of_hand_boards(con: duckdb.DuckDBPyConnection) -> None:
+    """scored_boards writes hand_boards' columns out (for its join order): the two stay alike, row for row."""
+    facts = [c for (c,) in con.sql("SELECT column_name FROM (DESCRIBE hand_boards)").fetchall()]
+    scored = [c for (c,) in con.sql("SELECT column_name FROM (DESCRIBE scored_boards)").fetchall()]
+    assert scored[: len(facts)] == facts
+    listed = ", ".join(f'"{c}"' for c in facts)
+    assert (
+        con.sql(
+            f"SELECT {listed} FROM scored_boards WHERE native EXCEPT ALL SELECT {listed} FROM hand_boards"
+        ).fetchall()
+        == []
+    )
+    assert (
+        con.sql(
+            f"SELECT {listed} FROM hand_boards EXCEPT ALL SELECT {listed} FROM scored_boards WHERE native"
+        ).fetchall()
+        == []
+    )
