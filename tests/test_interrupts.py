@@ -287,6 +287,41 @@ def test_a_ctrl_c_while_the_commands_load_is_one_line_too(after: float, tmp_path
     check_stopped(seconds, proc, out, err, NOTHING)
 
 
+SWALLOWS = """
+import time
+from pipeline.cli.console import guarded
+
+def command():
+    print("working", flush=True)
+    dropped = False
+    end = time.monotonic() + 30
+    while time.monotonic() < end:
+        try:
+            time.sleep(0.05)
+        except KeyboardInterrupt:
+            if dropped:
+                raise
+            dropped = True  # as a compiled module may drop what the Python code it calls raised
+
+guarded(command)
+"""
+
+
+def test_a_ctrl_c_that_a_library_drops_is_raised_again() -> None:
+    """A KeyboardInterrupt raised in Python code that a compiled module calls can be dropped there (NumPy's random
+    module does, while it is imported): the command must not run on to its end as if no Ctrl-C had come."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SWALLOWS], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline() == "working\n"
+    seconds, _, err = interrupt(proc, "a command that drops the first KeyboardInterrupt")
+    assert proc.returncode == EXIT_INTERRUPTED, (proc.returncode, err)
+    assert err.strip().splitlines() == [NOTHING], err
+    assert seconds < LIMIT
+
+
 class EnoughError(Exception):
     """Raised from the progress callback: the measurement is over (and the run stops there)."""
 

@@ -7,6 +7,7 @@ import json
 import os
 import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -55,6 +56,7 @@ _told: list[str] = []
 
 
 def _tell(what: str) -> None:
+    heard()
     if not _told:
         _told.append(what)
         err.print(interrupt_line(what), markup=False)
@@ -110,13 +112,40 @@ REPEAT_GRACE = 5.0
 again in its clean-up, a second would leave a batch half thrown away (or a file closed under a writer)."""
 
 
+LOST_AFTER = 0.3
+"""Seconds the main thread may run on as if no Ctrl-C had come before it is raised again. A KeyboardInterrupt
+raised in Python code that a compiled module calls may be dropped there without a word (NumPy's random module
+does, as it is imported): the command would run to its end."""
+
+_heard = threading.Event()
+"""Set once the interrupt reached the code that reports it (or the command is over): none is lost any more."""
+_resent = threading.Event()
+"""Set while a Ctrl-C raised again is on its way to the main thread."""
+_put_off: list[bool] = []
+"""Not empty while a Ctrl-C waits for fragile code to end (:func:`_interrupt_when_safe`)."""
+
+
+def heard() -> None:
+    """Say that the interrupt reached code that handles it on purpose: it is not raised again (see
+    :data:`LOST_AFTER`). Called by whatever reports it; a command that ends quietly on Ctrl-C calls it too."""
+    _heard.set()
+
+
 def _on_sigint(signum: int, frame: FrameType | None) -> None:
-    """Python's Ctrl-C, raised once out of :data:`_FRAGILE` code (within microseconds) if it lands there."""
+    """Python's Ctrl-C, raised once out of :data:`_FRAGILE` code (within microseconds) if it lands there, and
+    again if the main thread runs on as if it had not come (:func:`_watch_for_lost`)."""
     now = time.monotonic()
-    _sigints.append(now)
-    if len(_sigints) > 1 and now - _sigints[0] < REPEAT_GRACE:
-        return
+    if _resent.is_set():  # raised again: the first, not a second Ctrl-C
+        _resent.clear()
+    else:
+        _sigints.append(now)
+        if len(_sigints) > 1 and now - _sigints[0] < REPEAT_GRACE:
+            return
+        if len(_sigints) == 1:
+            watch = threading.Thread(target=_watch_for_lost, name="ofc-interrupt", daemon=True)
+            watch.start()
     if _fragile(frame):
+        _put_off.append(True)
         sys.setprofile(_interrupt_when_safe)
         return
     signal.default_int_handler(signum, frame)
@@ -127,7 +156,29 @@ def _interrupt_when_safe(frame: FrameType, event: str, arg: Any) -> None:
     fragile code is called or returns, where Python itself may raise it (not as a C function is called)."""
     if event in ("call", "return") and not _fragile(frame):
         sys.setprofile(None)
+        _put_off.clear()
         raise KeyboardInterrupt
+
+
+def _watch_for_lost() -> None:
+    """Raise the Ctrl-C again in the main thread if, :data:`LOST_AFTER` seconds on, nothing handles it: no
+    exception is being handled there (as one is in every ``finally`` and ``except`` it passes on its way up) and
+    nothing said it was :func:`heard`."""
+    main = threading.main_thread().ident
+    step = LOST_AFTER / 3
+    quiet = 0.0
+    while not _heard.wait(step):
+        handling = sys._current_exceptions().get(main)  # Python 3.11: (type, value, traceback); later: the value
+        if isinstance(handling, tuple):
+            handling = handling[1]
+        if handling is not None or _put_off or _resent.is_set():
+            quiet = 0.0
+            continue
+        quiet += step
+        if quiet >= LOST_AFTER and main is not None:
+            quiet = 0.0
+            _resent.set()
+            signal.pthread_kill(main, signal.SIGINT)  # a signal, which also wakes a wait the main thread is in
 
 
 def is_interrupt(exc: BaseException) -> bool:
@@ -207,6 +258,7 @@ def guarded(main: Callable[[], None]) -> None:
     finally:
         if signal.getsignal(signal.SIGINT) is _on_sigint:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
+        heard()  # the command is over: nothing to raise again
 
 
 def byte_progress() -> Progress:

@@ -12,7 +12,7 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
-from pipeline.cli.console import EXIT_FAILED, err, fail, interrupted, out, print_json, what_was_committed
+from pipeline.cli.console import EXIT_FAILED, err, fail, heard, interrupted, out, print_json, what_was_committed
 from pipeline.errors import InputError
 
 REFRESH = 4
@@ -125,6 +125,7 @@ def run_watch(
             on_error=on_error,
         )
     except KeyboardInterrupt:
+        heard()  # Ctrl-C is how a watch ends
         totals = state["totals"]
         if state["cut"]:
             live.stop()
