@@ -6,7 +6,7 @@ import copy
 import gzip
 import json
 import zipfile
-from itertools import accumulate, pairwise
+from itertools import accumulate
 from pathlib import Path
 
 import numpy as np
@@ -319,21 +319,22 @@ def test_hand_numbers_repeat_across_sessions_without_being_duplicates(tmp_path: 
 
 
 def test_seen_keys_survive_many_chunks() -> None:
-    from pipeline.ingest.known import SortedMap
+    from pipeline.ingest.known import KeyMap
 
     rng = np.random.default_rng(1)
     known = rng.integers(0, 2**63, 5000, dtype=np.uint64)
+    known[7] = 0  # the key that marks an empty slot is a key like any other
     values = np.arange(5000, dtype=np.uint64)
-    seen = SortedMap(known[:1000], values[:1000])
-    for start in range(1000, 5000, 200):  # 20 additions: merged along the way
+    seen = KeyMap(1, known[:1000], values[:1000])
+    for start in range(1000, 5000, 200):  # 20 additions: the table grows along the way
         seen.add(known[start : start + 200], values[start : start + 200])
-        sizes = [r.size for r, _ in seen.runs]
-        assert all(a > 2 * b for a, b in pairwise(sizes))  # a few runs, largest first
-        assert all((r[1:] > r[:-1]).all() for r, _ in seen.runs)
-    assert len(seen.runs) <= 4
-    found, got = seen.find(known)
+        assert seen.find(known[: start + 200])[0].all()
+    found, (got,) = seen.find(known)
     assert found.all()
     assert (got == values).all()
+    seen.add(known[:10], values[:10] + 1)  # a key already there keeps its values
+    seen.update(known[5:10], values[5:10] + 7)  # unless they are replaced
+    assert seen.find(known[:10])[1][0].tolist() == [*range(5), *range(12, 17)]
     others = rng.integers(0, 2**63, 5000, dtype=np.uint64)
     assert not seen.find(np.setdiff1d(others, known))[0].any()
 

@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from pipeline.game import BOARD, DEALS, PLACEMENT_ROWS, VARIANTS, Deal
+from pipeline.game import BOARD, DEALS, PLACEMENT_ROWS, ROW_SIZES, VARIANTS, Deal
 from schemas.rules import Natural, Variant
 
 VARIANT_NAMES = tuple(v.value for v in Variant)
@@ -32,6 +32,8 @@ MAX_PLAYERS = max(f.max_players for f in VARIANTS.values())
 
 DISCARD_ROW = PLACEMENT_ROWS.index("discard")
 """The placement row of a discarded card; the rows before it are ROWS."""
+ROW_OF_PLACE = np.array([row for row, size in enumerate(ROW_SIZES) for _ in range(size)], dtype=np.int64)
+"""The row of each of a board's BOARD places (top 3, middle 5, bottom 5)."""
 
 FIRST_STREET = 1
 LAST_STREET = max(d.streets for d in DEALS.values())

@@ -47,6 +47,10 @@ class BoardColumns:
     discards: pa.ListArray
     points: pa.Array
     stack: pa.Array
+    streets: pa.Array | None = None
+    """The street each card was placed at, when a reader found it as it read the placements (else the validator
+    finds it): see :func:`pipeline.ingest.validate.street_layout`."""
+    discard_streets: pa.Array | None = None
 
 
 @dataclass
