@@ -23,10 +23,15 @@ chosen AS (
     LIMIT $players
 ),
 pieces AS (
-    -- A player with few hands: each hand, read from the results (only theirs).
-    SELECT player, epoch_us(played_at) AS moment, session, hand_number, 1 AS hands, points
-    FROM boards_under($rules, $player, $variant, $since)
-    WHERE player IN (SELECT player FROM chosen WHERE hands <= $exact)
+    -- A player with few hands: each hand, their boards first and then those boards' results by key (none read
+    -- when every player has more).
+    SELECT b.player, epoch_us(h.played_at) AS moment, h.session, h.hand_number, 1 AS hands, r.points
+    FROM boards b
+    JOIN board_results r ON r.hand_key = b.hand_key AND r.seat = b.seat
+    JOIN hands h ON h.hand_key = b.hand_key
+    WHERE b.player IN (SELECT player FROM chosen WHERE hands <= $exact)
+      AND read_under($rules, r.native, r.rules_key)
+      AND kept(b.player, r.variant, h.played_at, $player, $variant, $since)
     UNION ALL
     -- A player with more: each session's hands together, in the order the sessions began (the summaries).
     SELECT player, epoch_us(min(first_played)), session, NULL, sum(boards), sum(points)
