@@ -59,6 +59,8 @@ changed_boards AS (
     JOIN boards b ON b.hand_key = r.hand_key AND b.seat = r.seat
     JOIN hands h ON h.hand_key = r.hand_key
     WHERE read_under($rules, r.native, r.rules_key) AND b.player = $player
+      -- the variant's folders only, where one is asked for
+      AND ($variant IS NULL OR (r.variant = $variant AND b.variant = $variant AND h.variant = $variant))
 ),
 listed AS (
     -- Each kind's hands in its own order (rank), kept by the final ORDER BY.

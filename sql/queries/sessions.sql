@@ -32,7 +32,7 @@ mine AS MATERIALIZED (
     SELECT h.session, h.hand_number, h.played_at, b.hand_key, b.seat
     FROM hands_in h
     JOIN boards b ON b.hand_key = h.hand_key
-    WHERE b.player = $player AND h.session IN (SELECT session FROM latest)
+    WHERE b.player = $player AND h.session IN (SELECT session FROM latest) AND ($variant IS NULL OR b.variant = $variant)
 )
 SELECT
     m.session,
@@ -42,6 +42,6 @@ SELECT
     sum(r.points) OVER w AS cumulative_points
 FROM mine m
 JOIN board_results r ON r.hand_key = m.hand_key AND r.seat = m.seat
-WHERE read_under($rules, r.native, r.rules_key)
+WHERE read_under($rules, r.native, r.rules_key) AND ($variant IS NULL OR r.variant = $variant)
 WINDOW w AS (PARTITION BY m.session ORDER BY m.played_at NULLS LAST, m.hand_number ROWS UNBOUNDED PRECEDING)
 ORDER BY m.session, hand;
