@@ -39,17 +39,21 @@ def hand_rows(
     rule_sets: Sequence[str | None] | None = None,
     columns: Sequence[str] | None = None,
     months: set[tuple[str, str]] | None = None,
+    variants: set[str] | None = None,
 ) -> pa.Table:
     """Every row of ``table`` whose ``hand_key`` is in ``keys``, with the table's columns and types (partition
     folders as columns); for a result table, only those of ``rule_sets`` (a key, or None for each hand's own).
     ``columns``: read only these (and the key); the others are null. ``months``: the (variant, month) the hands
-    were played in, when known: a table in those folders reads only them, a result table only those variants'."""
+    were played in, when known: a table in those folders reads only them, a result table only those variants'.
+    ``variants``: only hands of these variants (a table with a variant folder reads only theirs)."""
     schema = _shown(TABLES[table])
     read = None if columns is None else [c for c in schema.names if c in columns or c == "hand_key"]
     parts = TABLE_PARTITIONS.get(table, ())
     groups: dict[tuple[str, ...], list[str]] = {}
     for f in snapshot.files(table):
         values = partition_values(str(f.relative_to(snapshot.root)))
+        if variants is not None and "variant" in parts and values.get("variant") not in variants:
+            continue
         if parts == RESULT_PARTITIONS and not _wanted(values, rule_sets):
             continue
         if months is not None and parts == PARTITIONS and (values.get("variant"), values.get("month")) not in months:
@@ -104,11 +108,12 @@ def register(
     aliases: Mapping[str, str],
     columns: Sequence[str] | None = None,
     months: set[tuple[str, str]] | None = None,
+    variants: set[str] | None = None,
 ) -> pa.Table:
     """Make ``wanted_TABLE`` on ``con`` the rows of those hands, read as the table's view reads them: cards as their
     codes (``hand_rows``), and players under their aliases' names (``columns``: the only ones read, see
     ``hand_rows``); the rows as read."""
-    rows = hand_rows(snapshot, table, keys, rule_sets, columns, months)
+    rows = hand_rows(snapshot, table, keys, rule_sets, columns, months, variants)
     replace = [alias_case(c, aliases) for c in NAME_COLUMNS if c in rows.column_names] if aliases else []
     # Both names live on ``con`` alone: two cursors looking up other hands at once each read their own.
     con.register(f"wanted_{table}_read", rows)

@@ -396,15 +396,16 @@ def _look_up(con: duckdb.DuckDBPyConnection, snapshot: Snapshot, query: NamedQue
     named = set(re.findall(r"\b\w+\b", query.sql))
     found: set[int] = set()
     months: set[tuple[str, str]] | None = None  # where the hands are, once the hands table has told
+    variants = {bound["variant"]} if bound.get("variant") else None  # a variant asked for: its folders alone
     if query.lookups and query.lookups[0][0] != "hands":
         # The hands' rows tell which month folders hold their boards and which variants' folders their results:
         # the hands of a game are of one variant, a third of the results.
-        rows = lookup.hand_rows(snapshot, "hands", keys, columns=["variant", "month"])
+        rows = lookup.hand_rows(snapshot, "hands", keys, columns=["variant", "month"], variants=variants)
         months = set(zip(rows.column("variant").to_pylist(), rows.column("month").to_pylist(), strict=True))
     for table, by, listed in query.lookups:
         rule_sets = under[by] if by else [s for p in under if p in bound for s in under[p]]
         columns = [c for c in TABLES[table].names if c in (listed or named) or c in ("variant", "month")]
-        rows = lookup.register(con, snapshot, table, keys, rule_sets, aliases, columns, months)
+        rows = lookup.register(con, snapshot, table, keys, rule_sets, aliases, columns, months, variants)
         here = set(rows.column("hand_key").to_pylist())
         found |= here
         if months is None and "month" in columns and here >= set(keys):  # every hand's month is known now

@@ -4,6 +4,7 @@
 -- and time, and each board's place after the button.
 -- @param rules rules?: read every hand as if played under this rule set (by default: under its own rules)
 -- @param hands text: the hands' keys (hand_key), comma-separated
+-- @param variant text?: only hands of this variant (whose files alone are then read: found sooner)
 -- @lookup hands (hand_id, session, hand_number, played_at, button, n_players): their facts
 -- @lookup boards (seat, player, cards, fantasyland, fantasyland_cards, streets, discards, discard_streets): their boards
 -- @lookup board_results under $rules: the results of those hands
@@ -27,4 +28,5 @@ FROM wanted_board_results r
 JOIN seated s ON s.hand_key = r.hand_key AND s.seat = r.seat
 WHERE read_under($rules, r.native, r.rules_key)
   AND r.hand_key IN (SELECT unnest(string_split($hands, ','))::UBIGINT)
+  AND ($variant IS NULL OR r.variant = $variant)
 ORDER BY r.hand_key, position;

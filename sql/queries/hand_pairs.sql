@@ -4,6 +4,7 @@
 -- @param rules rules?: read every hand as if played under this rule set (by default: under its own rules)
 -- @param compared rules[]: the rule sets whose points are shown beside (every one asked for by default)
 -- @param hands text: the hands' keys (hand_key), comma-separated
+-- @param variant text?: only hands of this variant (whose files alone are then read: found sooner)
 -- @lookup pair_results under $rules: the pairs of those hands
 -- @lookup board_results: their boards' royalties under the rules read, and their points under the rule sets compared
 -- @lookup boards (seat, player): their players
@@ -25,9 +26,10 @@ FROM wanted_pair_results p
 JOIN results a ON a.rules_key = p.rules_key AND a.hand_key = p.hand_key AND a.seat = p.seat_a
 JOIN results b ON b.rules_key = p.rules_key AND b.hand_key = p.hand_key AND b.seat = p.seat_b
 WHERE read_under($rules, p.native, p.rules_key)
-  AND p.hand_key IN (SELECT hand_key FROM wanted)
+  AND p.hand_key IN (SELECT hand_key FROM wanted) AND ($variant IS NULL OR p.variant = $variant)
 UNION ALL
 SELECT hand_key, rules, player, NULL, seat, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, points
 FROM results
 WHERE list_contains($compared, rules_key) AND hand_key IN (SELECT hand_key FROM wanted)
+  AND ($variant IS NULL OR variant = $variant)
 ORDER BY hand_key, player_b IS NULL, rules, seat_a, seat_b;
