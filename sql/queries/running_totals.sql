@@ -30,6 +30,7 @@ pieces AS (
     JOIN board_results r ON r.hand_key = b.hand_key AND r.seat = b.seat
     JOIN hands h ON h.hand_key = b.hand_key
     WHERE b.player IN (SELECT player FROM chosen WHERE hands <= $exact)
+      AND ($variant IS NULL OR (b.variant = $variant AND h.variant = $variant))
       AND read_under($rules, r.native, r.rules_key)
       AND kept(b.player, r.variant, h.played_at, $player, $variant, $since)
     UNION ALL
