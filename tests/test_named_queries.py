@@ -513,6 +513,27 @@ def test_hands_looked_up_are_the_lakes_rows(report_lake: ReportLake, snapshot: S
         assert XSS[0] not in {b["player"] for b in boards}
 
 
+def test_hands_looked_up_in_their_variant_are_the_same_rows(con: duckdb.DuckDBPyConnection, snapshot: Snapshot) -> None:
+    """Given the hands' variant, a lookup reads that variant's files alone: the rows of its hands are those found
+    without it, and the hands of other variants are left out."""
+    rows = con.sql("SELECT hand_key, variant FROM hands ORDER BY hand_key").fetchall()
+    variants = sorted({v for _, v in rows})
+    assert len(variants) > 1
+    wanted = ",".join(str(k) for k, _ in rows[:60])
+    for query in ("hand_boards", "hand_pairs"):
+        every = named.run(con, snapshot, query, {"hands": wanted}).to_pylist()
+        for variant in variants:
+            mine = {k for k, v in rows[:60] if v == variant}
+            if not mine:
+                continue
+            got = named.run(con, snapshot, query, {"hands": wanted, "variant": variant}).to_pylist()
+            assert got == [r for r in every if r["hand_key"] in mine]
+            assert got
+    other = next(v for v in variants if v != rows[0][1])
+    with pytest.raises(named.NamedQueryError, match="no results for hand"):
+        named.run(con, snapshot, "hand_boards", {"hands": str(rows[0][0]), "variant": other})
+
+
 def test_a_hand_key_the_lake_does_not_hold_is_an_error(con: duckdb.DuckDBPyConnection, snapshot: Snapshot) -> None:
     for hands, said in (("123", "no results for hand 123"), ("abc", "whole numbers"), ("", "at least one hand key")):
         with pytest.raises(named.NamedQueryError, match=said):
