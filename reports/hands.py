@@ -80,13 +80,20 @@ class Shown(Protocol):
     analysed: bool
 
 
-def load(run: Runs, notable: Rows, featured: str | None, costly: Rows, game: Shown) -> dict[str, dict[str, Any]]:
+def load(
+    run: Runs, notable: Rows, featured: str | None, costly: Rows, game: Shown, asked: Rows = ()
+) -> dict[str, dict[str, Any]]:
     """Every listed hand as the viewer's JSON, by id: ``notable`` (rows of the query ``notable_hands``) and the
     hands of ``costly`` (rows of ``costly_decisions``), with every decision weighed in them when the lake has an
     analysis; each listed row gains its hand's id, session and number. A classic hand is shown as set at once
-    (no streets), and a game without Fantasyland says nothing of it."""
+    (no streets), and a game without Fantasyland says nothing of it. ``asked``: hands opened for themselves
+    (``hand_key``, ``variant``, ``scored_under``, ``played_at``), listed for no reason."""
     analysed = game.analysed
-    keys = list(dict.fromkeys([*(r["hand_key"] for r in notable), *(r["hand_key"] for r in costly)]))
+    keys = list(
+        dict.fromkeys(
+            [*(r["hand_key"] for r in notable), *(r["hand_key"] for r in costly), *(r["hand_key"] for r in asked)]
+        )
+    )
     if not keys:
         return {}
     wanted = ",".join(str(k) for k in keys)
@@ -98,9 +105,10 @@ def load(run: Runs, notable: Rows, featured: str | None, costly: Rows, game: Sho
     weighed = run("hand_decisions", hands=wanted) if analysed else []
     # The hand's variant and rules, from the featured player's board (or the costly decision's).
     facts = {r["hand_key"]: {**r, "scored_under": key_name(r["rules_key"])} for r in costly}
+    facts |= {r["hand_key"]: r for r in asked}
     facts |= {r["hand_key"]: r for r in notable}
     known = {b["hand_key"]: b for b in boards}  # its id, session and number, from any of its boards
-    for r in notable:
+    for r in [*notable, *asked]:
         for name in ("hand_id", "session", "hand_number"):
             r[name] = known.get(r["hand_key"], {}).get(name)
     for b in boards:

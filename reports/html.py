@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import json
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
@@ -90,6 +91,16 @@ def figure_json(fig: go.Figure) -> str:
 @cache
 def _asset(name: str) -> str:
     return (ASSETS / name).read_text(encoding="utf-8").replace("</", "<\\/")
+
+
+def plotly_js() -> str:
+    """plotly.js as the package ships it (what a page served by ``ofc serve`` loads from its address)."""
+    return _plotly_js()
+
+
+def asset(name: str) -> str:
+    """One of the page's own files (``reports/assets``), as a page embeds it."""
+    return _asset(name)
 
 
 SAMPLE = "sample"
@@ -210,8 +221,18 @@ def _tabs(report: Report) -> str:
     return f'<div class="game-tabs" role="tablist" aria-label="Games">{label}{tabs}</div>'
 
 
-def render(report: Report) -> str:
-    """The whole page."""
+@dataclass(frozen=True)
+class Served:
+    """What a page served by ``ofc serve`` has instead of the file's inlined scripts: the scripts' addresses, and
+    its own parts at the top of the page (the filters, the live-lake notice)."""
+
+    scripts: tuple[str, ...]
+    top: str = ""
+    stylesheet: str = ""
+
+
+def render(report: Report, served: Served | None = None) -> str:
+    """The whole page: one self-contained file, or (``served``) a page whose scripts the server serves."""
     charts = sum(len(s.figures) for s in report.sections)
     body, n = [], 0
     text, n = _section(report.overview, report.overview.key, n)
@@ -234,21 +255,25 @@ def render(report: Report) -> str:
         else "each hand under the rules it was played by"
     )
     notes = "".join(f'<p class="note">{html.escape(n)}</p>' for n in report.notes)
+    if served is None:
+        scripts = f"<script>{_plotly_js()}</script>\n<script>{_asset('report.js')}</script>"
+    else:
+        scripts = "\n".join(f'<script src="{html.escape(src)}"></script>' for src in served.scripts)
     return f"""<!DOCTYPE html>
 <html lang="en" data-charts="{charts}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{html.escape(title)}</title>
-<style>{_CSS}{_asset("report.css")}</style>
+<style>{_CSS}{_asset("report.css")}{served.stylesheet if served else ""}</style>
 <script>{_STATUS}</script>
-<script>{_plotly_js()}</script>
-<script>{_asset("report.js")}</script>
+{scripts}
 <script type="application/json" id="report-filters">{data}</script>
 <script type="application/json" id="report-hands">{hands}</script>
 </head>
 <body>
 <header><h1>{html.escape(title)}</h1><div>{html.escape(read)}; each game on its own</div></header>
+{served.top if served else ""}
 {_tabs(report)}
 {notes}{"".join(body)}
 {"".join(games)}

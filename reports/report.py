@@ -29,7 +29,7 @@ from reports.queries import QueryRunner, Rows, Scope
 from reports.sections.common import Game, Section, auto_min_hands
 from schemas.rules import RuleSet, key_name
 
-__all__ = ["Options", "Report", "build", "game_data"]
+__all__ = ["Options", "Report", "Shown", "build", "game_data", "shown"]
 
 
 @dataclass(frozen=True)
@@ -148,6 +148,27 @@ def _natives(snapshot: Snapshot, variant: str) -> list[RuleSet]:
     """The rule sets the variant's hands were played by."""
     keys = dict.fromkeys(n for c in snapshot.coverage.values() for v, _, n in c.natives if v == variant)
     return [snapshot.rule_sets[k] for k in keys if k in snapshot.rule_sets]
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What a game shows of a hand (``reports.hands.Shown``): streets, Fantasyland, decisions."""
+
+    open_face: bool
+    fantasyland: bool
+    analysed: bool
+
+
+def shown(snapshot: Snapshot, variant: str, lead: str | None) -> Shown:
+    """What a hand of ``variant`` shows, read under ``lead`` (a rule set's key; None: its own rules), as the
+    report's game of that variant shows it."""
+    read = [snapshot.rule_sets[lead]] if lead in snapshot.rule_sets else _natives(snapshot, variant)
+    open_face = facts(variant).open_face
+    return Shown(
+        open_face=open_face,
+        fantasyland=open_face and any(r.fantasyland.enabled for r in read),
+        analysed=open_face and variant in _analysed(snapshot),
+    )
 
 
 def _analysed(snapshot: Snapshot) -> set[str]:
