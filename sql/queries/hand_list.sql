@@ -1,0 +1,23 @@
+-- The boards behind a figure, a page at a time: each board the filters keep with its hand, player, points,
+-- royalties and foul, sorted by date, points or royalties, and how many there are in all (total). What a chart
+-- or a table row leads to when it is clicked.
+-- @param rules rules?: read every hand as if played under this rule set (by default: under its own rules)
+-- @param player text?: only this player's boards
+-- @param variant text?: only this variant
+-- @param since date?: only hands played on or after this day (UTC)
+-- @param sort text = 'date': date, points or royalties
+-- @param order text = 'desc': desc (the latest, most points or most royalties first) or asc
+-- @param page int = 1: the page, from 1
+-- @param per_page int = 50: boards a page
+WITH kept AS (
+    SELECT hand_key, hand_id, played_at, variant, player, seat, rules, points, fouled,
+           royalty_top + royalty_middle + royalty_bottom AS royalties
+    FROM boards_under($rules, $player, $variant, $since)
+)
+SELECT *, count(*) OVER () AS total
+FROM kept
+ORDER BY
+    CASE $sort WHEN 'points' THEN points WHEN 'royalties' THEN royalties ELSE epoch_us(played_at) END
+        * CASE WHEN $order = 'asc' THEN 1 ELSE -1 END NULLS LAST,
+    played_at DESC NULLS LAST, hand_key, seat
+LIMIT $per_page OFFSET ($page - 1) * $per_page;
