@@ -32,7 +32,7 @@ BUDGET_MS = 10_000
 """Virtual time the page gets to run its scripts (it draws every chart well within it)."""
 
 
-def _browser() -> str:
+def find_browser() -> str:
     found = next((p for p in map(shutil.which, BROWSERS) if p), None)
     if found:
         return found
@@ -117,7 +117,7 @@ def report(report_lake: ReportLake) -> Report:
 @pytest.fixture(scope="module")
 def opened(report: Report, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str, Path]:
     """(the DOM after the scripts and the driver ran, the browser's log, the screenshot)."""
-    browser = _browser()
+    browser = find_browser()
     folder = tmp_path_factory.mktemp("browser")
     text = render(report)
     page = folder / "report.html"

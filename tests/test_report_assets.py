@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.test_browser import FLAGS, _browser
+from tests.test_browser import FLAGS, find_browser
 
 ASSETS = Path(__file__).resolve().parents[1] / "reports" / "assets"
 XSS_NAME = "<script>document.documentElement.setAttribute('data-pwned','1')</script>"
@@ -323,7 +323,7 @@ window.addEventListener("load", function () {
 
 def _chromium(page: Path, folder: Path, *args: str, fragment: str = "") -> subprocess.CompletedProcess[str]:
     command = [
-        _browser(),
+        find_browser(),
         *FLAGS,
         "--virtual-time-budget=5000",
         f"--user-data-dir={folder / 'profile'}",

@@ -12,7 +12,21 @@ from __future__ import annotations
 import typer
 
 from pipeline import __version__
-from pipeline.cli import analyse, demo, evaluate, ingest, lake, quarantine, report, rescore, rules, score, simulate, sql
+from pipeline.cli import (
+    analyse,
+    demo,
+    evaluate,
+    ingest,
+    lake,
+    quarantine,
+    report,
+    rescore,
+    rules,
+    score,
+    serve,
+    simulate,
+    sql,
+)
 from pipeline.cli.console import debugging, err, interruptible, is_interrupt
 from pipeline.cli.exits import EXIT_FAILED, exit_code
 from pipeline.cli.help import plain_help
@@ -50,6 +64,7 @@ app.command("validate")(ingest.validate_paths)
 app.command("quarantine")(quarantine.quarantine)
 app.command("sql")(sql.sql)
 app.command("report")(report.report)
+app.command("serve")(serve.serve)
 app.command("score")(score.score_file)
 app.command("rescore")(rescore.rescore)
 app.command("simulate")(simulate.simulate)

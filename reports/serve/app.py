@@ -1,0 +1,520 @@
+"""The web application of ``ofc serve``: Starlette routes over one lake, each request on one committed state.
+
+Starlette (with uvicorn serving it) is the small, well-kept ASGI toolkit FastAPI is built on: routing, query
+strings, responses and exception handlers, nothing more. The pages are made on the server, as the static report
+is, so that both share the section code, the named queries and the page script; the served report only loads
+plotly.js and the script from this server instead of carrying them inline.
+
+Read-only: a request takes a snapshot of the lake (a read lease while any request runs, so a vacuum waits for at
+most the requests in flight) and never writes. Every value from a URL reaches SQL as a bound parameter or a name
+checked against a fixed list; what cannot be read is a 4xx page saying why.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import logging
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from datetime import date
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Route
+
+from pipeline import __version__
+from pipeline.errors import InputError, OfcError
+from pipeline.lake.snapshot import Snapshot
+from pipeline.lake.store import Lake
+from pipeline.query import lookup, named
+from pipeline.query.db import connect
+from pipeline.query.players import LakeFilters, apply_aliases
+from reports.hands import hand_id, load
+from reports.html import Served, asset, plotly_js, render
+from reports.queries import QueryRunner, Scope
+from reports.report import Options, build, shown
+
+__all__ = ["LIMITS", "Limits", "RequestError", "Site", "make_app"]
+
+log = logging.getLogger(__name__)
+
+
+class RequestError(InputError):
+    """A URL the server cannot answer as asked: a 400 page saying why."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Bounds on what a URL may ask for."""
+
+    per_page: int = 50
+    most_per_page: int = 500
+    last_page: int = 1_000_000
+    poll_seconds: float = 3.0
+    """How often an open page asks whether the lake has changed."""
+
+
+LIMITS = Limits()
+SORTS = ("date", "points", "royalties")
+ORDERS = ("desc", "asc")
+ASSETS = {"plotly.js": "plotly", "report.js": "report.js", "serve.js": "serve.js"}
+"""The scripts a page loads, by the only names the server answers to."""
+
+
+@dataclass(frozen=True)
+class Filters:
+    """The filters a URL carries: every page reads them, and every link keeps them."""
+
+    player: str | None = None
+    variant: str | None = None
+    since: date | None = None
+    rules: str | None = None
+    """A rule set (name or key) every hand is read under; None: each hand as played."""
+    min_hands: int | None = None
+
+    @classmethod
+    def parse(cls, query: Mapping[str, str]) -> Filters:
+        def text(name: str) -> str | None:
+            value = (query.get(name) or "").strip()
+            return value[:200] or None
+
+        since = text("since")
+        try:
+            day = date.fromisoformat(since) if since else None
+        except ValueError:
+            raise RequestError(f"since: not a day (YYYY-MM-DD): {since!r}") from None
+        if day is not None and not date(1990, 1, 1) <= day <= date(2200, 1, 1):
+            raise RequestError(f"since: {since} is not a day hands were played")
+        rules = text("rules")
+        return cls(
+            player=text("player"),
+            variant=text("variant"),
+            since=day,
+            rules=None if rules in (None, "as played") else rules,
+            min_hands=_whole(query, "min_hands", None, 1, 10**9),
+        )
+
+    def query(self, **more: Any) -> str:
+        """The URL query of these filters with ``more``, empty values left out."""
+        values = {
+            "player": self.player,
+            "variant": self.variant,
+            "since": self.since.isoformat() if self.since else None,
+            "rules": self.rules,
+            "min_hands": self.min_hands,
+            **more,
+        }
+        kept = {k: v for k, v in values.items() if v not in (None, "")}
+        return "?" + urlencode(kept) if kept else ""
+
+
+def _whole(query: Mapping[str, str], name: str, default: int | None, low: int, high: int) -> int | None:
+    raw = (query.get(name) or "").strip()
+    if not raw:
+        return default
+    if not raw.isdigit() or len(raw) > 12:
+        raise RequestError(f"{name}: not a whole number from {low:,} to {high:,}: {raw[:40]!r}")
+    value = int(raw)
+    if not low <= value <= high:
+        raise RequestError(f"{name}: {value:,} is not from {low:,} to {high:,}")
+    return value
+
+
+def _choice(query: Mapping[str, str], name: str, allowed: tuple[str, ...]) -> str:
+    value = (query.get(name) or allowed[0]).strip()
+    if value not in allowed:
+        raise RequestError(f"{name}: {value[:40]!r} is not one of {', '.join(allowed)}")
+    return value
+
+
+class Site:
+    """The lake the server reads, its settings, and the read lease its requests share."""
+
+    def __init__(
+        self,
+        root: Path,
+        aliases: Mapping[str, str] | None = None,
+        featured: str | None = None,
+        limits: Limits = LIMITS,
+    ) -> None:
+        self.lake = Lake(root)
+        self.aliases = dict(aliases or {})
+        self.featured = featured
+        self.limits = limits
+        self._reading = 0
+        self._lock = threading.Lock()
+
+    @contextmanager
+    def reading(self) -> Iterator[Snapshot]:
+        """The lake as committed now, for one request. The read lease is given up when no request is reading, so
+        that ``ofc lake vacuum`` waits for the requests in flight and no longer."""
+        with self._lock:
+            self._reading += 1
+        try:
+            yield self.lake.snapshot()
+        finally:
+            with self._lock:
+                self._reading -= 1
+                if self._reading == 0:
+                    self.lake.release()
+
+    def state(self) -> str:
+        """Which committed state the lake is in: it changes with every commit (and only then)."""
+        names = sorted(p.name for p in self.lake.manifest_dir.glob("*.json")) if self.lake.exists() else []
+        return hashlib.blake2b("\n".join(names).encode(), digest_size=8).hexdigest()
+
+    def options(self, filters: Filters) -> Options:
+        return Options(
+            player=filters.player,
+            variant=filters.variant,
+            rules=(filters.rules,) if filters.rules else (),
+            since=filters.since,
+            min_hands=filters.min_hands,
+            aliases=self.aliases,
+            featured=self.featured,
+        )
+
+
+# ---------------------------------------------------------------------------------------------------- pages
+
+_CSS = """
+.serve-bar { background: #fff; margin: 0; padding: .7rem 2rem; border-bottom: 1px solid #dde3ea; display: flex;
+  flex-wrap: wrap; gap: .5rem 1rem; align-items: end; font-size: .85rem; }
+.serve-bar label { display: flex; flex-direction: column; gap: .15rem; color: #445; }
+.serve-bar input[type=number] { width: 6rem; }
+.serve-bar input, .serve-bar select { font: inherit; padding: .2rem .4rem; border: 1px solid #b8c4d2;
+  border-radius: 4px; }
+.serve-bar button, .serve-live button { font: inherit; padding: .25rem .9rem; cursor: pointer; color: #fff;
+  background: #1f3a5f; border: 0; border-radius: 4px; }
+.serve-bar a { color: #1f3a5f; }
+.serve-live { background: #fff6d6; border-bottom: 1px solid #e7d28a; padding: .5rem 2rem; }
+.serve-live[hidden] { display: none; }
+.serve-error { color: #8a1f1f; font-weight: 600; }
+.pager { display: flex; gap: 1rem; align-items: center; margin: .6rem 0; }
+table.hand-list td a { color: #1f3a5f; }
+"""
+
+
+def _options_html(values: list[tuple[str, str]], chosen: str | None) -> str:
+    return "".join(
+        f'<option value="{html.escape(v)}"{" selected" if v == chosen else ""}>{html.escape(label)}</option>'
+        for v, label in values
+    )
+
+
+def _bar(site: Site, snapshot: Snapshot | None, filters: Filters, action: str) -> str:
+    """The filters as a form: submitting it loads the same page with them in its address."""
+    variants: list[str] = []
+    players: list[str] = []
+    rule_sets: list[tuple[str, str]] = [("", "as played")]
+    if snapshot is not None:
+        try:
+            con = connect(snapshot)
+            apply_aliases(con, site.aliases)
+            variants = [v for (v,) in con.execute("SELECT DISTINCT variant FROM hands ORDER BY 1").fetchall()]
+            players = [p for (p,) in con.execute("SELECT DISTINCT player FROM boards ORDER BY 1 LIMIT 5000").fetchall()]
+            con.close()
+        except Exception:  # noqa: BLE001 - the form still works without its lists
+            pass
+        rule_sets += sorted({(r.name, r.name) for r in snapshot.rule_sets.values()})
+    player = html.escape(filters.player or "")
+    since = filters.since.isoformat() if filters.since else ""
+    games = _options_html([("", "every game"), *((v, v) for v in variants)], filters.variant or "")
+    rules = _options_html(rule_sets, filters.rules or "")
+    known = "".join(f'<option value="{html.escape(p)}">' for p in players)
+    least = filters.min_hands or ""
+    return f"""<form class="serve-bar" method="get" action="{html.escape(action)}" aria-label="Filters">
+<label>Player<input name="player" value="{player}" list="serve-players" placeholder="every player"></label>
+<datalist id="serve-players">{known}</datalist>
+<label>Game<select name="variant">{games}</select></label>
+<label>Since<input type="date" name="since" value="{since}"></label>
+<label>Rules<select name="rules">{rules}</select></label>
+<label>Min. hands<input type="number" name="min_hands" min="1" value="{least}" placeholder="auto"></label>
+<button type="submit">Show</button>
+<a href="/hands{html.escape(filters.query())}">the hands behind these figures</a>
+<a href="/{html.escape(filters.query())}">report</a>
+</form>"""
+
+
+def _live(state: str, poll: float) -> str:
+    return (
+        f'<div class="serve-live" id="serve-live" hidden data-state="{html.escape(state)}" '
+        f'data-poll-ms="{int(poll * 1000)}">New hands were committed to the lake since this page was made. '
+        '<button type="button" id="serve-reload">Show them</button></div>'
+    )
+
+
+def _shell(title: str, body: str, scripts: tuple[str, ...] = ("/assets/serve.js",), head: str = "") -> str:
+    """A page of the server's own (not the report): the report's styles, the server's script."""
+    tags = "".join(f'<script src="{html.escape(s)}"></script>' for s in scripts)
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{html.escape(title)}</title>
+<style>{_REPORT_CSS}{asset("report.css")}{_CSS}</style>
+{head}{tags}
+</head>
+<body>
+<header><h1>{html.escape(title)}</h1><div>ofc-analytics {html.escape(__version__)}, served from the lake</div></header>
+{body}
+</body>
+</html>
+"""
+
+
+_REPORT_CSS = """
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0; color: #222; background: #fafafa; }
+header { background: #1f3a5f; color: #fff; padding: 1.2rem 2rem; }
+header h1 { margin: 0 0 .3rem 0; font-size: 1.6rem; }
+section { background: #fff; margin: 1.2rem 2rem; padding: 1rem 1.5rem; border-radius: 6px;
+          box-shadow: 0 1px 3px rgba(0,0,0,.08); }
+table { border-collapse: collapse; font-size: .85rem; margin: .5rem 0 1rem 0; }
+th, td { border-bottom: 1px solid #e3e3e3; padding: .25rem .6rem; text-align: right; }
+th { background: #f2f6fa; }
+td.text, th.text { text-align: left; }
+"""
+
+
+def _error_page(site: Site, filters: Filters, status: int, message: str, action: str = "/") -> HTMLResponse:
+    try:
+        with site.reading() as snapshot:
+            bar = _bar(site, snapshot, filters, action)
+    except OfcError:
+        bar = ""
+    title = {400: "Not as asked", 404: "Not found"}.get(status, "Not available")
+    body = (
+        f'{bar}<section><p class="serve-error">{html.escape(message)}</p><p><a href="/">Start again</a></p></section>'
+    )
+    return HTMLResponse(_shell(title, body), status_code=status)
+
+
+# ---------------------------------------------------------------------------------------------------- routes
+
+
+def make_app(site: Site) -> Starlette:
+    """The application over ``site``'s lake."""
+
+    def report_page(request: Request) -> Response:
+        filters = Filters.parse(request.query_params)
+        state = site.state()
+        with site.reading() as snapshot:
+            try:
+                report = build(snapshot, site.options(filters))
+            except OfcError as exc:
+                return _error_page(site, filters, 400, str(exc))
+            top = _bar(site, snapshot, filters, "/") + _live(state, site.limits.poll_seconds)
+        scripts = ("/assets/plotly.js", "/assets/serve.js", "/assets/report.js")
+        page = render(report, Served(scripts=scripts, top=top, stylesheet=_CSS))
+        return HTMLResponse(page)
+
+    def hands_page(request: Request) -> Response:
+        query = request.query_params
+        filters = Filters.parse(query)
+        sort, order = _choice(query, "sort", SORTS), _choice(query, "order", ORDERS)
+        page = _whole(query, "page", 1, 1, site.limits.last_page) or 1
+        per_page = _whole(query, "per_page", site.limits.per_page, 1, site.limits.most_per_page) or 1
+        state = site.state()
+        with site.reading() as snapshot:
+            try:
+                rows, player = _hand_list(site, snapshot, filters, sort, order, page, per_page)
+            except OfcError as exc:
+                return _error_page(site, filters, 400, str(exc), "/hands")
+            bar = _bar(site, snapshot, filters, "/hands")
+        filters = replace(filters, player=player)
+        body = bar + _live(state, site.limits.poll_seconds) + _hand_table(filters, rows, sort, order, page, per_page)
+        return HTMLResponse(_shell("Hands" + (f": {player}" if player else ""), body))
+
+    def hand_page(request: Request) -> Response:
+        filters = Filters.parse(request.query_params)
+        raw = request.path_params["key"]
+        if not raw.isdigit() or len(raw) > 20 or int(raw) >= 2**64:
+            raise HTTPException(404, f"no hand has the key {raw[:40]!r}: a hand key is a whole number")
+        key = int(raw)
+        with site.reading() as snapshot:
+            try:
+                viewer = _hand(site, snapshot, key, filters)
+            except OfcError as exc:
+                return _error_page(site, filters, 400, str(exc))
+            if viewer is None:
+                raise HTTPException(404, f"the lake holds no hand with the key {key}")
+            bar = _bar(site, snapshot, filters, "/")
+        ident = hand_id(key)
+        data = json.dumps({"hands": viewer}, ensure_ascii=True, default=str)
+        data = data.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+        head = (
+            f'<script type="application/json" id="report-hands">{data}</script>'
+            f'<meta name="ofc-hand" content="{html.escape(ident)}">'
+        )
+        link = (
+            f'<a class="hand-link" href="#hand-{html.escape(ident)}" data-hand="{html.escape(ident)}">open the hand</a>'
+        )
+        body = f"{bar}<section><p>Hand {html.escape(ident)}: {link}</p></section>"
+        return HTMLResponse(_shell(f"Hand {ident}", body, ("/assets/serve.js", "/assets/report.js"), head))
+
+    def state_page(request: Request) -> Response:
+        return JSONResponse({"state": site.state()}, headers={"Cache-Control": "no-store"})
+
+    def asset_page(request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in ASSETS:
+            raise HTTPException(404, "no such file")
+        text = plotly_js() if ASSETS[name] == "plotly" else asset(ASSETS[name])
+        return Response(
+            text,
+            media_type="text/javascript; charset=utf-8",
+            headers={"Cache-Control": "max-age=3600", "X-Content-Type-Options": "nosniff"},
+        )
+
+    async def not_found(request: Request, exc: Exception) -> Response:
+        status = getattr(exc, "status_code", 404)
+        message = getattr(exc, "detail", None) or "Not Found"
+        if message == "Not Found":  # the router's word for an address no page has
+            message = f"no page at {request.url.path[:80]}: the pages are /, /hands and /hand/KEY"
+        if status == 405:
+            message = "this page is read with GET only"
+        return _error_page(site, Filters(), status if 400 <= status < 500 else 404, str(message))
+
+    async def bad_request(request: Request, exc: Exception) -> Response:
+        return _error_page(site, Filters(), 400, str(exc))
+
+    async def failed(request: Request, exc: Exception) -> Response:  # a fault of ours: said, never a traceback
+        log.error("%s %s failed", request.method, request.url.path, exc_info=exc)
+        body = f'<section><p class="serve-error">internal error: {html.escape(type(exc).__name__)}</p></section>'
+        return HTMLResponse(_shell("Not available", body), status_code=500)
+
+    return Starlette(
+        routes=[
+            Route("/", report_page),
+            Route("/hands", hands_page),
+            Route("/hand/{key}", hand_page),
+            Route("/state", state_page),
+            Route("/assets/{name}", asset_page),
+        ],
+        exception_handlers={
+            HTTPException: not_found,
+            RequestError: bad_request,
+            OfcError: bad_request,
+            Exception: failed,
+        },
+    )
+
+
+def _hand_list(
+    site: Site, snapshot: Snapshot, filters: Filters, sort: str, order: str, page: int, per_page: int
+) -> tuple[list[dict[str, Any]], str | None]:
+    """A page of the boards the filters keep, and the player as the lake spells them."""
+    con = connect(snapshot)
+    try:
+        apply_aliases(con, site.aliases)
+        in_lake = named.RuleSetsInLake(snapshot)
+        in_lake.check_current()
+        found = LakeFilters(con).check(filters.player, filters.variant, filters.since)
+        rules = in_lake.resolve(filters.rules) if filters.rules else None
+        if rules is not None and (problem := in_lake.problem(rules, filters.variant)) is not None:
+            raise named.NamedQueryError(problem)
+        values = {
+            "rules": rules,
+            "player": found.player,
+            "variant": filters.variant,
+            "since": filters.since,
+            "sort": sort,
+            "order": order,
+            "page": page,
+            "per_page": per_page,
+        }
+        return named.run(con, snapshot, "hand_list", values, check_filters=False).to_pylist(), found.player
+    finally:
+        con.close()
+
+
+def _hand_table(filters: Filters, rows: list[dict[str, Any]], sort: str, order: str, page: int, per_page: int) -> str:
+    total = rows[0]["total"] if rows else 0
+    first = (page - 1) * per_page
+
+    def heading(label: str, by: str | None) -> str:
+        if by is None:
+            return f'<th class="text">{label}</th>'
+        again = "asc" if sort == by and order == "desc" else "desc"
+        mark = (" ▼" if order == "desc" else " ▲") if sort == by else ""
+        href = html.escape(filters.query(sort=by, order=again))
+        return f'<th><a href="/hands{href}" data-sort="{by}">{label}{mark}</a></th>'
+
+    head = "".join(
+        [
+            heading("Hand", None),
+            heading("Played", "date"),
+            heading("Game", None),
+            heading("Player", None),
+            heading("Rules", None),
+            heading("Points", "points"),
+            heading("Royalties", "royalties"),
+            heading("Fouled", None),
+        ]
+    )
+    body = []
+    for r in rows:
+        key = r["hand_key"]
+        played = r["played_at"].strftime("%Y-%m-%d %H:%M") if r["played_at"] is not None else ""
+        href = html.escape(f"/hand/{key}{filters.query()}")
+        body.append(
+            f'<tr><td class="text"><a href="{href}">{html.escape(str(r["hand_id"]))}</a></td>'
+            f"<td>{played}</td><td class='text'>{html.escape(r['variant'])}</td>"
+            f"<td class='text'>{html.escape(r['player'])}</td><td class='text'>{html.escape(r['rules'])}</td>"
+            f"<td>{r['points']:+d}</td><td>{r['royalties']}</td><td>{'yes' if r['fouled'] else ''}</td></tr>"
+        )
+    last = max((total + per_page - 1) // per_page, 1)
+    pager = [f"<span>boards {first + 1 if rows else 0:,} to {first + len(rows):,} of {total:,}</span>"]
+    if page > 1:
+        pager.append(
+            f'<a href="/hands{html.escape(filters.query(sort=sort, order=order, page=page - 1))}">previous</a>'
+        )
+    if page < last:
+        pager.append(
+            f'<a href="/hands{html.escape(filters.query(sort=sort, order=order, page=page + 1))}" rel="next">next</a>'
+        )
+    said = "" if rows or page == 1 else f"<p class='serve-error'>There are {last:,} pages; this is page {page:,}.</p>"
+    table = f'<table class="hand-list"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+    return f'<section><div class="pager">{"".join(pager)}</div>{said}{table}</section>'
+
+
+def _hand(site: Site, snapshot: Snapshot, key: int, filters: Filters) -> dict[str, dict[str, Any]] | None:
+    """The viewer's JSON of one hand (None: the lake has no such hand), under the rules the filters read."""
+    facts = lookup.hand_rows(snapshot, "hands", [key], columns=["variant", "played_at"])
+    if facts.num_rows == 0:
+        return None
+    variant = facts.column("variant")[0].as_py()
+    con = connect(snapshot)
+    apply_aliases(con, site.aliases)
+    runner = QueryRunner(snapshot, con)
+    try:
+        in_lake = named.RuleSetsInLake(snapshot)
+        in_lake.check_current()
+        lead = in_lake.resolve(filters.rules) if filters.rules else None
+        compared = tuple(in_lake.compared(variant))
+        ask = runner.game(Scope(variant, None, None, lead, compared))
+        if lead is None:  # the rules it was played by, as its own results name them
+            own = lookup.hand_rows(snapshot, "board_results", [key], [None], columns=["rules"])
+            under = own.column("rules")[0].as_py() if own.num_rows else "as played"
+        else:
+            under = snapshot.rule_sets[lead].name
+        asked = {
+            "hand_key": key,
+            "variant": variant,
+            "scored_under": under,
+            "played_at": facts.column("played_at")[0].as_py(),
+        }
+        return load(ask, [], None, [], shown(snapshot, variant, lead), asked=[asked])
+    finally:
+        runner.close()
+        con.close()

@@ -1,0 +1,303 @@
+"""``ofc serve``: the pages over a real lake, served on 127.0.0.1 by uvicorn in this process, read over HTTP and
+in headless Chromium; what a URL cannot ask for is a 4xx page; the server never writes the lake."""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import polars as pl
+import pytest
+import uvicorn
+
+from reports.serve import Site, make_app
+from tests.test_browser import BUDGET_MS, FLAGS, find_browser
+from tests.test_report_lake import ReportLake, shared_lake
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class Served:
+    """A server on 127.0.0.1 (a free port) over ``site``, in a thread of this process."""
+
+    def __init__(self, site: Site) -> None:
+        self.server = uvicorn.Server(uvicorn.Config(make_app(site), host="127.0.0.1", port=0, log_level="warning"))
+        self.server.install_signal_handlers = lambda: None  # type: ignore[method-assign] # not the main thread
+        self.thread = threading.Thread(target=lambda: asyncio.run(self.server.serve()), daemon=True)
+        self.thread.start()
+        for _ in range(500):
+            if self.server.started:
+                break
+            time.sleep(0.01)
+        assert self.server.started
+        self.base = f"http://127.0.0.1:{self.server.servers[0].sockets[0].getsockname()[1]}"
+
+    def get(self, path: str, method: str = "GET") -> tuple[int, str]:
+        request = urllib.request.Request(self.base + path, method=method)
+        try:
+            with urllib.request.urlopen(request, timeout=60) as response:
+                return response.status, response.read().decode("utf-8")
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.read().decode("utf-8")
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def report_lake(tmp_path_factory: pytest.TempPathFactory) -> ReportLake:
+    return shared_lake(tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def served(report_lake: ReportLake) -> Iterator[Served]:
+    server = Served(Site(report_lake.lake.root))
+    yield server
+    server.stop()
+
+
+def error_of(page: str) -> str:
+    found = re.search(r'class="serve-error">([^<]*)<', page)
+    return html.unescape(found.group(1)) if found else ""
+
+
+def report_filters(page: str) -> dict[str, object]:
+    found = re.search(r'<script type="application/json" id="report-filters">(.*?)</script>', page, re.S)
+    assert found, "no report-filters in the page"
+    return json.loads(found.group(1))
+
+
+def listed(page: str) -> list[dict[str, str]]:
+    """The rows of a hands page: key, id, player and points."""
+    out = []
+    for row in re.findall(r"<tr>(.*?)</tr>", page, re.S):
+        link = re.search(r'href="/hand/(\d+)[^"]*">([^<]*)</a>', row)
+        if not link:
+            continue
+        cells = re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)
+        out.append({"key": link.group(1), "player": html.unescape(cells[3]), "points": cells[5], "royalties": cells[6]})
+    return out
+
+
+def test_the_report_is_served_with_its_filters_in_the_address(served: Served, report_lake: ReportLake) -> None:
+    status, page = served.get("/")
+    assert status == 200
+    assert '<form class="serve-bar"' in page
+    assert 'src="/assets/plotly.js"' in page
+    assert len(page) < 3_000_000  # plotly.js is loaded from the server, not carried by each page
+    boards = report_lake.boards()
+    player = boards["player"].value_counts(sort=True)["player"][0]
+    variant = boards.filter(pl.col("player") == player)["variant"][0]
+    status, page = served.get(f"/?player={urllib.request.quote(player)}&variant={variant}&min_hands=1")
+    assert status == 200
+    shown = report_filters(page)
+    assert (shown["player"], shown["variant"], shown["min_hands"]) == (player, variant, 1)
+    assert f'name="player" value="{html.escape(player)}"' in page
+
+
+@pytest.mark.parametrize(
+    ("path", "status", "said"),
+    [
+        ("/?player=Nobodyy", 400, "no player 'Nobodyy' in the lake"),
+        ("/?variant=pinapple", 400, "pineapple"),
+        ("/?rules=pinaple", 400, "did you mean 'pineapple'"),
+        ("/?since=2026-13-01", 400, "since: not a day (YYYY-MM-DD): '2026-13-01'"),
+        ("/?since=1066-10-14", 400, "since: 1066-10-14 is not a day hands were played"),
+        ("/?min_hands=-3", 400, "min_hands: not a whole number"),
+        ("/hands?sort=luck", 400, "sort: 'luck' is not one of date, points, royalties"),
+        ("/hands?page=0", 400, "page: 0 is not from 1 to 1,000,000"),
+        ("/hands?page=99999999999999999999", 400, "page: not a whole number"),
+        ("/hands?per_page=100000", 400, "per_page: 100,000 is not from 1 to 500"),
+        ("/hand/123", 404, "the lake holds no hand with the key 123"),
+        ("/hand/abc", 404, "a hand key is a whole number"),
+        ("/hand/99999999999999999999999", 404, "a hand key is a whole number"),
+        ("/assets/..%2F..%2Fpyproject.toml", 404, "no page at /assets/../../pyproject.toml"),
+        ("/assets/report.css", 404, "no such file"),
+        ("/nothing/here", 404, "no page at /nothing/here: the pages are /, /hands and /hand/KEY"),
+    ],
+)
+def test_what_a_url_cannot_ask_for_is_a_4xx_page_saying_why(served: Served, path: str, status: int, said: str) -> None:
+    got, page = served.get(path)
+    assert got == status, page[-2000:]
+    assert said in error_of(page), error_of(page)
+    assert "Traceback" not in page
+
+
+def test_a_page_is_read_with_get_only(served: Served) -> None:
+    status, page = served.get("/", method="POST")
+    assert status == 405
+    assert "read with GET only" in error_of(page)
+
+
+def test_the_hands_behind_a_figure_are_every_board_the_filters_keep(served: Served, report_lake: ReportLake) -> None:
+    """The drill-down's list against polars over the lake: every board of the player as played, by points, paged
+    without a gap or a repeat."""
+    boards = report_lake.boards()
+    player = boards["player"].value_counts(sort=True)["player"][0]
+    mine = boards.filter(pl.col("player") == player)
+    quoted = urllib.request.quote(player)
+    pages = []
+    for page in (1, 2):
+        status, text = served.get(f"/hands?player={quoted}&sort=points&per_page=20&page={page}")
+        assert status == 200
+        assert f"of {mine.height:,}</span>" in text
+        pages += listed(text)
+    assert len(pages) == min(40, mine.height)
+    assert {r["player"] for r in pages} == {player}
+    points = [int(r["points"]) for r in pages]
+    assert points == sorted(mine["points"].to_list(), reverse=True)[: len(points)]
+    status, text = served.get(f"/hands?player={quoted}&sort=royalties&order=asc&per_page=500")
+    royalties = [int(r["royalties"]) for r in listed(text)]
+    expected = (mine["royalty_top"] + mine["royalty_middle"] + mine["royalty_bottom"]).sort().to_list()
+    assert royalties == expected[: len(royalties)]
+    assert len(royalties) == min(500, mine.height)
+
+
+def test_every_hand_has_its_page_with_the_lakes_boards(served: Served, report_lake: ReportLake) -> None:
+    boards = report_lake.boards()
+    for variant in sorted(set(boards["variant"].to_list())):
+        key = boards.filter(pl.col("variant") == variant)["hand_key"][0]
+        status, page = served.get(f"/hand/{key}")
+        assert status == 200
+        found = re.search(r'<script type="application/json" id="report-hands">(.*?)</script>', page, re.S)
+        assert found
+        hand = json.loads(found.group(1))["hands"][str(key)]
+        expected = boards.filter(pl.col("hand_key") == key).sort("seat")
+        assert sorted(b["player"] for b in hand["boards"]) == sorted(expected["player"].to_list())
+        assert sorted(b["points"] for b in hand["boards"]) == sorted(expected["points"].to_list())
+        assert hand["variant"] == variant
+        assert ("streets" in json.dumps(hand)) or variant == "classic"
+
+
+def test_the_server_never_writes_the_lake(report_lake: ReportLake, served: Served) -> None:
+    before = sorted(
+        (p, p.stat().st_mtime_ns) for p in report_lake.lake.root.rglob("*") if p.is_file() and p.name != ".readers"
+    )
+    for path in ("/", "/hands?sort=points", "/state", "/hand/1"):
+        served.get(path)
+    after = sorted(
+        (p, p.stat().st_mtime_ns) for p in report_lake.lake.root.rglob("*") if p.is_file() and p.name != ".readers"
+    )
+    assert after == before
+
+
+def test_a_commit_by_another_process_changes_the_state_pages_watch(tmp_path: Path) -> None:
+    lake = tmp_path / "lake"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+    def simulate(hands: int) -> None:
+        args = ["simulate", "--variant", "pineapple", "--hands", str(hands), "--lake", str(lake), "--bots", "random"]
+        done = subprocess.run([sys.executable, "-m", "pipeline", *args], env=env, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+
+    simulate(30)
+    server = Served(Site(lake))
+    try:
+        first = json.loads(server.get("/state")[1])["state"]
+        assert json.loads(server.get("/state")[1])["state"] == first
+        simulate(20)  # another process commits a batch
+        assert json.loads(server.get("/state")[1])["state"] != first
+        status, page = server.get("/hands?per_page=100")
+        assert status == 400  # no results yet: said so
+        assert "ofc rescore" in error_of(page), error_of(page)
+    finally:
+        server.stop()
+
+
+class ChangingSite(Site):
+    """A lake whose state changes once a page is made: what an open page sees when another process commits."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__(root)
+        self.asked = 0
+
+    def state(self) -> str:
+        self.asked += 1
+        return "before" if self.asked == 1 else "after"
+
+
+def _dom(browser: str, folder: Path, url: str) -> str:
+    args = [browser, *FLAGS, f"--virtual-time-budget={BUDGET_MS}", f"--user-data-dir={folder / 'profile'}"]
+    done = subprocess.run([*args, "--dump-dom", url], capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
+
+
+def _root_attributes(dom: str) -> dict[str, str]:
+    tag = re.search(r"<html([^>]*)>", dom)
+    assert tag
+    return {k: html.unescape(v) for k, v in re.findall(r'([\w-]+)="([^"]*)"', tag.group(1))}
+
+
+def test_the_pages_in_a_browser(report_lake: ReportLake, served: Served, tmp_path: Path) -> None:
+    """Headless Chromium: the served report draws every chart with no script error; a hand's page opens the hand
+    in the viewer; an open page says so when the lake changes."""
+    browser = find_browser()
+    boards = report_lake.boards()
+    variant = boards["variant"].value_counts(sort=True)["variant"][0]
+    root = _root_attributes(_dom(browser, tmp_path, f"{served.base}/?variant={variant}"))
+    assert "data-errors" not in root, root.get("data-errors")
+    assert int(root["data-charts"]) > 0
+    assert root["data-charts-rendered"] == root["data-charts"]
+    key = boards.filter(pl.col("variant") == variant)["hand_key"][0]
+    dom = _dom(browser, tmp_path, f"{served.base}/hand/{key}")
+    root = _root_attributes(dom)
+    assert root.get("data-hand-open") == str(key)
+    assert "data-errors" not in root
+    assert dom.count('class="board') >= 2 or dom.count("article") >= 2
+    shot = tmp_path / "serve.png"
+    args = [browser, *FLAGS, f"--virtual-time-budget={BUDGET_MS}", f"--user-data-dir={tmp_path / 'profile'}"]
+    url = f"{served.base}/?variant={variant}"
+    done = subprocess.run(
+        [*args, "--window-size=1400,1000", f"--screenshot={shot}", url], capture_output=True, timeout=180
+    )
+    assert done.returncode == 0
+    assert shot.stat().st_size > 20_000  # a page drawn, not a blank one
+    if os.environ.get("OFC_WRITE_SCREENSHOTS"):  # the README's picture: OFC_WRITE_SCREENSHOTS=1 pytest -k browser
+        (ROOT / "docs" / "serve.png").write_bytes(shot.read_bytes())
+    changing = Served(ChangingSite(report_lake.lake.root))
+    try:
+        root = _root_attributes(_dom(browser, tmp_path, f"{changing.base}/hands?variant={variant}"))
+        assert root.get("data-lake-changed") == "1"
+    finally:
+        changing.stop()
+
+
+def test_ofc_serve_says_its_address_and_stops_on_ctrl_c(report_lake: ReportLake) -> None:
+    """The command: listens on 127.0.0.1 (a port the system gives), says where, answers, and ends on Ctrl-C in
+    one line with exit 0; a second server on the same port says it cannot listen."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-m", "pipeline", "serve", "--lake", str(report_lake.lake.root), "--port", "0"]
+    proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        found = re.match(r"serving .* at http://127\.0\.0\.1:(\d+)/ \(Ctrl-C stops\)$", line.strip())
+        assert found, line
+        port = found.group(1)
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/state", timeout=30) as response:
+            assert response.status == 200
+        again = subprocess.run([*command[:-1], port], env=env, capture_output=True, text=True, timeout=60)
+        assert again.returncode == 1
+        assert again.stderr.strip().startswith(f"error: could not listen on 127.0.0.1:{port}: the port is in use")
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    assert out.strip() == "stopped; the lake is as it was"
+    assert "Traceback" not in err
