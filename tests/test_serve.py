@@ -252,12 +252,30 @@ def test_the_pages_in_a_browser(report_lake: ReportLake, served: Served, tmp_pat
     assert "data-errors" not in root, root.get("data-errors")
     assert int(root["data-charts"]) > 0
     assert root["data-charts-rendered"] == root["data-charts"]
-    key = boards.filter(pl.col("variant") == variant)["hand_key"][0]
-    dom = _dom(browser, tmp_path, f"{served.base}/hand/{key}")
-    root = _root_attributes(dom)
-    assert root.get("data-hand-open") == str(key)
-    assert "data-errors" not in root
-    assert dom.count('class="board') >= 2 or dom.count("article") >= 2
+    # A hand's page: the replayer at the deal, one step an action (an open-face hand), every board shown.
+    for game in sorted(set(boards["variant"].to_list())):
+        mine = boards.filter(pl.col("variant") == game)
+        key = mine["hand_key"][0]
+        dom = _dom(browser, tmp_path, f"{served.base}/hand/{key}")
+        root = _root_attributes(dom)
+        assert "data-errors" not in root, root.get("data-errors")
+        seats = mine.filter(pl.col("hand_key") == key).height
+        assert dom.count('<article class="board') == seats
+        if game == "classic":
+            assert root["data-replay-steps"] == "0"
+            assert "A classic hand is set at once" in dom
+        else:
+            assert int(root["data-replay-steps"]) >= seats
+            assert root["data-replay-at"] == "0"
+            assert "The deal: no card placed yet" in dom
+            # A step in the address: the boards hold the cards of the actions up to it, one player's more each.
+            shown = []
+            for step in (1, 2):
+                dom = _dom(browser, tmp_path, f"{served.base}/hand/{key}?step={step}")
+                assert _root_attributes(dom)["data-replay-at"] == str(step)
+                shown.append(len(re.findall(r'<span class="card suit-', dom)))
+                assert f"Step {step} of " in dom
+            assert 0 < shown[0] < shown[1]
     shot = tmp_path / "serve.png"
     args = [browser, *FLAGS, f"--virtual-time-budget={BUDGET_MS}", f"--user-data-dir={tmp_path / 'profile'}"]
     url = f"{served.base}/?variant={variant}"

@@ -583,7 +583,7 @@
     });
   }
 
-  window.ofcReport = { openHand, closeHand, sortTable, csv, showGame };
+  window.ofcReport = { openHand, closeHand, sortTable, csv, showGame, board, card };
 
   function start() {
     document.querySelectorAll(".table-block table.data").forEach(stateOf);

@@ -3,16 +3,6 @@
 (function () {
   "use strict";
 
-  // The hand page: its hand opens in the viewer (report.js opens the hand its address names).
-  const handMeta = document.querySelector('meta[name="ofc-hand"]');
-  if (handMeta && !location.hash) {
-    try {
-      history.replaceState(null, "", location.pathname + location.search + "#hand-" + handMeta.content);
-    } catch (e) {
-      // without the address the link on the page opens it
-    }
-  }
-
   function knownHands() {
     const node = document.getElementById("report-hands");
     if (!node) return {};
@@ -37,6 +27,144 @@
     },
     true
   );
+
+
+  /* ---- the replayer: a hand action by action, each player's board as it stood when they acted ---- */
+
+  const ORDER = ["1st to act", "2nd to act", "3rd to act", "button"]; // within a street; the button acts last
+
+  function replaySteps(boards) {
+    const streets = new Set();
+    boards.forEach((b) => (b.streets || []).forEach((s) => streets.add(s.street)));
+    const rank = (b) => (ORDER.indexOf(b.position) < 0 ? 9 : ORDER.indexOf(b.position));
+    const acting = boards.slice().sort((a, b) => rank(a) - rank(b));
+    const steps = [];
+    Array.from(streets).sort((a, b) => a - b).forEach((street) => {
+      acting.forEach((b) => {
+        const here = (b.streets || []).find((s) => s.street === street);
+        if (here && (here.placed.length || here.discarded.length)) steps.push({ street, board: b, moves: here });
+      });
+    });
+    return steps;
+  }
+
+  // A board after the first n steps: the cards placed so far in their rows (the rest as empty places).
+  function boardAt(b, steps, n) {
+    const placed = new Set();
+    const gone = [];
+    steps.slice(0, n).forEach((s) => {
+      if (s.board !== b) return;
+      s.moves.placed.forEach((p) => placed.add(p.card));
+      s.moves.discarded.forEach((c) => gone.push(c));
+    });
+    const done = n >= steps.length;
+    const rows = b.rows.map((r) => ({
+      row: r.row,
+      cards: r.cards.filter((c) => placed.has(c)),
+      hand: done ? r.hand : "",
+      royalty: done ? r.royalty : null,
+    }));
+    // Fantasyland is known at the deal; the foul, the points and what the board earned at the end.
+    const shown = { player: b.player, seat: b.seat, position: b.position, rows,
+      fantasyland: b.fantasyland, fantasyland_cards: b.fantasyland_cards };
+    if (done) Object.assign(shown, { fouled: b.fouled, points: b.points, royalties: b.royalties, entry: b.entry,
+      stay: b.stay });
+    return { shown, gone };
+  }
+
+  function setUpReplayer() {
+    const box = document.getElementById("replayer");
+    const api = window.ofcReport;
+    if (!box || !api) return;
+    const hand = knownHands()[box.getAttribute("data-hand")];
+    if (!hand) return;
+    const boards = hand.boards || [];
+    const steps = replaySteps(boards);
+    const root = document.documentElement;
+    root.setAttribute("data-replay-steps", String(steps.length));
+    const say = document.createElement("p");
+    say.className = "replay-say";
+    const grid = document.createElement("div");
+    grid.className = "hv-boards";
+    const decision = document.createElement("p");
+    decision.className = "replay-decision";
+    if (!steps.length) {
+      say.textContent = hand.variant === "classic"
+        ? "A classic hand is set at once: the boards as they were set."
+        : "No street of this hand was recorded: the boards as they ended.";
+      boards.forEach((b) => grid.appendChild(api.board(b)));
+      box.append(say, grid);
+      return;
+    }
+    const bar = document.createElement("div");
+    bar.className = "replay-bar";
+    const button = (label, title, to) => {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.textContent = label;
+      b.title = title;
+      b.addEventListener("click", () => show(to()));
+      bar.appendChild(b);
+      return b;
+    };
+    let at = 0; // steps shown: 0 is the deal, steps.length the end
+    const first = button("\u00ab deal", "the deal (Home)", () => 0);
+    const back = button("\u25c0 back", "one action back (\u2190)", () => at - 1);
+    const next = button("forward \u25b6", "one action forward (\u2192)", () => at + 1);
+    const last = button("end \u00bb", "the end (End)", () => steps.length);
+    const weighed = hand.decisions || [];
+    function show(n) {
+      at = Math.max(0, Math.min(steps.length, n));
+      root.setAttribute("data-replay-at", String(at));
+      const step = steps[at - 1];
+      while (grid.firstChild) grid.removeChild(grid.firstChild);
+      boards.forEach((b) => {
+        const { shown, gone } = boardAt(b, steps, at);
+        const node = api.board(shown);
+        if (step && step.board === b) node.classList.add("replay-now");
+        if (gone.length) {
+          const out = document.createElement("div");
+          out.className = "discarded";
+          out.append("discarded ");
+          gone.forEach((c) => out.appendChild(api.card(c)));
+          node.appendChild(out);
+        }
+        grid.appendChild(node);
+      });
+      say.textContent = !step
+        ? "The deal: no card placed yet. Forward (\u2192) plays the hand one action at a time."
+        : `Street ${step.street}: ${step.board.player} (${step.board.position || "seat " + step.board.seat}) places ` +
+          step.moves.placed.map((p) => `${p.card} ${p.row}`).join(", ") +
+          (step.moves.discarded.length ? `, discards ${step.moves.discarded.join(" ")}` : "") +
+          `; the boards as ${step.board.player} saw them before acting, with this action. Step ${at} of ${steps.length}.`;
+      const d = step && weighed.find((w) => w.player === step.board.player && w.street === step.street);
+      decision.textContent = d
+        ? `Weighed: played ${d.played} (expected ${d.ev_played.toFixed(2)}), best found ${d.best} ` +
+          `(expected ${d.ev_best.toFixed(2)}): ${d.ev_lost > 0 ? "lost " + d.ev_lost.toFixed(2) : "nothing lost"}` +
+          (typeof d.se === "number" ? ` \u00b1 ${d.se.toFixed(2)}` : "") + " points."
+        : "";
+      first.disabled = back.disabled = at === 0;
+      next.disabled = last.disabled = at === steps.length;
+      const params = new URLSearchParams(location.search);
+      if (at) params.set("step", String(at));
+      else params.delete("step");
+      try {
+        const query = params.toString();
+        history.replaceState(history.state, "", location.pathname + (query ? "?" + query : "") + location.hash);
+      } catch (e) {
+        // a frame that refuses: the step is not in the address
+      }
+    }
+    document.addEventListener("keydown", (e) => {
+      if (document.querySelector("dialog[open]") || /^(INPUT|SELECT|TEXTAREA)$/.test(e.target.tagName)) return;
+      const to = { ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: steps.length }[e.key];
+      if (to === undefined) return;
+      e.preventDefault();
+      show(to);
+    });
+    box.append(bar, say, grid, decision);
+    show(Number(new URLSearchParams(location.search).get("step")) || 0); // a step in the address: shared as seen
+  }
 
   function filters() {
     return new URLSearchParams(location.search);
@@ -109,6 +237,7 @@
   }
 
   window.addEventListener("load", () => {
+    setUpReplayer();
     watchLake();
     wireTables();
     wireCharts();

@@ -200,6 +200,15 @@ _CSS = """
 .serve-live[hidden] { display: none; }
 .serve-error { color: #8a1f1f; font-weight: 600; }
 .pager { display: flex; gap: 1rem; align-items: center; margin: .6rem 0; }
+section.replayer { width: auto; max-width: none; max-height: none; overflow: visible; padding: 1rem 1.5rem;
+  box-shadow: 0 1px 3px rgba(0,0,0,.08); }
+.replay-bar { display: flex; gap: .4rem; margin: .3rem 0 .6rem; }
+.replay-bar button { font: inherit; padding: .3rem .8rem; cursor: pointer; color: #fff; background: #1f3a5f; border: 0;
+  border-radius: 4px; }
+.replay-bar button:disabled { background: #b8c4d2; cursor: default; }
+.replay-say { font-weight: 600; }
+.hand-viewer .board.replay-now { border-left-color: #1f3a5f; box-shadow: 0 0 0 2px #1f3a5f inset; }
+.replay-decision { color: #1f3a5f; }
 table.hand-list td a { color: #1f3a5f; }
 """
 
@@ -352,14 +361,20 @@ def make_app(site: Site) -> Starlette:
         ident = hand_id(key)
         data = json.dumps({"hands": viewer}, ensure_ascii=True, default=str)
         data = data.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-        head = (
-            f'<script type="application/json" id="report-hands">{data}</script>'
-            f'<meta name="ofc-hand" content="{html.escape(ident)}">'
+        head = f'<script type="application/json" id="report-hands">{data}</script>'
+        hand = viewer[ident]
+        said = " \u00b7 ".join(
+            str(x) for x in (hand["hand_id"], hand["variant"], hand["played_at"], f"scored under {hand['rules']}") if x
         )
         link = (
-            f'<a class="hand-link" href="#hand-{html.escape(ident)}" data-hand="{html.escape(ident)}">open the hand</a>'
+            f'<a class="hand-link" href="#hand-{html.escape(ident)}" data-hand="{html.escape(ident)}">'
+            "the boards with every row, the pairs and the hand under each rule set</a>"
         )
-        body = f"{bar}<section><p>Hand {html.escape(ident)}: {link}</p></section>"
+        body = (
+            f"{bar}<section><p>{html.escape(said)}. Open {link}.</p></section>"
+            f'<section class="hand-viewer replayer" id="replayer" data-hand="{html.escape(ident)}">'
+            "<h2>Replay</h2></section>"
+        )
         return HTMLResponse(_shell(f"Hand {ident}", body, ("/assets/serve.js", "/assets/report.js"), head))
 
     def state_page(request: Request) -> Response:
