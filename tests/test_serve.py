@@ -166,6 +166,33 @@ def test_the_hands_behind_a_figure_are_every_board_the_filters_keep(served: Serv
     assert len(royalties) == min(500, mine.height)
 
 
+def test_the_hands_narrow_to_a_table_size_a_session_and_an_opponent(served: Served, report_lake: ReportLake) -> None:
+    boards = report_lake.boards()
+    sizes = boards["n_players"].value_counts(sort=True)
+    size = sizes["n_players"][-1]  # the rarer table size
+    status, text = served.get(f"/hands?table_size={size}&per_page=500")
+    assert status == 200
+    assert f"of {boards.filter(pl.col('n_players') == size).height:,}</span>" in text
+    session = boards["session"].drop_nulls().value_counts(sort=True)["session"][0]
+    status, text = served.get(f"/hands?session={urllib.request.quote(session)}&per_page=500")
+    assert f"of {boards.filter(pl.col('session') == session).height:,}</span>" in text
+    player = boards["player"].value_counts(sort=True)["player"][0]
+    theirs = boards.filter(pl.col("player") == player)["hand_key"].unique()
+    others = boards.filter(pl.col("hand_key").is_in(theirs.implode()) & (pl.col("player") != player))
+    status, text = served.get(f"/hands?opponent={urllib.request.quote(player)}&per_page=500")
+    assert status == 200
+    assert f"of {others.height:,}</span>" in text
+    assert player not in {r["player"] for r in listed(text)}
+    typo = session + "x"
+    status, text = served.get(f"/hands?session={urllib.request.quote(typo)}")
+    assert status == 400
+    assert error_of(text).startswith(f"no session {typo!r}; did you mean "), error_of(text)
+    assert repr(session) in error_of(text)
+    status, text = served.get("/hands?table_size=7")
+    assert status == 400
+    assert error_of(text) == "table_size: 7 is not from 2 to 4"
+
+
 def test_every_hand_has_its_page_with_the_lakes_boards(served: Served, report_lake: ReportLake) -> None:
     boards = report_lake.boards()
     for variant in sorted(set(boards["variant"].to_list())):
@@ -319,3 +346,27 @@ def test_ofc_serve_says_its_address_and_stops_on_ctrl_c(report_lake: ReportLake)
     assert proc.returncode == 0, err
     assert out.strip() == "stopped; the lake is as it was"
     assert "Traceback" not in err
+
+
+class SteppedSite(Site):
+    """A lake whose state the test sets."""
+
+    now = "one"
+
+    def state(self) -> str:
+        return self.now
+
+
+def test_a_page_asked_again_in_the_same_state_is_the_page_made(report_lake: ReportLake) -> None:
+    site = SteppedSite(report_lake.lake.root)
+    server = Served(site)
+    try:
+        first = server.get("/?min_hands=1")[1]
+        assert server.get("/?min_hands=1")[1] == first  # kept: made once
+        assert server.get("/?min_hands=2")[1] != first
+        site.now = "two"  # another commit: made again
+        again = server.get("/?min_hands=1")[1]
+        assert 'data-state="two"' in again
+        assert 'data-state="one"' in first
+    finally:
+        server.stop()

@@ -17,6 +17,7 @@ import html
 import json
 import logging
 import threading
+from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -38,6 +39,7 @@ from pipeline.lake.store import Lake
 from pipeline.query import lookup, named
 from pipeline.query.db import connect
 from pipeline.query.players import LakeFilters, apply_aliases
+from pipeline.suggest import no_such
 from reports.hands import hand_id, load
 from reports.html import Served, asset, plotly_js, render
 from reports.queries import QueryRunner, Scope
@@ -61,6 +63,11 @@ class Limits:
     last_page: int = 1_000_000
     poll_seconds: float = 3.0
     """How often an open page asks whether the lake has changed."""
+    builds: int = 2
+    """Reports made at once: each reads with every core, and more at once only share them and add memory (ten at
+    once held 1.9 GB over 10 M hands)."""
+    pages: int = 32
+    """Pages kept, by address and state of the lake: the same view asked again is sent as it was made."""
 
 
 LIMITS = Limits()
@@ -117,6 +124,25 @@ class Filters:
         return "?" + urlencode(kept) if kept else ""
 
 
+@dataclass(frozen=True)
+class Narrower:
+    """What the list of hands is narrowed to beyond the report's filters: table size, session, opponent."""
+
+    table_size: int | None = None
+    session: str | None = None
+    opponent: str | None = None
+
+    @classmethod
+    def parse(cls, query: Mapping[str, str]) -> Narrower:
+        def text(name: str) -> str | None:
+            return (query.get(name) or "").strip()[:200] or None
+
+        return cls(_whole(query, "table_size", None, 2, 4), text("session"), text("opponent"))
+
+    def values(self) -> dict[str, Any]:
+        return {"table_size": self.table_size, "session": self.session, "opponent": self.opponent}
+
+
 def _whole(query: Mapping[str, str], name: str, default: int | None, low: int, high: int) -> int | None:
     raw = (query.get(name) or "").strip()
     if not raw:
@@ -152,6 +178,8 @@ class Site:
         self.limits = limits
         self._reading = 0
         self._lock = threading.Lock()
+        self.building = threading.BoundedSemaphore(limits.builds)
+        self._pages: OrderedDict[tuple[str, str], str] = OrderedDict()
 
     @contextmanager
     def reading(self) -> Iterator[Snapshot]:
@@ -171,6 +199,21 @@ class Site:
         """Which committed state the lake is in: it changes with every commit (and only then)."""
         names = sorted(p.name for p in self.lake.manifest_dir.glob("*.json")) if self.lake.exists() else []
         return hashlib.blake2b("\n".join(names).encode(), digest_size=8).hexdigest()
+
+    def kept(self, key: tuple[str, str]) -> str | None:
+        """A page made before for this address in this state of the lake."""
+        with self._lock:
+            page = self._pages.get(key)
+            if page is not None:
+                self._pages.move_to_end(key)
+            return page
+
+    def keep(self, key: tuple[str, str], page: str) -> str:
+        with self._lock:
+            self._pages[key] = page
+            while len(self._pages) > self.limits.pages:
+                self._pages.popitem(last=False)
+        return page
 
     def options(self, filters: Filters) -> Options:
         return Options(
@@ -220,7 +263,7 @@ def _options_html(values: list[tuple[str, str]], chosen: str | None) -> str:
     )
 
 
-def _bar(site: Site, snapshot: Snapshot | None, filters: Filters, action: str) -> str:
+def _bar(site: Site, snapshot: Snapshot | None, filters: Filters, action: str, narrower: Narrower | None = None) -> str:
     """The filters as a form: submitting it loads the same page with them in its address."""
     variants: list[str] = []
     players: list[str] = []
@@ -248,10 +291,22 @@ def _bar(site: Site, snapshot: Snapshot | None, filters: Filters, action: str) -
 <label>Since<input type="date" name="since" value="{since}"></label>
 <label>Rules<select name="rules">{rules}</select></label>
 <label>Min. hands<input type="number" name="min_hands" min="1" value="{least}" placeholder="auto"></label>
-<button type="submit">Show</button>
+{_narrower_fields(narrower) if narrower is not None else ""}<button type="submit">Show</button>
 <a href="/hands{html.escape(filters.query())}">the hands behind these figures</a>
 <a href="/{html.escape(filters.query())}">report</a>
 </form>"""
+
+
+def _narrower_fields(narrower: Narrower) -> str:
+    sizes = _options_html([("", "any"), ("2", "2"), ("3", "3"), ("4", "4")], str(narrower.table_size or ""))
+    session = html.escape(narrower.session or "")
+    opponent = html.escape(narrower.opponent or "")
+    return (
+        f'<label>Players<select name="table_size">{sizes}</select></label>'
+        f'<label>Session<input name="session" value="{session}" placeholder="any session"></label>'
+        f'<label>Opponent<input name="opponent" value="{opponent}" list="serve-players" placeholder="anyone">'
+        "</label>"
+    )
 
 
 def _live(state: str, poll: float) -> str:
@@ -317,31 +372,35 @@ def make_app(site: Site) -> Starlette:
     def report_page(request: Request) -> Response:
         filters = Filters.parse(request.query_params)
         state = site.state()
-        with site.reading() as snapshot:
+        key = (state, str(request.url.path) + "?" + str(request.url.query))
+        if (page := site.kept(key)) is not None:
+            return HTMLResponse(page)
+        with site.building, site.reading() as snapshot:
             try:
                 report = build(snapshot, site.options(filters))
             except OfcError as exc:
                 return _error_page(site, filters, 400, str(exc))
             top = _bar(site, snapshot, filters, "/") + _live(state, site.limits.poll_seconds)
         scripts = ("/assets/plotly.js", "/assets/serve.js", "/assets/report.js")
-        page = render(report, Served(scripts=scripts, top=top, stylesheet=_CSS))
-        return HTMLResponse(page)
+        return HTMLResponse(site.keep(key, render(report, Served(scripts=scripts, top=top, stylesheet=_CSS))))
 
     def hands_page(request: Request) -> Response:
         query = request.query_params
         filters = Filters.parse(query)
+        narrower = Narrower.parse(query)
         sort, order = _choice(query, "sort", SORTS), _choice(query, "order", ORDERS)
         page = _whole(query, "page", 1, 1, site.limits.last_page) or 1
         per_page = _whole(query, "per_page", site.limits.per_page, 1, site.limits.most_per_page) or 1
         state = site.state()
         with site.reading() as snapshot:
             try:
-                rows, player = _hand_list(site, snapshot, filters, sort, order, page, per_page)
+                rows, player = _hand_list(site, snapshot, filters, narrower, sort, order, page, per_page)
             except OfcError as exc:
                 return _error_page(site, filters, 400, str(exc), "/hands")
-            bar = _bar(site, snapshot, filters, "/hands")
+            bar = _bar(site, snapshot, filters, "/hands", narrower)
         filters = replace(filters, player=player)
-        body = bar + _live(state, site.limits.poll_seconds) + _hand_table(filters, rows, sort, order, page, per_page)
+        table = _hand_table(filters, narrower, rows, sort, order, page, per_page)
+        body = bar + _live(state, site.limits.poll_seconds) + table
         return HTMLResponse(_shell("Hands" + (f": {player}" if player else ""), body))
 
     def hand_page(request: Request) -> Response:
@@ -426,7 +485,14 @@ def make_app(site: Site) -> Starlette:
 
 
 def _hand_list(
-    site: Site, snapshot: Snapshot, filters: Filters, sort: str, order: str, page: int, per_page: int
+    site: Site,
+    snapshot: Snapshot,
+    filters: Filters,
+    narrower: Narrower,
+    sort: str,
+    order: str,
+    page: int,
+    per_page: int,
 ) -> tuple[list[dict[str, Any]], str | None]:
     """A page of the boards the filters keep, and the player as the lake spells them."""
     con = connect(snapshot)
@@ -434,7 +500,14 @@ def _hand_list(
         apply_aliases(con, site.aliases)
         in_lake = named.RuleSetsInLake(snapshot)
         in_lake.check_current()
-        found = LakeFilters(con).check(filters.player, filters.variant, filters.since)
+        lake_filters = LakeFilters(con)
+        found = lake_filters.check(filters.player, filters.variant, filters.since)
+        opponent = lake_filters.check(narrower.opponent, None, None).player if narrower.opponent else None
+        if narrower.session is not None:
+            found_sessions = con.execute("SELECT DISTINCT session FROM hands WHERE session IS NOT NULL").fetchall()
+            sessions = [s for (s,) in found_sessions]
+            if narrower.session not in sessions:
+                raise RequestError(no_such("session", narrower.session, sorted(sessions)[:20], "sessions, the first"))
         rules = in_lake.resolve(filters.rules) if filters.rules else None
         if rules is not None and (problem := in_lake.problem(rules, filters.variant)) is not None:
             raise named.NamedQueryError(problem)
@@ -447,13 +520,18 @@ def _hand_list(
             "order": order,
             "page": page,
             "per_page": per_page,
+            **narrower.values(),
+            "opponent": opponent,
         }
         return named.run(con, snapshot, "hand_list", values, check_filters=False).to_pylist(), found.player
     finally:
         con.close()
 
 
-def _hand_table(filters: Filters, rows: list[dict[str, Any]], sort: str, order: str, page: int, per_page: int) -> str:
+def _hand_table(
+    filters: Filters, narrower: Narrower, rows: list[dict[str, Any]], sort: str, order: str, page: int, per_page: int
+) -> str:
+    kept = {k: v for k, v in narrower.values().items() if v is not None}
     total = rows[0]["total"] if rows else 0
     first = (page - 1) * per_page
 
@@ -462,7 +540,7 @@ def _hand_table(filters: Filters, rows: list[dict[str, Any]], sort: str, order: 
             return f'<th class="text">{label}</th>'
         again = "asc" if sort == by and order == "desc" else "desc"
         mark = (" ▼" if order == "desc" else " ▲") if sort == by else ""
-        href = html.escape(filters.query(sort=by, order=again))
+        href = html.escape(filters.query(sort=by, order=again, **kept))
         return f'<th><a href="/hands{href}" data-sort="{by}">{label}{mark}</a></th>'
 
     head = "".join(
@@ -492,11 +570,12 @@ def _hand_table(filters: Filters, rows: list[dict[str, Any]], sort: str, order: 
     pager = [f"<span>boards {first + 1 if rows else 0:,} to {first + len(rows):,} of {total:,}</span>"]
     if page > 1:
         pager.append(
-            f'<a href="/hands{html.escape(filters.query(sort=sort, order=order, page=page - 1))}">previous</a>'
+            f'<a href="/hands{html.escape(filters.query(sort=sort, order=order, page=page - 1, **kept))}">previous</a>'
         )
     if page < last:
         pager.append(
-            f'<a href="/hands{html.escape(filters.query(sort=sort, order=order, page=page + 1))}" rel="next">next</a>'
+            f'<a href="/hands{html.escape(filters.query(sort=sort, order=order, page=page + 1, **kept))}" '
+            'rel="next">next</a>'
         )
     said = "" if rows or page == 1 else f"<p class='serve-error'>There are {last:,} pages; this is page {page:,}.</p>"
     table = f'<table class="hand-list"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'

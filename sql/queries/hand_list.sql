@@ -5,14 +5,21 @@
 -- @param player text?: only this player's boards
 -- @param variant text?: only this variant
 -- @param since date?: only hands played on or after this day (UTC)
+-- @param table_size int?: only hands of this many players
+-- @param session text?: only this session's hands
+-- @param opponent text?: only hands this player also played
 -- @param sort text = 'date': date, points or royalties
 -- @param order text = 'desc': desc (the latest, most points or most royalties first) or asc
 -- @param page int = 1: the page, from 1
 -- @param per_page int = 50: boards a page
 WITH kept AS (
-    SELECT hand_key, hand_id, played_at, variant, player, seat, rules, points, fouled,
+    SELECT hand_key, hand_id, played_at, variant, session, n_players, player, seat, rules, points, fouled,
            royalty_top + royalty_middle + royalty_bottom AS royalties
     FROM boards_under($rules, $player, $variant, $since)
+    WHERE ($table_size IS NULL OR n_players = $table_size)
+      AND ($session IS NULL OR session = $session)
+      AND ($opponent IS NULL OR (player <> $opponent
+           AND hand_key IN (SELECT hand_key FROM boards WHERE player = $opponent)))
 )
 SELECT *, count(*) OVER () AS total
 FROM kept
