@@ -370,3 +370,49 @@ def test_a_page_asked_again_in_the_same_state_is_the_page_made(report_lake: Repo
         assert 'data-state="one"' in first
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="module")
+def analysed_lake(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A few three-handed Pineapple hands, scored and weighed by ofc analyse."""
+    lake = tmp_path_factory.mktemp("trainer") / "lake"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for args in (
+        ["simulate", "--variant", "pineapple", "--hands", "12", "--bots", "heuristic,random,heuristic", "--seed", "5"],
+        ["rescore"],
+        ["analyse"],
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "pipeline", *args, "--lake", str(lake)], env=env, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+    return lake
+
+
+def test_the_trainer_asks_the_costliest_decisions_as_the_player_saw_them(
+    analysed_lake: Path, report_lake: ReportLake, tmp_path: Path
+) -> None:
+    server = Served(Site(analysed_lake))
+    try:
+        status, page = server.get("/train")
+        assert status == 200
+        links = [html.unescape(h) for h in re.findall(r'href="(/hand/\d+\?train=[^"]+)"', page)]
+        assert links
+        assert server.get("/train?player=Nobodyy")[0] == 400
+        dom = _dom(find_browser(), tmp_path, server.base + links[0])
+        root = _root_attributes(dom)
+        assert "data-errors" not in root, root.get("data-errors")
+        assert root["data-train"] == "asked"
+        quiz = re.search(r'<div class="trainer">(.*?)</div>\s*<p class="trainer-answer">', dom, re.S)
+        assert quiz
+        assert len(re.findall(r"<button", quiz.group(1))) == 2  # the move played and the best found: they differ
+        assert "before acting" in dom
+    finally:
+        server.stop()
+    unweighed = Served(Site(report_lake.lake.root))
+    try:
+        status, page = unweighed.get("/train")
+        assert status == 200
+        assert "No decision of these hands is weighed yet" in page
+    finally:
+        unweighed.stop()

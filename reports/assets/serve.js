@@ -163,7 +163,78 @@
       show(to);
     });
     box.append(bar, say, grid, decision);
+    const training = new URLSearchParams(location.search).get("train");
+    if (training && train(box, hand, steps, training, show)) return;
     show(Number(new URLSearchParams(location.search).get("step")) || 0); // a step in the address: shared as seen
+  }
+
+
+  /* ---- the trainer: a weighed decision as the player saw it; the user picks a move, then sees what each is worth */
+
+  const SCORE_KEY = "ofc-trainer"; // kept in this browser only: {asked, right, lost}
+
+  function score() {
+    try {
+      return JSON.parse(localStorage.getItem(SCORE_KEY)) || { asked: 0, right: 0, lost: 0 };
+    } catch (e) {
+      return { asked: 0, right: 0, lost: 0 };
+    }
+  }
+
+  // Shows the position before the decision ``which`` ("STREET:PLAYER") and the moves weighed there; false when
+  // the hand has no such decision (the replayer then starts as usual).
+  function train(box, hand, steps, which, show) {
+    const cut = which.indexOf(":");
+    const street = Number(which.slice(0, cut));
+    const player = which.slice(cut + 1);
+    const d = (hand.decisions || []).find((w) => w.street === street && w.player === player);
+    const at = steps.findIndex((s) => s.street === street && s.board.player === player);
+    if (!d || at < 0) return false;
+    show(at); // the boards as the player saw them, before acting
+    const said = box.querySelector(".replay-say");
+    if (said) said.textContent = `The boards as ${player} saw them on street ${street}, before acting.`;
+    document.documentElement.setAttribute("data-train", "asked");
+    const quiz = document.createElement("div");
+    quiz.className = "trainer";
+    const ask = document.createElement("p");
+    ask.textContent = `Street ${street}: ${player} was dealt ${d.dealt}. Which move would you play?`;
+    const choices = document.createElement("div");
+    choices.className = "replay-bar";
+    const answer = document.createElement("p");
+    answer.className = "trainer-answer";
+    const moves = d.best === d.played ? [d.played] : [d.played, d.best];
+    if (Math.random() < 0.5) moves.reverse(); // the move played is not always first
+    const ev = (m) => (m === d.best ? d.ev_best : d.ev_played);
+    const se = typeof d.se === "number" ? ` \u00b1 ${d.se.toFixed(2)} (standard error of the difference)` : "";
+    moves.forEach((m) => {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.textContent = m;
+      b.addEventListener("click", () => {
+        choices.querySelectorAll("button").forEach((x) => (x.disabled = true));
+        const right = m === d.best;
+        const s = score();
+        s.asked += 1;
+        s.right += right ? 1 : 0;
+        s.lost += right ? 0 : d.ev_best - d.ev_played;
+        try {
+          localStorage.setItem(SCORE_KEY, JSON.stringify(s));
+        } catch (e) {
+          // private windows may refuse: the answer is still shown
+        }
+        answer.textContent =
+          `You chose ${m}: expected ${ev(m).toFixed(2)} points. Played: ${d.played}, expected ` +
+          `${d.ev_played.toFixed(2)}. Best found: ${d.best}, expected ${d.ev_best.toFixed(2)}${se}. ` +
+          (right ? "The best move found." : `It costs ${(d.ev_best - d.ev_played).toFixed(2)} points.`) +
+          ` This browser's training: ${s.right} of ${s.asked} best, ${s.lost.toFixed(1)} points left.`;
+        document.documentElement.setAttribute("data-train", right ? "right" : "wrong");
+        show(at + 1);
+      });
+      choices.appendChild(b);
+    });
+    quiz.append(ask, choices, answer);
+    box.insertBefore(quiz, box.children[1] || null);
+    return true;
   }
 
   function filters() {

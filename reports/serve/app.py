@@ -252,6 +252,8 @@ section.replayer { width: auto; max-width: none; max-height: none; overflow: vis
 .replay-say { font-weight: 600; }
 .hand-viewer .board.replay-now { border-left-color: #1f3a5f; box-shadow: 0 0 0 2px #1f3a5f inset; }
 .replay-decision { color: #1f3a5f; }
+.trainer { background: #fff6d6; border-radius: 6px; padding: .5rem 1rem; margin: .4rem 0 .8rem; }
+.trainer-answer { font-weight: 600; }
 table.hand-list td a { color: #1f3a5f; }
 """
 
@@ -293,6 +295,7 @@ def _bar(site: Site, snapshot: Snapshot | None, filters: Filters, action: str, n
 <label>Min. hands<input type="number" name="min_hands" min="1" value="{least}" placeholder="auto"></label>
 {_narrower_fields(narrower) if narrower is not None else ""}<button type="submit">Show</button>
 <a href="/hands{html.escape(filters.query())}">the hands behind these figures</a>
+<a href="/train{html.escape(filters.query())}">trainer</a>
 <a href="/{html.escape(filters.query())}">report</a>
 </form>"""
 
@@ -436,6 +439,19 @@ def make_app(site: Site) -> Starlette:
         )
         return HTMLResponse(_shell(f"Hand {ident}", body, ("/assets/serve.js", "/assets/report.js"), head))
 
+    def train_page(request: Request) -> Response:
+        filters = Filters.parse(request.query_params)
+        state = site.state()
+        with site.reading() as snapshot:
+            try:
+                rows, player = _costly(site, snapshot, filters)
+            except OfcError as exc:
+                return _error_page(site, filters, 400, str(exc), "/train")
+            bar = _bar(site, snapshot, filters, "/train")
+        filters = replace(filters, player=player)
+        body = bar + _live(state, site.limits.poll_seconds) + _train_table(filters, rows)
+        return HTMLResponse(_shell("Trainer" + (f": {player}" if player else ""), body))
+
     def state_page(request: Request) -> Response:
         return JSONResponse({"state": site.state()}, headers={"Cache-Control": "no-store"})
 
@@ -472,6 +488,7 @@ def make_app(site: Site) -> Starlette:
             Route("/", report_page),
             Route("/hands", hands_page),
             Route("/hand/{key}", hand_page),
+            Route("/train", train_page),
             Route("/state", state_page),
             Route("/assets/{name}", asset_page),
         ],
@@ -580,6 +597,58 @@ def _hand_table(
     said = "" if rows or page == 1 else f"<p class='serve-error'>There are {last:,} pages; this is page {page:,}.</p>"
     table = f'<table class="hand-list"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
     return f'<section><div class="pager">{"".join(pager)}</div>{said}{table}</section>'
+
+
+TRAIN_DECISIONS = 50
+"""Decisions the trainer lists, the costliest first."""
+
+
+def _costly(site: Site, snapshot: Snapshot, filters: Filters) -> tuple[list[dict[str, Any]], str | None]:
+    """The costliest decisions the filters keep (as ``ofc analyse`` weighed them), and the player as the lake
+    spells them."""
+    con = connect(snapshot)
+    try:
+        apply_aliases(con, site.aliases)
+        found = LakeFilters(con).check(filters.player, filters.variant, filters.since)
+        values = {
+            "player": found.player,
+            "variant": filters.variant,
+            "since": filters.since,
+            "decisions": TRAIN_DECISIONS,
+        }
+        return named.run(con, snapshot, "costly_decisions", values, check_filters=False).to_pylist(), found.player
+    finally:
+        con.close()
+
+
+def _train_table(filters: Filters, rows: list[dict[str, Any]]) -> str:
+    if not rows:
+        return (
+            "<section><p>No decision of these hands is weighed yet: <code>ofc analyse</code> weighs every placement, "
+            "discard and Fantasyland setting of played open-face hands, and the trainer asks about the costliest."
+            "</p></section>"
+        )
+    lines = []
+    for r in rows:
+        which = f"{r['street']}:{r['player']}"
+        href = html.escape(f"/hand/{r['hand_key']}{filters.query(train=which)}")
+        lines.append(
+            f"<tr><td class='text'><a href=\"{href}\">train</a></td><td class='text'>{html.escape(r['player'])}</td>"
+            f"<td class='text'>{html.escape(str(r['hand_id']))}</td><td>{r['street']}</td>"
+            f"<td class='text'>{html.escape(str(r['kind']))}</td><td class='text'>{html.escape(str(r['dealt']))}</td>"
+            f"<td>{r['ev_lost']:.2f}</td><td>{r['se']:.2f}</td></tr>"
+        )
+    head = "".join(
+        f"<th class='{'text' if i < 6 else ''}'>{h}</th>"
+        for i, h in enumerate(("", "Player", "Hand", "Street", "Kind", "Dealt", "Points lost", "\u00b1 s.e."))
+    )
+    intro = (
+        "<p>The costliest decisions of these hands, as <code>ofc analyse</code> weighed them: each opens the position "
+        "as the player saw it; choose a move, then see the expected points of your move, of the move played and of "
+        "the best move found. Your score is kept in this browser only.</p>"
+    )
+    table = f'<table class="hand-list"><thead><tr>{head}</tr></thead><tbody>{"".join(lines)}</tbody></table>'
+    return f"<section>{intro}{table}</section>"
 
 
 def _hand(site: Site, snapshot: Snapshot, key: int, filters: Filters) -> dict[str, dict[str, Any]] | None:
