@@ -52,7 +52,7 @@ _STATUS = """
 })();
 """
 
-_CSS = """
+PAGE_CSS = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0; color: #222; background: #fafafa; }
 header { background: #1f3a5f; color: #fff; padding: 1.2rem 2rem; }
 header h1 { margin: 0 0 .3rem 0; font-size: 1.6rem; }
@@ -265,7 +265,7 @@ def render(report: Report, served: Served | None = None) -> str:
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{html.escape(title)}</title>
-<style>{_CSS}{_asset("report.css")}{served.stylesheet if served else ""}</style>
+<style>{PAGE_CSS}{_asset("report.css")}{served.stylesheet if served else ""}</style>
 <script>{_STATUS}</script>
 {scripts}
 <script type="application/json" id="report-filters">{data}</script>

@@ -41,7 +41,7 @@ from pipeline.query.db import connect
 from pipeline.query.players import LakeFilters, apply_aliases
 from pipeline.suggest import no_such
 from reports.hands import hand_id, load
-from reports.html import Served, asset, plotly_js, render
+from reports.html import PAGE_CSS, Served, asset, plotly_js, render
 from reports.queries import QueryRunner, Scope
 from reports.report import Options, build, shown
 
@@ -329,7 +329,7 @@ def _shell(title: str, body: str, scripts: tuple[str, ...] = ("/assets/serve.js"
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{html.escape(title)}</title>
-<style>{_REPORT_CSS}{asset("report.css")}{_CSS}</style>
+<style>{PAGE_CSS}{asset("report.css")}{_CSS}</style>
 {head}{tags}
 </head>
 <body>
@@ -337,19 +337,6 @@ def _shell(title: str, body: str, scripts: tuple[str, ...] = ("/assets/serve.js"
 {body}
 </body>
 </html>
-"""
-
-
-_REPORT_CSS = """
-body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0; color: #222; background: #fafafa; }
-header { background: #1f3a5f; color: #fff; padding: 1.2rem 2rem; }
-header h1 { margin: 0 0 .3rem 0; font-size: 1.6rem; }
-section { background: #fff; margin: 1.2rem 2rem; padding: 1rem 1.5rem; border-radius: 6px;
-          box-shadow: 0 1px 3px rgba(0,0,0,.08); }
-table { border-collapse: collapse; font-size: .85rem; margin: .5rem 0 1rem 0; }
-th, td { border-bottom: 1px solid #e3e3e3; padding: .25rem .6rem; text-align: right; }
-th { background: #f2f6fa; }
-td.text, th.text { text-align: left; }
 """
 
 
