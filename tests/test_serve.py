@@ -122,8 +122,8 @@ def test_the_report_is_served_with_its_filters_in_the_address(served: Served, re
         ("/hands?page=99999999999999999999", 400, "page: not a whole number"),
         ("/hands?per_page=100000", 400, "per_page: 100,000 is not from 1 to 500"),
         ("/hand/123", 404, "the lake holds no hand with the key 123"),
-        ("/hand/abc", 404, "a hand key is a whole number"),
-        ("/hand/99999999999999999999999", 404, "a hand key is a whole number"),
+        ("/hand/abc", 404, "no hand has the key or id 'abc'"),
+        ("/hand/99999999999999999999999", 404, "no hand has the key or id '99999999999999999999999'"),
         ("/assets/..%2F..%2Fpyproject.toml", 404, "no page at /assets/../../pyproject.toml"),
         ("/assets/report.css", 404, "no such file"),
         ("/nothing/here", 404, "no page at /nothing/here: the pages are /, /hands and /hand/KEY"),
@@ -191,6 +191,16 @@ def test_the_hands_narrow_to_a_table_size_a_session_and_an_opponent(served: Serv
     status, text = served.get("/hands?table_size=7")
     assert status == 400
     assert error_of(text) == "table_size: 7 is not from 2 to 4"
+
+
+def test_a_hand_is_found_by_its_id_too(served: Served, report_lake: ReportLake) -> None:
+    boards = report_lake.boards()
+    ids = boards.group_by("hand_id").agg(pl.col("hand_key").n_unique().alias("keys"))
+    ident = ids.filter(pl.col("keys") == 1)["hand_id"][0]
+    key = boards.filter(pl.col("hand_id") == ident)["hand_key"][0]
+    status, page = served.get(f"/hand/{urllib.request.quote(ident)}")  # redirected to the hand's own address
+    assert status == 200
+    assert f'data-hand="{key}"' in page
 
 
 def test_every_hand_has_its_page_with_the_lakes_boards(served: Served, report_lake: ReportLake) -> None:

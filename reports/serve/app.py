@@ -29,7 +29,7 @@ from urllib.parse import urlencode
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from pipeline import __version__
@@ -396,8 +396,15 @@ def make_app(site: Site) -> Starlette:
     def hand_page(request: Request) -> Response:
         filters = Filters.parse(request.query_params)
         raw = request.path_params["key"]
-        if not raw.isdigit() or len(raw) > 20 or int(raw) >= 2**64:
-            raise HTTPException(404, f"no hand has the key {raw[:40]!r}: a hand key is a whole number")
+        if not raw.isdigit() or len(raw) > 20 or int(raw) >= 2**64:  # a hand's id, as its history names it
+            with site.reading() as snapshot:
+                keys = _keys_of(snapshot, raw[:200])
+            if len(keys) == 1:
+                return RedirectResponse(f"/hand/{keys[0]}{filters.query()}", status_code=303)
+            if not keys:
+                raise HTTPException(404, f"no hand has the key or id {raw[:40]!r}")
+            listed = ", ".join(str(k) for k in keys[:10])
+            raise RequestError(f"{len(keys)} hands have the id {raw[:40]!r} (in different sources): keys {listed}")
         key = int(raw)
         with site.reading() as snapshot:
             try:
@@ -636,6 +643,16 @@ def _train_table(filters: Filters, rows: list[dict[str, Any]]) -> str:
     )
     table = f'<table class="hand-list"><thead><tr>{head}</tr></thead><tbody>{"".join(lines)}</tbody></table>'
     return f"<section>{intro}{table}</section>"
+
+
+def _keys_of(snapshot: Snapshot, ident: str) -> list[int]:
+    """The keys of the hands whose id is ``ident`` (an id can repeat across sources)."""
+    con = connect(snapshot)
+    try:
+        found = con.execute("SELECT hand_key FROM hands WHERE hand_id = $id ORDER BY 1 LIMIT 20", {"id": ident})
+        return [k for (k,) in found.fetchall()]
+    finally:
+        con.close()
 
 
 def _hand(site: Site, snapshot: Snapshot, key: int, filters: Filters) -> dict[str, dict[str, Any]] | None:
