@@ -290,9 +290,11 @@ def test_the_pages_in_a_browser(report_lake: ReportLake, served: Served, tmp_pat
     assert int(root["data-charts"]) > 0
     assert root["data-charts-rendered"] == root["data-charts"]
     # A hand's page: the replayer at the deal, one step an action (an open-face hand), every board shown.
+    placed = set(report_lake.frame("placements")["hand_key"].to_list())
     for game in sorted(set(boards["variant"].to_list())):
         mine = boards.filter(pl.col("variant") == game)
-        key = mine["hand_key"][0]
+        recorded = sorted(k for k in set(mine["hand_key"].to_list()) if game == "classic" or k in placed)
+        key = recorded[0]  # an open-face hand whose placements were recorded: it has streets to step through
         dom = _dom(browser, tmp_path, f"{served.base}/hand/{key}")
         root = _root_attributes(dom)
         assert "data-errors" not in root, root.get("data-errors")
@@ -356,6 +358,18 @@ def test_ofc_serve_says_its_address_and_stops_on_ctrl_c(report_lake: ReportLake)
     assert proc.returncode == 0, err
     assert out.strip() == "stopped; the lake is as it was"
     assert "Traceback" not in err
+    machine = subprocess.Popen([*command, "--json"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert machine.stdout is not None
+        said = json.loads(machine.stdout.readline())
+        assert said["serving"] == str(report_lake.lake.root)
+        assert re.fullmatch(r"http://127\.0\.0\.1:\d+/", said["url"])
+        machine.send_signal(signal.SIGINT)
+        rest, _ = machine.communicate(timeout=30)
+    finally:
+        if machine.poll() is None:
+            machine.kill()
+    assert [json.loads(line) for line in rest.splitlines()] == [{"stopped": True}]
 
 
 class SteppedSite(Site):

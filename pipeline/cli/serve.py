@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import contextlib
+import sys
 from pathlib import Path
 
 import typer
 
-from pipeline.cli.console import EXIT_USAGE, err, fail, heard, out
-from pipeline.cli.options import existing_lake, lake_option
+from pipeline.cli.console import EXIT_USAGE, err, fail, heard, out, print_json
+from pipeline.cli.options import existing_lake, json_option, lake_option
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 DEFAULT_PORT = 8050
@@ -24,6 +25,7 @@ def serve(
         help="Interface to listen on. The default, 127.0.0.1, answers this machine only; any other lets the "
         "network read the lake (a warning says so).",
     ),
+    as_json: bool = json_option(lines=True),
 ) -> None:
     """Serve the report over the whole lake in the browser, with filters in the address, every hand's page and
     the hands behind each figure.
@@ -62,7 +64,12 @@ def serve(
         while not server.started:
             await asyncio.sleep(0.02)
         bound = server.servers[0].sockets[0].getsockname()[1] if server.servers else port
-        out.print(f"serving {store.root} at http://{shown}:{bound}/ (Ctrl-C stops)", markup=False)
+        url = f"http://{shown}:{bound}/"
+        if as_json:
+            print_json({"serving": str(store.root), "url": url})
+            sys.stdout.flush()  # at once, for whatever reads the pipe
+        else:
+            out.print(f"serving {store.root} at {url} (Ctrl-C stops)", markup=False)
 
     async def run() -> None:
         telling = asyncio.ensure_future(say_where())
@@ -80,4 +87,7 @@ def serve(
             f"could not listen on {host}:{port}: the port is in use, or {host} is not an address of this machine "
             "(--port N chooses another port)"
         )
-    out.print("stopped; the lake is as it was", markup=False)
+    if as_json:
+        print_json({"stopped": True})
+    else:
+        out.print("stopped; the lake is as it was", markup=False)
