@@ -22,6 +22,8 @@ import polars as pl
 import pytest
 import uvicorn
 
+from pipeline.lake.store import Lake
+from pipeline.query.db import connect
 from reports.serve import Site, make_app
 from tests.test_browser import BUDGET_MS, FLAGS, find_browser
 from tests.test_report_lake import ReportLake, shared_lake
@@ -117,7 +119,7 @@ def test_the_report_is_served_with_its_filters_in_the_address(served: Served, re
         ("/?since=2026-13-01", 400, "since: not a day (YYYY-MM-DD): '2026-13-01'"),
         ("/?since=1066-10-14", 400, "since: 1066-10-14 is not a day hands were played"),
         ("/?min_hands=-3", 400, "min_hands: not a whole number"),
-        ("/hands?sort=luck", 400, "sort: 'luck' is not one of date, points, royalties"),
+        ("/hands?sort=luck", 400, "sort: 'luck' is not one of date, points, royalties, ev_lost"),
         ("/hands?page=0", 400, "page: 0 is not from 1 to 1,000,000"),
         ("/hands?page=99999999999999999999", 400, "page: not a whole number"),
         ("/hands?per_page=100000", 400, "per_page: 100,000 is not from 1 to 500"),
@@ -431,6 +433,20 @@ def test_the_trainer_asks_the_costliest_decisions_as_the_player_saw_them(
         assert quiz
         assert len(re.findall(r"<button", quiz.group(1))) == 2  # the move played and the best found: they differ
         assert "before acting" in dom
+    finally:
+        server.stop()
+    # The hands list sorted by the points their decisions lost: as the lake's decisions add up, the most first.
+    server = Served(Site(analysed_lake))
+    try:
+        status, page = server.get("/hands?sort=ev_lost&per_page=5")
+        assert status == 200
+        cells = [re.findall(r"<td[^>]*>(.*?)</td>", row) for row in re.findall(r"<tr><td.*?</tr>", page, re.S)]
+        shown = [float(c[-1]) for c in cells]
+        con = connect(Lake(analysed_lake).snapshot())
+        sums = con.execute(
+            "SELECT sum(ev_lost) AS lost FROM weighed(NULL) GROUP BY hand_key, seat ORDER BY lost DESC LIMIT 5"
+        ).fetchall()
+        assert shown == [round(v, 2) for (v,) in sums]
     finally:
         server.stop()
     unweighed = Served(Site(report_lake.lake.root))

@@ -71,7 +71,7 @@ class Limits:
 
 
 LIMITS = Limits()
-SORTS = ("date", "points", "royalties")
+SORTS = ("date", "points", "royalties", "ev_lost")
 ORDERS = ("desc", "asc")
 ASSETS = {"plotly.js": "plotly", "report.js": "report.js", "serve.js": "serve.js"}
 """The scripts a page loads, by the only names the server answers to."""
@@ -564,6 +564,7 @@ def _hand_table(
             heading("Points", "points"),
             heading("Royalties", "royalties"),
             heading("Fouled", None),
+            heading("Points lost", "ev_lost"),
         ]
     )
     body = []
@@ -575,7 +576,8 @@ def _hand_table(
             f'<tr><td class="text"><a href="{href}">{html.escape(str(r["hand_id"]))}</a></td>'
             f"<td>{played}</td><td class='text'>{html.escape(r['variant'])}</td>"
             f"<td class='text'>{html.escape(r['player'])}</td><td class='text'>{html.escape(r['rules'])}</td>"
-            f"<td>{r['points']:+d}</td><td>{r['royalties']}</td><td>{'yes' if r['fouled'] else ''}</td></tr>"
+            f"<td>{r['points']:+d}</td><td>{r['royalties']}</td><td>{'yes' if r['fouled'] else ''}</td>"
+            f"<td>{'' if r['ev_lost'] is None else format(r['ev_lost'], '.2f')}</td></tr>"
         )
     last = max((total + per_page - 1) // per_page, 1)
     pager = [f"<span>boards {first + 1 if rows else 0:,} to {first + len(rows):,} of {total:,}</span>"]
