@@ -296,6 +296,7 @@ def hand_progress() -> Progress:
         MofNCompleteColumn(),
         TextColumn("hands"),
         TimeElapsedColumn(),
+        TextColumn("left"),
         TimeRemainingColumn(),
         console=err,
         transient=True,

@@ -9,7 +9,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from pipeline.cli.console import err, interrupts, out, print_json
+from pipeline.cli.console import err, hand_progress, interrupts, out, print_json
 from pipeline.cli.options import (
     RULES_HELP,
     address_option,
@@ -23,8 +23,6 @@ from pipeline.cli.options import (
 )
 
 if TYPE_CHECKING:
-    from rich.progress import Progress
-
     from pipeline.lake.store import Lake
     from pipeline.rescore.report import Report, RuleTotals
     from schemas.rules import RuleSet
@@ -42,30 +40,6 @@ def _rule_sets(names: list[str] | None, lake: Lake) -> list[RuleSet]:
         c["rules_key"] for m in snapshot.stale for c in m.get("covers", []) if not c.get("native_only")
     ]
     return [snapshot.rule_sets[k] for k in dict.fromkeys(asked) if k in snapshot.rule_sets]
-
-
-def _progress() -> Progress:
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
-    return Progress(
-        TextColumn("rescoring"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("hands"),
-        TimeElapsedColumn(),
-        TextColumn("left"),
-        TimeRemainingColumn(),
-        console=err,
-        transient=True,
-        disable=not err.is_terminal,
-    )
 
 
 def _totals(t: RuleTotals) -> dict[str, Any]:
@@ -204,7 +178,7 @@ def rescore(
     older = store.snapshot().stale_work()
     if older:
         err.print(f"results written by an older version are scored again: {older}")
-    with interrupts(), _progress() as progress:
+    with interrupts(), hand_progress() as progress:
         task = progress.add_task("rescoring", total=None)
 
         def on_progress(done: int, total: int) -> None:
