@@ -12,6 +12,7 @@ checked against a fixed list; what cannot be read is a 4xx page saying why.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import html
 import json
@@ -26,6 +27,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
+import duckdb
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -90,21 +92,17 @@ class Filters:
 
     @classmethod
     def parse(cls, query: Mapping[str, str]) -> Filters:
-        def text(name: str) -> str | None:
-            value = (query.get(name) or "").strip()
-            return value[:200] or None
-
-        since = text("since")
+        since = _text(query, "since")
         try:
             day = date.fromisoformat(since) if since else None
         except ValueError:
             raise RequestError(f"since: not a day (YYYY-MM-DD): {since!r}") from None
         if day is not None and not date(1990, 1, 1) <= day <= date(2200, 1, 1):
             raise RequestError(f"since: {since} is not a day hands were played")
-        rules = text("rules")
+        rules = _text(query, "rules")
         return cls(
-            player=text("player"),
-            variant=text("variant"),
+            player=_text(query, "player"),
+            variant=_text(query, "variant"),
             since=day,
             rules=None if rules in (None, "as played") else rules,
             min_hands=_whole(query, "min_hands", None, 1, 10**9),
@@ -134,13 +132,15 @@ class Narrower:
 
     @classmethod
     def parse(cls, query: Mapping[str, str]) -> Narrower:
-        def text(name: str) -> str | None:
-            return (query.get(name) or "").strip()[:200] or None
-
-        return cls(_whole(query, "table_size", None, 2, 4), text("session"), text("opponent"))
+        return cls(_whole(query, "table_size", None, 2, 4), _text(query, "session"), _text(query, "opponent"))
 
     def values(self) -> dict[str, Any]:
         return {"table_size": self.table_size, "session": self.session, "opponent": self.opponent}
+
+
+def _text(query: Mapping[str, str], name: str) -> str | None:
+    """A text value of the URL, trimmed (and cut to 200 characters); None when empty."""
+    return (query.get(name) or "").strip()[:200] or None
 
 
 def _whole(query: Mapping[str, str], name: str, default: int | None, low: int, high: int) -> int | None:
@@ -162,6 +162,15 @@ def _choice(query: Mapping[str, str], name: str, allowed: tuple[str, ...]) -> st
     return value
 
 
+@dataclass(frozen=True)
+class Choices:
+    """What the filter bar offers."""
+
+    variants: tuple[str, ...] = ()
+    players: tuple[str, ...] = ()
+    rule_sets: tuple[str, ...] = ()
+
+
 class Site:
     """The lake the server reads, its settings, and the read lease its requests share."""
 
@@ -180,6 +189,7 @@ class Site:
         self._lock = threading.Lock()
         self.building = threading.BoundedSemaphore(limits.builds)
         self._pages: OrderedDict[tuple[str, str], str] = OrderedDict()
+        self._choices: tuple[tuple[str, ...], Choices] | None = None
 
     @contextmanager
     def reading(self) -> Iterator[Snapshot]:
@@ -199,6 +209,32 @@ class Site:
         """Which committed state the lake is in: it changes with every commit (and only then)."""
         names = sorted(p.name for p in self.lake.manifest_dir.glob("*.json")) if self.lake.exists() else []
         return hashlib.blake2b("\n".join(names).encode(), digest_size=8).hexdigest()
+
+    @contextmanager
+    def connection(self, snapshot: Snapshot) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A connection over ``snapshot`` with the settings' aliases, closed after."""
+        con = connect(snapshot)
+        try:
+            apply_aliases(con, self.aliases)
+            yield con
+        finally:
+            con.close()
+
+    def choices(self, snapshot: Snapshot) -> Choices:
+        """The games, players and rule sets the filter bar offers: read once for each state of the lake (the
+        players are every board's, read again on every page they took a tenth of a second over 10 M hands)."""
+        state = tuple(str(m.get("batch")) for m in snapshot.manifests)
+        with self._lock:
+            if self._choices is not None and self._choices[0] == state:
+                return self._choices[1]
+        with self.connection(snapshot) as con:
+            variants = [v for (v,) in con.execute("SELECT DISTINCT variant FROM hands ORDER BY 1").fetchall()]
+            players = [p for (p,) in con.execute("SELECT DISTINCT player FROM boards ORDER BY 1 LIMIT 5000").fetchall()]
+        rule_sets = sorted({r.name for r in snapshot.rule_sets.values()})
+        found = Choices(tuple(variants), tuple(players), tuple(rule_sets))
+        with self._lock:
+            self._choices = (state, found)
+        return found
 
     def kept(self, key: tuple[str, str]) -> str | None:
         """A page made before for this address in this state of the lake."""
@@ -267,19 +303,12 @@ def _options_html(values: list[tuple[str, str]], chosen: str | None) -> str:
 
 def _bar(site: Site, snapshot: Snapshot | None, filters: Filters, action: str, narrower: Narrower | None = None) -> str:
     """The filters as a form: submitting it loads the same page with them in its address."""
-    variants: list[str] = []
-    players: list[str] = []
-    rule_sets: list[tuple[str, str]] = [("", "as played")]
+    offered = Choices()
     if snapshot is not None:
-        try:
-            con = connect(snapshot)
-            apply_aliases(con, site.aliases)
-            variants = [v for (v,) in con.execute("SELECT DISTINCT variant FROM hands ORDER BY 1").fetchall()]
-            players = [p for (p,) in con.execute("SELECT DISTINCT player FROM boards ORDER BY 1 LIMIT 5000").fetchall()]
-            con.close()
-        except Exception:  # noqa: BLE001 - the form still works without its lists
-            pass
-        rule_sets += sorted({(r.name, r.name) for r in snapshot.rule_sets.values()})
+        with contextlib.suppress(duckdb.Error, OfcError):  # the form still works without its lists
+            offered = site.choices(snapshot)
+    variants, players = offered.variants, offered.players
+    rule_sets = [("", "as played"), *((r, r) for r in offered.rule_sets)]
     player = html.escape(filters.player or "")
     since = filters.since.isoformat() if filters.since else ""
     games = _options_html([("", "every game"), *((v, v) for v in variants)], filters.variant or "")
@@ -398,7 +427,7 @@ def make_app(site: Site) -> Starlette:
         raw = request.path_params["key"]
         if not raw.isdigit() or len(raw) > 20 or int(raw) >= 2**64:  # a hand's id, as its history names it
             with site.reading() as snapshot:
-                keys = _keys_of(snapshot, raw[:200])
+                keys = _keys_of(site, snapshot, raw[:200])
             if len(keys) == 1:
                 return RedirectResponse(f"/hand/{keys[0]}{filters.query()}", status_code=303)
             if not keys:
@@ -506,9 +535,7 @@ def _hand_list(
     per_page: int,
 ) -> tuple[list[dict[str, Any]], str | None]:
     """A page of the boards the filters keep, and the player as the lake spells them."""
-    con = connect(snapshot)
-    try:
-        apply_aliases(con, site.aliases)
+    with site.connection(snapshot) as con:
         in_lake = named.RuleSetsInLake(snapshot)
         in_lake.check_current()
         lake_filters = LakeFilters(con)
@@ -535,8 +562,6 @@ def _hand_list(
             "opponent": opponent,
         }
         return named.run(con, snapshot, "hand_list", values, check_filters=False).to_pylist(), found.player
-    finally:
-        con.close()
 
 
 def _hand_table(
@@ -602,9 +627,7 @@ TRAIN_DECISIONS = 50
 def _costly(site: Site, snapshot: Snapshot, filters: Filters) -> tuple[list[dict[str, Any]], str | None]:
     """The costliest decisions the filters keep (as ``ofc analyse`` weighed them), and the player as the lake
     spells them."""
-    con = connect(snapshot)
-    try:
-        apply_aliases(con, site.aliases)
+    with site.connection(snapshot) as con:
         found = LakeFilters(con).check(filters.player, filters.variant, filters.since)
         values = {
             "player": found.player,
@@ -613,8 +636,6 @@ def _costly(site: Site, snapshot: Snapshot, filters: Filters) -> tuple[list[dict
             "decisions": TRAIN_DECISIONS,
         }
         return named.run(con, snapshot, "costly_decisions", values, check_filters=False).to_pylist(), found.player
-    finally:
-        con.close()
 
 
 def _train_table(filters: Filters, rows: list[dict[str, Any]]) -> str:
@@ -647,14 +668,11 @@ def _train_table(filters: Filters, rows: list[dict[str, Any]]) -> str:
     return f"<section>{intro}{table}</section>"
 
 
-def _keys_of(snapshot: Snapshot, ident: str) -> list[int]:
+def _keys_of(site: Site, snapshot: Snapshot, ident: str) -> list[int]:
     """The keys of the hands whose id is ``ident`` (an id can repeat across sources)."""
-    con = connect(snapshot)
-    try:
+    with site.connection(snapshot) as con:
         found = con.execute("SELECT hand_key FROM hands WHERE hand_id = $id ORDER BY 1 LIMIT 20", {"id": ident})
         return [k for (k,) in found.fetchall()]
-    finally:
-        con.close()
 
 
 def _hand(site: Site, snapshot: Snapshot, key: int, filters: Filters) -> dict[str, dict[str, Any]] | None:
@@ -663,27 +681,25 @@ def _hand(site: Site, snapshot: Snapshot, key: int, filters: Filters) -> dict[st
     if facts.num_rows == 0:
         return None
     variant = facts.column("variant")[0].as_py()
-    con = connect(snapshot)
-    apply_aliases(con, site.aliases)
-    runner = QueryRunner(snapshot, con)
-    try:
-        in_lake = named.RuleSetsInLake(snapshot)
-        in_lake.check_current()
-        lead = in_lake.resolve(filters.rules) if filters.rules else None
-        compared = tuple(in_lake.compared(variant))
-        ask = runner.game(Scope(variant, None, None, lead, compared))
-        if lead is None:  # the rules it was played by, as its own results name them
-            own = lookup.hand_rows(snapshot, "board_results", [key], [None], columns=["rules"])
-            under = own.column("rules")[0].as_py() if own.num_rows else "as played"
-        else:
-            under = snapshot.rule_sets[lead].name
-        asked = {
-            "hand_key": key,
-            "variant": variant,
-            "scored_under": under,
-            "played_at": facts.column("played_at")[0].as_py(),
-        }
-        return load(ask, [], None, [], shown(snapshot, variant, lead), asked=[asked])
-    finally:
-        runner.close()
-        con.close()
+    with site.connection(snapshot) as con:
+        runner = QueryRunner(snapshot, con)
+        try:
+            in_lake = named.RuleSetsInLake(snapshot)
+            in_lake.check_current()
+            lead = in_lake.resolve(filters.rules) if filters.rules else None
+            compared = tuple(in_lake.compared(variant))
+            ask = runner.game(Scope(variant, None, None, lead, compared))
+            if lead is None:  # the rules it was played by, as its own results name them
+                own = lookup.hand_rows(snapshot, "board_results", [key], [None], columns=["rules"])
+                under = own.column("rules")[0].as_py() if own.num_rows else "as played"
+            else:
+                under = snapshot.rule_sets[lead].name
+            asked = {
+                "hand_key": key,
+                "variant": variant,
+                "scored_under": under,
+                "played_at": facts.column("played_at")[0].as_py(),
+            }
+            return load(ask, [], None, [], shown(snapshot, variant, lead), asked=[asked])
+        finally:
+            runner.close()
