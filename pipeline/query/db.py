@@ -33,6 +33,7 @@ SQL_DIR = SQL
 QUERY_STATEMENTS = {duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN}
 CARD_CODES = "list_transform(range(13), lambda i: ('0x' || hex(cards)[2 * i + 1:2 * i + 2])::UTINYINT)"
 """A board's 13 bytes of ``cards`` as the list of codes queries see."""
+MONTH_OF_FILE = "regexp_extract(filename, '/month=([^/]+)/', 1) AS month"
 
 
 class QueryError(InputError):
@@ -99,10 +100,15 @@ def _table(con: duckdb.DuckDBPyConnection, snapshot: Snapshot, name: str) -> str
 
     Files that share their partition folder and their columns are read as one branch, with the folders' values
     as constants; the branches are put end to end. (The paths and values are the lake's own, from its manifests,
-    written into the SQL as quoted literals.) A filter on a partition column then drops whole branches
-    when the query is planned, and no hive partition filter is ever applied to a scan: in DuckDB 2.0 such a
-    filter is lost when one query scans the same files twice (a window over an aggregate does), and sums come
-    out over every partition.
+    written into the SQL as quoted literals.) A filter on a partition column then drops whole branches when the
+    query is planned, and no hive partition filter is ever applied to a scan: in DuckDB 2.0 such a filter is lost
+    when one query scans the same files twice (a window over an aggregate does), and sums come out over every
+    partition. A rule set's name is its key's (``name@hash``), so a filter on ``rules`` drops branches too.
+
+    The month folders of one variant are one branch, each row's month read from its file's path: planning binds
+    every branch, and a year of months made 39 branches of the boards of three variants, whose planning took
+    0.14 s of a 0.44 s query over 10 M hands (0.06 s of 0.37 s as one branch a variant). No query leaves out
+    months by their folder.
     """
     schema = plain_schema(TABLES[name])
     empty = con.from_arrow(pa.Table.from_batches([], schema=schema))
@@ -114,14 +120,20 @@ def _table(con: duckdb.DuckDBPyConnection, snapshot: Snapshot, name: str) -> str
         columns = _columns(files[0], name)
         for f in files:
             values = partition_values(str(f.relative_to(snapshot.root)))
+            values.pop("month", None)
             groups.setdefault((tuple(values.get(k, "") for k in parts), columns), []).append(str(f))
     branches = []
     for (values, columns), files in groups.items():
         select = []
         for field in schema:
-            if field.name in parts:
+            if field.name == "month":
+                select.append(MONTH_OF_FILE)
+            elif field.name in parts:
                 value = values[parts.index(field.name)]
                 select.append(f"{_literal(value)}::{types[field.name]} AS {field.name}")
+            elif field.name == "rules" and "rules_key" in parts:  # a rule set's name: its key before the hash
+                value = values[parts.index("rules_key")].rsplit("@", 1)[0]
+                select.append(f"{_literal(value)}::{types[field.name]} AS rules")
             elif field.type == CARDS13:  # shown as the list of codes, whichever way the files hold them
                 listed = f"{field.name}[]" in columns
                 select.append(f'"{field.name}"::UTINYINT[] AS "{field.name}"' if listed else f"{CARD_CODES} AS cards")
@@ -130,7 +142,8 @@ def _table(con: duckdb.DuckDBPyConnection, snapshot: Snapshot, name: str) -> str
             else:  # a file written before the column existed
                 select.append(f'NULL::{types[field.name]} AS "{field.name}"')
         listed = ", ".join(_literal(f) for f in files)
-        branches.append(f"SELECT {', '.join(select)} FROM read_parquet([{listed}])")
+        read = f"read_parquet([{listed}]{', filename = true' if 'month' in parts else ''})"
+        branches.append(f"SELECT {', '.join(select)} FROM {read}")
     if not branches:
         shown = {**types, **{f.name: "UTINYINT[]" for f in schema if f.type == CARDS13}}
         nothing = ", ".join(f'NULL::{shown[f.name]} AS "{f.name}"' for f in schema)
