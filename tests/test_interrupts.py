@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pipeline.cli.console import EXIT_INTERRUPTED, NOTHING_COMMITTED
+from pipeline.cli.exits import EXIT_INTERRUPTED, NOTHING_COMMITTED
 from pipeline.ingest.run import ingest
 from pipeline.lake.store import Lake
 from pipeline.rule_files import load_rules
@@ -288,8 +288,11 @@ def test_a_ctrl_c_while_the_commands_load_is_one_line_too(after: float, tmp_path
 
 
 SWALLOWS = """
+import sys
 import time
 from pipeline.cli.console import guarded
+
+sys.argv = ["ofc", "ingest", "hands.jsonl"]  # a command that writes a lake
 
 def command():
     print("working", flush=True)
@@ -397,3 +400,49 @@ def test_the_same_classic_field_whatever_the_portions(monkeypatch: pytest.Monkey
     assert len(ticks) > 2 * arrange.FIELD_HANDS // 250
     assert ticks == sorted(ticks)
     assert ticks[-1] == pytest.approx(1.0)
+
+
+WAITS = """
+import sys
+import time
+from pipeline.cli.console import guarded
+
+sys.argv = ["ofc", *sys.argv[1:]]
+
+def command():
+    print("working", flush=True)
+    time.sleep(30)
+
+guarded(command)
+"""
+
+
+@pytest.mark.parametrize(
+    ("argv", "line"),
+    [
+        (["--help"], "interrupted"),
+        (["sql", "--help"], "interrupted"),
+        (["sql", "select 1"], "interrupted"),
+        (["report", "--lake", "x"], "interrupted"),
+        (["ingest", "--help"], "interrupted"),
+        (["ingest", "hands.jsonl"], NOTHING),
+        (["lake", "vacuum"], NOTHING),
+    ],
+)
+def test_a_command_that_writes_nothing_says_nothing_of_batches(argv: list[str], line: str) -> None:
+    """Ctrl-C during a command's help, or a command that only reads, ends in "interrupted" alone; one that writes
+    a lake says that nothing of the batch was committed."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(
+        [sys.executable, "-c", WAITS, *argv],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline() == "working\n"
+    _, _, err = interrupt(proc, f"ofc {' '.join(argv)}")
+    assert proc.returncode == EXIT_INTERRUPTED, (proc.returncode, err)
+    assert err.strip().splitlines() == [line], err

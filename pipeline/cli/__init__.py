@@ -11,7 +11,7 @@ import sys
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
-from pipeline.cli.exits import EXIT_INTERRUPTED, NOTHING_COMMITTED, interrupt_line
+from pipeline.cli.exits import EXIT_INTERRUPTED, interrupt_line, nothing_done
 
 if TYPE_CHECKING:
     from pipeline.cli.commands import app
@@ -43,7 +43,7 @@ def main() -> None:
             raise KeyboardInterrupt
         guarded(run)  # which handles Ctrl-C from its first line on
     except KeyboardInterrupt:
-        sys.stderr.write(interrupt_line(NOTHING_COMMITTED) + "\n")
+        sys.stderr.write(interrupt_line(nothing_done(sys.argv)) + "\n")
         raise SystemExit(EXIT_INTERRUPTED) from None
 
 

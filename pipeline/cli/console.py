@@ -19,7 +19,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from pipeline.cli.exits import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, NOTHING_COMMITTED, exit_code, interrupt_line
+from pipeline.cli.exits import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, exit_code, interrupt_line, nothing_done
 from pipeline.errors import OfcError
 
 if TYPE_CHECKING:
@@ -55,7 +55,7 @@ _told: list[str] = []
 """The interrupt line once said (a process says it once, however many layers see the interrupt)."""
 
 
-def _tell(what: str) -> None:
+def _tell(what: str | None) -> None:
     heard()
     if not _told:
         _told.append(what)
@@ -69,12 +69,13 @@ def interrupted(what: str | None = None) -> NoReturn:
     raise typer.Exit(EXIT_INTERRUPTED)
 
 
-def what_was_committed() -> str:
-    """The batches this process committed before the interrupt, and that nothing of the one in progress was."""
+def what_was_committed() -> str | None:
+    """The batches this process committed before the interrupt, and that nothing of the one in progress was;
+    None for a command that writes no lake (it says nothing of batches)."""
     store = sys.modules.get("pipeline.lake.store")  # not loaded: no lake was written
     done = store.committed_batches() if store is not None else ()
     if not done:
-        return NOTHING_COMMITTED
+        return nothing_done(sys.argv)
     if len(done) == 1:
         return f"batch {done[0]} was committed before it; nothing of the batch in progress was committed"
     return f"{len(done)} batches were committed before it ({', '.join(done)}); nothing of the batch in progress was"

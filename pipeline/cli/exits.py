@@ -4,6 +4,8 @@
 all; 130 interrupted (Ctrl-C), after one line saying what was committed.
 """
 
+from collections.abc import Sequence
+
 from pipeline.errors import InputError, LakeError, OfcError, RulesError
 
 EXIT_OK = 0
@@ -12,11 +14,32 @@ EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 """128 + SIGINT: what a shell reports for a command Ctrl-C ended."""
 NOTHING_COMMITTED = "nothing of this batch was committed; the lake is as it was"
+LAKE_WRITERS = frozenset({"ingest", "simulate", "rescore", "analyse", "demo", "lake remove", "lake vacuum"})
+"""The commands that write a lake: only their interrupt speaks of batches."""
 
 
-def interrupt_line(what: str) -> str:
-    """The one line an interrupted command ends with: ``what`` was committed."""
-    return f"interrupted: {what}"
+def writes_lake(argv: Sequence[str]) -> bool:
+    """Whether the command line ``argv`` (``sys.argv``) runs a command that writes a lake: its help does not."""
+    args = list(argv[1:])
+    if "--help" in args or "-h" in args:
+        return False
+    words = []
+    for arg in args:
+        if arg.startswith("-"):
+            break
+        words.append(arg)
+    return bool(words) and (words[0] in LAKE_WRITERS or " ".join(words[:2]) in LAKE_WRITERS)
+
+
+def nothing_done(argv: Sequence[str]) -> str | None:
+    """What an interrupt before any commit says: that the lake is as it was, for a command that writes one."""
+    return NOTHING_COMMITTED if writes_lake(argv) else None
+
+
+def interrupt_line(what: str | None) -> str:
+    """The one line an interrupted command ends with: ``what`` was committed (None: a command that writes
+    nothing says only that it was interrupted)."""
+    return "interrupted" if what is None else f"interrupted: {what}"
 
 
 def exit_code(error: OfcError) -> int:
@@ -29,7 +52,10 @@ __all__ = [
     "EXIT_INTERRUPTED",
     "EXIT_OK",
     "EXIT_USAGE",
+    "LAKE_WRITERS",
     "NOTHING_COMMITTED",
     "exit_code",
     "interrupt_line",
+    "nothing_done",
+    "writes_lake",
 ]
