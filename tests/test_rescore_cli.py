@@ -73,6 +73,11 @@ def test_json_summary_and_force(lake: Path) -> None:
     again = json.loads(runner.invoke(app, ["rescore", "--lake", str(lake), "-r", "ofc", "--json"]).stdout)
     assert again["result_batches"] == []
     assert (again["rules"][0]["hands"], again["rules"][0]["skipped"]) == (0, 1)
+    # The native row (the fpdb hand's Pineapple) was scored by the first run: already scored, not 0.
+    assert (again["rules"][1]["key"], again["rules"][1]["batches"]) == (load_rules("pineapple").key, 0)
+    assert again["rules"][1]["skipped"] == 1
+    other = json.loads(runner.invoke(app, ["rescore", "--lake", str(lake), "-r", "taiwanese", "--json"]).stdout)
+    assert {r["rules"]: r["skipped"] for r in other["rules"]} == {"taiwanese": 0, "ofc": 1, "pineapple": 1}
     forced = json.loads(runner.invoke(app, ["rescore", "--lake", str(lake), "-r", "ofc", "--json", "--force"]).stdout)
     assert forced["rules"][0]["hands"] == hands
     assert forced["rules"][0]["lake"]["hands"] == hands  # replaced, not added

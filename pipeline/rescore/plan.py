@@ -98,7 +98,8 @@ class Work:
 class Plan:
     work: list[Work]
     skipped: dict[str, int]
-    """Per rule set key asked for: source batches already scored under it, left alone."""
+    """Per rule set key asked for, and per native rule set of the hands: source batches already scored under it,
+    left alone."""
     groups: dict[str, list[Group]]
     """Per source batch: its groups of hands and their native rule sets."""
 
@@ -171,6 +172,8 @@ def plan(snapshot: Snapshot, asked: list[RuleSet], natives: Natives, groups_of: 
             replaces += [f for f in m["files"] if f.split("/")[0] in _RESULT_FOLDERS]
         dropped = [c for key, c in covers.items() if key not in jobs and c.native_only and key not in natives_now]
         replaces += [f for c in dropped for f in c.files()]
+        for key in covers.keys() - asked_keys - jobs.keys() - {c.rules_key for c in dropped}:
+            skipped[key] = skipped.get(key, 0) + 1  # results an earlier run made, still right: left alone
         if jobs or replaces:
             work.append(Work(source, list(jobs.values()), groups, sorted(set(replaces))))
     return Plan(work, skipped, all_groups)

@@ -56,12 +56,21 @@ def rescore(
         run: dict[str, RuleTotals] = {r.key: RuleTotals(r.name, r.key, skipped=todo.skipped[r.key]) for r in unique}
         for work in todo.work:
             for job in work.jobs:
-                run.setdefault(job.rules.key, RuleTotals(job.rules.name, job.rules.key, native_only=job.native_only))
+                run.setdefault(
+                    job.rules.key,
+                    RuleTotals(
+                        job.rules.name,
+                        job.rules.key,
+                        native_only=job.native_only,
+                        skipped=todo.skipped.get(job.rules.key, 0),
+                    ),
+                )
         for groups_of_batch in todo.groups.values():  # every native rule set, new work or not
             for g in groups_of_batch:
                 covers = [c for (_, key), c in snapshot.coverage.items() if key == g.native.key]
                 only = not covers or all(c.native_only for c in covers)
-                run.setdefault(g.native.key, RuleTotals(g.native.name, g.native.key, native_only=only))
+                already = todo.skipped.get(g.native.key, 0)
+                run.setdefault(g.native.key, RuleTotals(g.native.name, g.native.key, native_only=only, skipped=already))
         committed = []
         if todo.work:
             from pipeline.rescore.scoring import score_source  # loads the engine
