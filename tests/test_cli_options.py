@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,11 +16,14 @@ import typer.main
 from typer.testing import CliRunner
 
 from pipeline.cli import app
-from pipeline.cli.options import FORMATS, JSON_HELP, JSON_LINES_HELP, LAKE_HELP, RULES_HELP
+from pipeline.cli.options import FORMATS, JSON_HELP, JSON_LINES_HELP, RULES_HELP, default_lake_said
 
 runner = CliRunner()
 PYTHON_TYPES = re.compile(r"<bool>|<int|<str>|<float>|<path>|list\[|Path\b|range\]|\[x[<>]=|<[a-z]+>")
 """What typer shows of a parameter's Python type, which a help for people should not."""
+
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def commands() -> Iterator[tuple[list[str], Any]]:
@@ -74,7 +80,33 @@ def test_lake_is_the_same_option_wherever_the_lake_is_read_or_written() -> None:
         if "--lake" in p.opts:
             assert p.metavar == "DIR", name
             # validate checks against a lake only when one is named; every other command has the same default
-            assert p.help == LAKE_HELP or name == "validate", name
+            assert default_lake_said() in p.help or name == "validate", name
+
+
+def test_the_default_lake_is_said_by_its_folder_in_the_help_and_first_line(tmp_path: Path) -> None:
+    """From a checkout the default lake is the checkout's data/lake whatever the current folder: the help names
+    that folder, and a command reading the default says which folder it read in its first line (stderr)."""
+    env = {k: v for k, v in os.environ.items() if k != "OFC_LAKE"}
+    env["PYTHONPATH"] = str(ROOT)
+    folder = str(ROOT / "data" / "lake")
+    helped = subprocess.run(
+        [sys.executable, "-m", "pipeline", "sql", "--help"], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert folder in " ".join(helped.stdout.replace("│", " ").split()), helped.stdout
+    env["OFC_LAKE"] = str(tmp_path / "nowhere")
+    ran = subprocess.run(
+        [sys.executable, "-m", "pipeline", "sql", "select 1"], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    first = ran.stderr.splitlines()[0]
+    assert first == f"lake: {tmp_path / 'nowhere'} (from $OFC_LAKE); --lake DIR for another", ran.stderr
+    told = subprocess.run(
+        [sys.executable, "-m", "pipeline", "sql", "select 1", "--lake", str(tmp_path / "x")],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert "lake:" not in told.stderr  # a lake given is not said again
 
 
 def test_rules_is_repeatable_with_its_short_name_wherever_rules_are_taken() -> None:

@@ -5,19 +5,20 @@ rule sets they name, opened with the errors every command gives."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
 
+from pipeline.cli.console import err
 from pipeline.errors import LakeError, RulesError
-from pipeline.paths import default_lake
+from pipeline.paths import CHECKOUT, default_lake
 
 if TYPE_CHECKING:
     from pipeline.lake.store import Lake
     from schemas.rules import RuleSet
 
-LAKE_HELP = "Lake directory (default: $OFC_LAKE or data/lake)."
 RULES_HELP = "Preset name or rule file (.toml); repeat for several."
 JSON_HELP = "Machine output: what the command prints, as one JSON document."
 JSON_LINES_HELP = "Machine output: what the command prints, as JSON lines (one object a line)."
@@ -25,8 +26,20 @@ FORMATS = ("jsonl", "poker-arena", "scoresheet", "workbook", "fpdb")
 FORMAT_HELP = f"Read the input as {', '.join(FORMATS[:-1])} or {FORMATS[-1]} (default: detected from the content)."
 
 
-def lake_option(help: str = LAKE_HELP) -> Any:
-    return typer.Option(None, "--lake", metavar="DIR", help=help, show_default=False)
+def default_lake_said() -> str:
+    """The default lake as a user needs it said: the folder itself, and why it is that one (a checkout's
+    ``data/lake`` whatever the current folder; an installed ``ofc``'s in the current folder)."""
+    if os.environ.get("OFC_LAKE"):
+        why = "from $OFC_LAKE"
+    else:
+        why = "this checkout's data/lake" if CHECKOUT else "data/lake in the current folder"
+    return f"{default_lake()} ({why})"
+
+
+def lake_option(help: str | None = None) -> Any:
+    """``--lake DIR``, whose help names the folder the default is."""
+    said = help or f"Lake directory. Default: {default_lake_said()}; set OFC_LAKE for another."
+    return typer.Option(None, "--lake", metavar="DIR", help=said, show_default=False)
 
 
 def variant_option() -> Any:
@@ -137,9 +150,12 @@ def check_variant(variant: str | None) -> None:
 
 
 def lake_at(path: Path | None) -> Lake:
-    """The lake a command writes to: ``--lake``, else the default; made on its first commit."""
+    """The lake a command writes to: ``--lake``, else the default, said first on stderr (which folder it is is
+    not obvious from a checkout); made on its first commit."""
     from pipeline.lake.store import Lake
 
+    if path is None:
+        err.print(f"lake: {default_lake_said()}; --lake DIR for another", markup=False, highlight=False)
     return Lake(path or default_lake())
 
 
