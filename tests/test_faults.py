@@ -245,3 +245,27 @@ def test_simulation_killed_at_random_moments_then_rerun(tmp_path: Path) -> None:
         assert finish(start(lake.root, [], SIMULATE)) == 0  # the same seed: the same hands
         assert contents(lake) == expected
         assert leftovers(lake) == []
+
+
+def test_a_new_lake_that_got_no_batch_leaves_nothing_behind(tmp_path: Path) -> None:
+    """A writer interrupted before its first commit: no folder a later command would read as an empty lake; a
+    folder the user made stays as it was; a lake with batches stays a lake."""
+    new = Lake(tmp_path / "new")
+    with pytest.raises(KeyboardInterrupt), new.locked():
+        (new.root / "_staging").mkdir()
+        raise KeyboardInterrupt
+    assert not new.root.exists()
+
+    made = tmp_path / "made"
+    made.mkdir()
+    (made / "notes.txt").write_text("mine")
+    with pytest.raises(KeyboardInterrupt), Lake(made).locked():
+        raise KeyboardInterrupt
+    assert sorted(p.name for p in made.iterdir()) == ["notes.txt"]
+
+    kept = Lake(tmp_path / "kept")
+    with kept.locked():
+        kept.write_manifest({"batch": "20260101T000000000000-abcdef", "files": []})
+    with pytest.raises(KeyboardInterrupt), kept.locked():
+        raise KeyboardInterrupt
+    assert kept.exists() and len(kept.manifests()) == 1

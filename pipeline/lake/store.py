@@ -573,15 +573,36 @@ class Lake:
 
     @contextmanager
     def locked(self) -> Iterator[None]:
-        """One writer at a time: a second ingest waits for the first to finish."""
+        """One writer at a time: a second ingest waits for the first to finish.
+
+        A writer that makes a new lake and commits nothing (interrupted, or refused) leaves no folder behind
+        that a later command would take for an empty lake."""
+        new = not self.exists()
+        before = set(self.root.iterdir()) if self.root.is_dir() else None
         self.root.mkdir(parents=True, exist_ok=True)
         self.manifest_dir.mkdir(exist_ok=True)
-        with (self.root / ".lock").open("a") as fh:
-            fcntl.flock(fh, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(fh, fcntl.LOCK_UN)
+        try:
+            with (self.root / ".lock").open("a") as fh:
+                fcntl.flock(fh, fcntl.LOCK_EX)
+                try:
+                    yield
+                finally:
+                    fcntl.flock(fh, fcntl.LOCK_UN)
+        finally:
+            if new and not any(self.manifest_dir.glob("*.json")):
+                self._unmake(before)
+
+    def _unmake(self, before: set[Path] | None) -> None:
+        """Remove what making this lake put in its folder (``before``: what the folder held, None: no folder)."""
+        _READ_LEASES.release(self.root)
+        if before is None:
+            shutil.rmtree(self.root, ignore_errors=True)
+            return
+        for path in set(self.root.iterdir()) - before:
+            if path.is_dir():
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                path.unlink(missing_ok=True)
 
     def begin(self, kind: str) -> BatchWriter:
         now = datetime.now(UTC)
