@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 
 import pipeline.analyse.run
 from pipeline.analyse.positions import Hands, positions
-from pipeline.analyse.run import METHOD
+from pipeline.analyse.run import METHOD, Filters, Settings, analyse
 from pipeline.cards import parse_card
 from pipeline.cli import app
 from pipeline.lake.store import Lake
@@ -507,3 +507,68 @@ def test_a_lake_analysed_before_foul_chances_reads_them_as_null_and_is_weighed_a
     assert older == {"analysis": old, "n": before["n"], "fouls": 0}
     assert newer == {"analysis": again["analysis"], "n": again["decisions"], "fouls": again["decisions"]}
     assert _query(lake, "foul_sources")  # the latest analysis
+
+
+@pytest.fixture(scope="module")
+def sessions_lake(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Three sessions of ten two-player Pineapple hands each, played from 2026-01-01."""
+    lake = tmp_path_factory.mktemp("sessions") / "lake"
+    sim = ["simulate", "--variant", "pineapple", "--players", "2", "--bots", "heuristic", "--lake", str(lake)]
+    ofc(*sim, "--hands", "30", "--session-hands", "10", "--start", "2026-01-01T12:00:00+00:00", "--seed", "3")
+    return lake
+
+
+def test_the_latest_hands_and_one_session_can_be_weighed_alone(sessions_lake: Path, tmp_path: Path) -> None:
+    lake = tmp_path / "lake"
+    shutil.copytree(sessions_lake, lake)
+    latest = rows(lake, "SELECT hand_key FROM hands ORDER BY played_at DESC, hand_key DESC LIMIT 7")
+    out = json.loads(ofc("analyse", "--lake", str(lake), "--rollouts", "4", "--hands", "7", "--json"))
+    assert (out["hands"], out["boards"]) == (7, 14)
+    weighed = rows(lake, "SELECT DISTINCT hand_key FROM analysed_boards")
+    assert {r["hand_key"] for r in weighed} == {r["hand_key"] for r in latest}
+    (session,) = rows(lake, "SELECT session FROM hands GROUP BY ALL ORDER BY session LIMIT 1")
+    one = json.loads(ofc("analyse", "--lake", str(lake), "--rollouts", "4", "--session", session["session"], "--json"))
+    assert one["hands"] + one["already"] // 2 == 10
+    in_session = rows(lake, f"SELECT count(*) AS n FROM hands WHERE session = '{session['session']}'")
+    assert in_session == [{"n": 10}]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--session", "nope"], "no session 'nope' in the lake"),
+        (["--last", "3"], "the last hand in the lake was played on 2026-01-01"),
+        (["--last", "3", "--since", "2026-01-01"], "give --since or --last, not both"),
+        (["--hands", "0"], "--hands"),
+    ],
+)
+def test_session_and_day_filters_that_match_nothing_say_so(sessions_lake: Path, args: list[str], message: str) -> None:
+    result = runner.invoke(app, ["analyse", "--lake", str(sessions_lake), *args])
+    assert result.exit_code == 2, result.output
+    assert message in result.output
+
+
+def test_a_session_misspelt_is_named_with_the_closest(sessions_lake: Path) -> None:
+    (session,) = rows(sessions_lake, "SELECT session FROM hands GROUP BY ALL ORDER BY session LIMIT 1")
+    typo = session["session"][:-1] + "x"
+    result = runner.invoke(app, ["analyse", "--lake", str(sessions_lake), "--session", typo])
+    assert result.exit_code == 2, result.output
+    assert f"no session '{typo}' in the lake; the closest: " in result.output
+    assert session["session"] in result.output
+
+
+def test_the_progress_moves_by_hand_not_by_chunk(
+    sessions_lake: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pipeline.analyse.run, "STEP", 4)  # 30 hands in one chunk: told 4 hands at a time
+    lake = tmp_path / "lake"
+    shutil.copytree(sessions_lake, lake)
+    told: list[tuple[int, int]] = []
+    summary = analyse(Lake(lake), Settings(rollouts=4), Filters(), lambda done, total: told.append((done, total)))
+    assert summary.hands == 30
+    done = [d for d, _ in told]
+    assert (done[0], done[-1]) == (0, 30)
+    assert {t for _, t in told} == {30}
+    steps = [b - a for a, b in itertools.pairwise(done)]
+    assert len(steps) >= 3, told
+    assert 0 < min(steps) <= max(steps) <= 4, told

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,25 @@ def analyse(
     ),
     variant: str | None = variant_option(),
     since: str | None = since_option(),
+    last: int | None = typer.Option(
+        None,
+        "--last",
+        metavar="DAYS",
+        min=1,
+        help="Only hands played in the last DAYS days, today (UTC) the last of them. Not with --since.",
+        show_default=False,
+    ),
+    session: str | None = typer.Option(
+        None, "--session", metavar="SESSION", help="Only this session's hands.", show_default=False
+    ),
+    hands: int | None = typer.Option(
+        None,
+        "--hands",
+        metavar="N",
+        min=1,
+        help="Only the latest N hands the other filters keep (those weighed before are not weighed again).",
+        show_default=False,
+    ),
     rollouts: int = typer.Option(
         DEFAULT_ROLLOUTS,
         "--rollouts",
@@ -75,10 +95,13 @@ def analyse(
 
     if player is not None and not player.strip():
         fail("--player takes a name", EXIT_USAGE)
+    if since is not None and last is not None:
+        fail("give --since or --last, not both", EXIT_USAGE)
+    first_day = parse_day(since) if last is None else datetime.now(UTC).date() - timedelta(days=last - 1)
     store = existing_lake(lake)
     given = [load_rules(r) for r in rules or ()]
     settings = Settings(rollouts=rollouts, moves=moves, seed=seed)
-    filters = Filters(player=player, variant=variant, since=parse_day(since))
+    filters = Filters(player=player, variant=variant, since=first_day, session=session, hands=hands)
     with interrupts(), hand_progress() as progress:
         task = progress.add_task("analysing", total=None)
 
