@@ -1,6 +1,7 @@
 """``ofc sql``: DuckDB's hints kept, a folder that is not a lake refused, every type printable as JSON, numbers
-and cards readable in the table for people, hand keys that survive a reader holding numbers as floats, the
-settings file's aliases, and the SQL card macros agreeing with ``pipeline.cards``."""
+and cards readable in the table for people, results wider than the terminal readable too, hand keys that survive
+a reader holding numbers as floats, the settings file's aliases, and the SQL card macros agreeing with
+``pipeline.cards``."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from typer.testing import CliRunner
 
 from pipeline.cards import CARD_NAMES, format_row
 from pipeline.cli import app
+from pipeline.cli.console import out
 from pipeline.ingest.run import ingest
 from pipeline.lake.store import Lake
 from pipeline.paths import SAMPLES
@@ -229,3 +231,75 @@ def test_a_parameter_the_query_does_not_take_names_the_closest(tmp_path: Path) -
     assert result.exit_code == 2
     assert "no parameter 'playr'; did you mean 'player'?" in result.output  # said before the lake is opened
     assert "not a lake" not in result.output
+
+
+TERMINAL = 100
+
+
+@pytest.fixture
+def terminal(monkeypatch: pytest.MonkeyPatch) -> int:
+    """The width of the terminal the table for people is printed in."""
+    monkeypatch.setattr(out, "width", TERMINAL)
+    return TERMINAL
+
+
+def _wide(columns: int) -> str:
+    """A query of ``columns`` columns, each a 20-letter word: four fit a table 100 characters wide."""
+    return "SELECT " + ", ".join(f"repeat('{chr(97 + i)}', 20) AS wide_{i + 1}" for i in range(columns))
+
+
+def test_a_wide_result_keeps_the_columns_that_fit_and_names_the_rest(lake: Path, terminal: int) -> None:
+    result = sql(lake, _wide(8))
+    assert result.exit_code == 0, result.output
+    *table, hint = result.stdout.splitlines()
+    assert "…" not in result.stdout  # no value cut short
+    assert all(len(line) <= terminal for line in table)
+    assert [c.strip() for c in table[1].strip("┃ ").split("┃")] == ["wide_1", "wide_2", "wide_3", "wide_4"]
+    assert [c.strip() for c in table[3].strip("│ ").split("│")] == [c * 20 for c in "abcd"]
+    assert hint.startswith("4 of 8 columns left out to fit 100 characters: wide_5, wide_6, wide_7, wide_8")
+    assert all(option in hint for option in ("--vertical", "--csv", "--json"))
+    every = sql(lake, _wide(8), "--csv").stdout  # for machines: every column, as ever
+    assert every.splitlines()[0] == ",".join(f'"wide_{i}"' for i in range(1, 9))
+
+
+def _pair(line: str) -> tuple[str, str]:
+    """A column's name and value from its line of a row printed a line a column."""
+    found = re.fullmatch(r" *(\S+) =(?: (.*))?", line)
+    assert found is not None, line
+    return found[1], found[2] or ""
+
+
+def test_rows_too_wide_for_half_their_columns_print_a_line_a_column(lake: Path, terminal: int) -> None:
+    query = "SELECT * FROM boards ORDER BY hand_key, seat"
+    result = sql(lake, query)
+    assert result.exit_code == 0, result.output
+    assert "…" not in result.stdout
+    rows = [json.loads(line) for line in sql(lake, query, "--json").stdout.splitlines()]
+    blocks = result.stdout.rstrip("\n").split("\n\n")
+    assert len(blocks) == len(rows)
+    for block, row in zip(blocks, rows, strict=True):
+        lines = block.splitlines()
+        pairs = [_pair(line) for line in lines]
+        assert [name for name, _ in pairs] == list(row)  # every column, in order
+        assert len({line.index(" =") for line in lines}) == 1  # the names aligned
+        values = dict(pairs)
+        assert (values["hand_key"], values["player"]) == (row["hand_key"], row["player"])
+
+
+def test_vertical_prints_every_row_a_line_a_column(lake: Path, terminal: int) -> None:
+    rows = "SELECT * FROM (VALUES (1, 'x y', NULL), (1234, 'z', NULL)) t(a, longer, none)"
+    result = sql(lake, rows, "--vertical")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == "     a = 1\nlonger = x y\n  none =\n\n     a = 1,234\nlonger = z\n  none =\n"
+    both = sql(lake, "SELECT 1", "--vertical", "--json")
+    assert both.exit_code == 2
+    assert "--json and --vertical each choose the output: give one" in both.output
+
+
+def test_a_narrow_result_prints_as_before(lake: Path, terminal: int) -> None:
+    small = sql(lake, "SELECT 1 AS a, 'x' AS b")
+    assert small.exit_code == 0, small.output
+    assert small.stdout == "┏━━━┳━━━┓\n┃ a ┃ b ┃\n┡━━━╇━━━┩\n│ 1 │ x │\n└───┴───┘\n"
+    full = sql(lake, f"SELECT repeat('y', {terminal - 4}) AS y").stdout  # as wide as the terminal: a table still
+    assert full.splitlines()[3] == f"│ {'y' * (terminal - 4)} │"
+    assert len(full.splitlines()) == 5

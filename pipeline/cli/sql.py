@@ -6,12 +6,14 @@ import json
 import math
 import re
 import sys
+from collections.abc import Sequence
 from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
+from rich.cells import cell_len
 from rich.table import Table
 from rich.text import Text
 
@@ -58,7 +60,14 @@ NOISE = 1e-10
 (points, counts, rates, means) are never that small; --json and --csv keep every digit."""
 
 
-def _show(result: pa.Table, csv: bool, as_json: bool) -> None:
+WRAP = 20
+"""The narrowest a table column of text wider than this may wrap to (a longer word sets its own): narrower, a row
+is a column of single words, hard to read."""
+EDGES = 3
+"""What a table column takes beside its text: a space either side and the rule on its right."""
+
+
+def _show(result: pa.Table, csv: bool, as_json: bool, vertical: bool) -> None:
     if csv:
         import pyarrow.csv as pacsv
 
@@ -69,18 +78,88 @@ def _show(result: pa.Table, csv: bool, as_json: bool) -> None:
             print_json({k: plain(v) for k, v in row.items()})
         return
     shown = result.slice(0, MAX_ROWS)
+    fields = list(shown.schema)
+    columns = [_cells(field, shown.column(i).to_pylist()) for i, field in enumerate(fields)]
+    spans = [_span([field.name, *cells]) for field, cells in zip(fields, columns, strict=True)]
+    width = out.width
+    kept = None if vertical else _kept(spans, width, shown.num_rows)
+    if kept is None:
+        _print_lines([field.name for field in fields], columns)
+    else:
+        out.print(_table(fields[:kept], columns, _widths(spans[:kept], width)))
+        if kept < len(fields):
+            out.print(_left_out([field.name for field in fields[kept:]], len(fields), width))
+    if result.num_rows > MAX_ROWS:
+        out.print(f"{result.num_rows:,} rows; the first {MAX_ROWS} shown (use --csv or --json for all)")
+
+
+def _span(texts: list[str]) -> tuple[int, int]:
+    """The narrowest a table column of ``texts`` reads well at (its longest word, text wider than :data:`WRAP`
+    wrapped no narrower than that) and its width with no text wrapped."""
+    lines = [line for text in texts for line in text.splitlines()]
+    whole = max((cell_len(line) for line in lines), default=0)
+    word = max((cell_len(w) for line in lines for w in line.split()), default=0)
+    return max(1, word, min(whole, WRAP)), max(1, whole)
+
+
+def _table_width(widths: list[int]) -> int:
+    return sum(w + EDGES for w in widths) + 1  # the table's left edge
+
+
+def _kept(spans: list[tuple[int, int]], width: int, rows: int) -> int | None:
+    """How many of the leading columns the table shows: as many as fit ``width`` at their narrowest (a column cut
+    to "ha…" says nothing). None, rows one at a time, when that is fewer than half of them: a table of a few
+    columns hides most of each row."""
+    kept, used = 0, _table_width([])
+    for need, _ in spans:
+        used += need + EDGES
+        if used > width:
+            break
+        kept += 1
+    return None if rows and 2 * kept < len(spans) else kept
+
+
+def _widths(spans: list[tuple[int, int]], width: int) -> Sequence[int | None]:
+    """Each column's width: None for all when they fit unwrapped (rich lays the table out as ever), else each as
+    wide as it is up to a cap, the largest that fits, and never under its narrowest."""
+    if _table_width([whole for _, whole in spans]) <= width:
+        return [None] * len(spans)
+    for cap in range(max(whole for _, whole in spans), 0, -1):
+        widths = [max(need, min(whole, cap)) for need, whole in spans]
+        if _table_width(widths) <= width:
+            return widths
+    return [need for need, _ in spans]
+
+
+def _table(fields: list[pa.Field], columns: list[list[str]], widths: Sequence[int | None]) -> Table:
     table = Table()
-    columns = []
-    for field in shown.schema:
-        table.add_column(Text(field.name), justify="right" if _numeric(field) else "left")
-        columns.append(_cells(field, shown.column(field.name).to_pylist()))
-    for row in zip(*columns, strict=True):
+    for field, width in zip(fields, widths, strict=True):
+        table.add_column(Text(field.name), justify="right" if _numeric(field) else "left", width=width)
+    for row in zip(*columns[: len(fields)], strict=True):
         table.add_row(*(Text(cell) for cell in row))  # data is text, never markup
     if not columns:
         table.add_row()
-    out.print(table)
-    if result.num_rows > MAX_ROWS:
-        out.print(f"{result.num_rows:,} rows; the first {MAX_ROWS} shown (use --csv or --json for all)")
+    return table
+
+
+def _print_lines(names: list[str], columns: list[list[str]]) -> None:
+    """Each row as DuckDB's line mode prints it: ``name = value`` a line, the names aligned, a blank line between
+    rows; every column and each value whole, however many columns there are."""
+    pad = max(map(cell_len, names), default=0)
+    indent = "\n" + " " * (pad + 3)
+    for i, row in enumerate(zip(*columns, strict=True)):
+        lines = Text("\n" if i else "")
+        for name, value in zip(names, row, strict=True):
+            lines.append(" " * (pad - cell_len(name)) + name, style="bold")
+            lines.append(" =" + (" " + value.replace("\n", indent) if value else "") + "\n")
+        out.print(lines, end="")
+
+
+def _left_out(names: list[str], total: int, width: int) -> Text:
+    return Text(
+        f"{len(names)} of {total} columns left out to fit {width} characters: {', '.join(names)} "
+        "(--vertical shows every column, --csv or --json every value in full)"
+    )
 
 
 def _keys_as_text(result: pa.Table) -> pa.Table:
@@ -260,6 +339,9 @@ def sql(
     as_json: bool = typer.Option(
         False, "--json", help=f"{JSON_LINES_HELP[:-1]}; full precision, cards as codes (--list: one document)."
     ),
+    vertical: bool = typer.Option(
+        False, "--vertical", help="Print each row as lines of column = value: every column, each value whole."
+    ),
 ) -> None:
     """Run read-only SQL against the lake, or a named query with its parameters.
 
@@ -274,14 +356,18 @@ def sql(
     (card, cards, top, middle, bottom, discards) as cards and rounds numbers to 4 significant digits; in
     SQL, card_text(card) gives 'As', cards_text(top) 'Qh Qd 4c' and board_text(cards) the 13 cards as
     'top / middle / bottom', e.g. "SELECT player, board_text(cards) FROM hand_boards".
+
+    A table wider than the terminal keeps the leading columns that fit and names those left out; when fewer than
+    half fit, each row is printed as lines of column = value instead, as --vertical prints it.
     """
     from pipeline.config import load_config
     from pipeline.query.db import connect, run_query
     from pipeline.query.named import run
     from pipeline.query.players import apply_aliases
 
-    if csv and as_json:
-        fail("--csv and --json each choose the output: give one", EXIT_USAGE)
+    chosen = [option for option, given in (("--csv", csv), ("--json", as_json), ("--vertical", vertical)) if given]
+    if len(chosen) > 1:
+        fail(f"{' and '.join(chosen)} each choose the output: give one", EXIT_USAGE)
     if list_:
         _list(as_json)
         return
@@ -298,7 +384,7 @@ def sql(
     con = connect(snapshot)
     apply_aliases(con, config.alias_map())  # players read under the names the settings file gives them
     result = run(con, snapshot, name, values) if name is not None else run_query(con, query)
-    _show(result, csv, as_json)
+    _show(result, csv, as_json, vertical)
 
 
 def _params(name: str, assignments: list[str]) -> dict[str, str]:
