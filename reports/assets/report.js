@@ -367,7 +367,12 @@
       if (list(s.discarded).length) {
         const out = el("span", "discarded");
         out.appendChild(el("span", "to", "discarded"));
-        list(s.discarded).forEach((c) => out.appendChild(card(c)));
+        list(s.discarded).forEach((c) => {
+          const node = card(c);
+          node.setAttribute("aria-label", node.getAttribute("aria-label") + ", discarded");
+          node.title = "discarded";
+          out.appendChild(node);
+        });
         li.appendChild(out);
       }
       ol.appendChild(li);
@@ -414,7 +419,15 @@
     if (recorded.length) {
       const cols = el("div", "hv-street-grid");
       recorded.forEach((b) => cols.appendChild(streetsOf(b)));
-      body.appendChild(part("Street by street", cols));
+      const box = part("Street by street", cols);
+      if (recorded.some((b) => list(b.streets).some((s) => list(s.discarded).length))) {
+        const legend = el("p", "hv-legend");
+        const x = el("span", "hv-x");
+        x.setAttribute("aria-hidden", "true");
+        legend.append(x, "a card discarded; every other card is shown with the row it went to.");
+        box.insertBefore(legend, cols);
+      }
+      body.appendChild(box);
     }
     const decisions = list(hand.decisions).filter(isObject);
     if (decisions.length) body.appendChild(part("Decisions weighed (ofc analyse)", decisionsTable(decisions)));
