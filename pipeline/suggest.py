@@ -48,8 +48,12 @@ def closest_names(word: str, choices: Iterable[str]) -> list[str]:
     return closest(word, choices, any_case=True, spread=_NAME_SPREAD)
 
 
-def no_such(what: str, word: str, choices: Sequence[str], plural: str | None = None) -> str:
+def no_such(what: str, word: str, choices: Sequence[str], plural: str | None = None, shown: int | None = None) -> str:
     """``no variant 'pinapple'; did you mean 'pineapple'? (variants: classic, ofc, ...)``: a name that is none of
-    ``choices``, said with the closest and then every one, so that both a typo and a wrong guess are answered."""
+    ``choices``, said with the closest and then every one, so that both a typo and a wrong guess are answered.
+    ``shown``: list no more than the first that many (the closest are found among all of them)."""
     hint = did_you_mean(closest_names(word, choices))
-    return f"no {what} {word!r}{hint} ({plural or what + 's'}: {', '.join(choices)})"
+    listed = ", ".join(choices[:shown])
+    if shown is not None and len(choices) > shown:
+        return f"no {what} {word!r}{hint} ({len(choices):,} {plural or what + 's'}, the first: {listed})"
+    return f"no {what} {word!r}{hint} ({plural or what + 's'}: {listed})"

@@ -536,7 +536,7 @@ def test_the_latest_hands_and_one_session_can_be_weighed_alone(sessions_lake: Pa
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--session", "nope"], "no session 'nope' in the lake"),
+        (["--session", "nope"], "no session 'nope' (sessions: "),
         (["--last", "3"], "the last hand in the lake was played on 2026-01-01"),
         (["--last", "3", "--since", "2026-01-01"], "give --since or --last, not both"),
         (["--hands", "0"], "--hands"),
@@ -553,8 +553,8 @@ def test_a_session_misspelt_is_named_with_the_closest(sessions_lake: Path) -> No
     typo = session["session"][:-1] + "x"
     result = runner.invoke(app, ["analyse", "--lake", str(sessions_lake), "--session", typo])
     assert result.exit_code == 2, result.output
-    assert f"no session '{typo}' in the lake; the closest: " in result.output
-    assert session["session"] in result.output
+    assert f"no session '{typo}'; did you mean " in result.output
+    assert repr(session["session"]) in result.output
 
 
 def test_the_progress_moves_by_hand_not_by_chunk(

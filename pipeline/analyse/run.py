@@ -45,7 +45,8 @@ from pipeline.game import PLACEMENT_ROWS, facts, table_order
 from pipeline.lake.store import Lake
 from pipeline.native import Natives
 from pipeline.query.db import connect
-from pipeline.query.players import LakeFilters, closest
+from pipeline.query.players import LakeFilters
+from pipeline.suggest import no_such
 from schemas.lake import ANALYSED_BOARDS, DECISIONS
 from schemas.rules import RuleSet, Variant
 
@@ -186,15 +187,9 @@ def _checked(con: duckdb.DuckDBPyConnection, filters: Filters) -> Filters:
 
 def _check_session(con: duckdb.DuckDBPyConnection, session: str) -> None:
     """A session the lake does not have is an error naming the closest it has."""
-    sql = "SELECT session, count(*) FROM hands WHERE session IS NOT NULL GROUP BY ALL"
-    sessions = dict(con.execute(sql).fetchall())
-    if session in sessions:
-        return
-    hint = closest(session, list(sessions))
-    raise AnalyseError(
-        f"no session {session!r} in the lake"
-        + (f"; the closest: {', '.join(hint)}" if hint else f" ({len(sessions):,} sessions)" if sessions else "")
-    )
+    sessions = [s for (s,) in con.execute("SELECT DISTINCT session FROM hands WHERE session IS NOT NULL").fetchall()]
+    if session not in sessions:
+        raise AnalyseError(no_such("session", session, sorted(sessions), shown=20))
 
 
 def _mix(x: np.ndarray) -> np.ndarray:

@@ -545,7 +545,7 @@ def _hand_list(
             found_sessions = con.execute("SELECT DISTINCT session FROM hands WHERE session IS NOT NULL").fetchall()
             sessions = [s for (s,) in found_sessions]
             if narrower.session not in sessions:
-                raise RequestError(no_such("session", narrower.session, sorted(sessions)[:20], "sessions, the first"))
+                raise RequestError(no_such("session", narrower.session, sorted(sessions), shown=20))
         rules = in_lake.resolve(filters.rules) if filters.rules else None
         if rules is not None and (problem := in_lake.problem(rules, filters.variant)) is not None:
             raise named.NamedQueryError(problem)
