@@ -9,8 +9,9 @@ from __future__ import annotations
 import html
 import importlib
 import importlib.util
-from collections.abc import Sequence
-from typing import Any
+import math
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar
 
 import plotly.graph_objects as go
 
@@ -53,6 +54,76 @@ def _layout(fig: go.Figure, title: str, x: str = "", y: str = "", height: int = 
         legend={"orientation": "h", "y": -0.2},
         modebar={"orientation": "v"},  # beside the chart: across the top it covered the titles of narrow charts
     )
+    return fig
+
+
+MOST_TICKS = 10
+"""The most ticks Plotly puts on an axis it labels itself: one per 40 pixels of a y axis or 80 of an x axis, 4 to 9
+steps, plus one."""
+
+
+def finest_step(span: float) -> float:
+    """The finest tick step Plotly may choose over ``span``: it rounds span / ticks up to 1, 2 or 5 times a power
+    of ten, with at most :data:`MOST_TICKS` ticks."""
+    rough = span / MOST_TICKS
+    base = 10.0 ** math.floor(math.log10(rough))
+    return next(base * m for m in (1, 2, 5, 10) if base * m >= rough * (1 - 1e-9))
+
+
+def tick_format(values: Iterable[float], percent: bool = False) -> str:
+    """The d3 format of an axis over ``values`` (its whole extent: bars' zero, intervals' ends): as many decimals
+    as the finest step Plotly may choose needs, so that no two ticks read alike however long the axis is;
+    trailing zeros trimmed (``~``) where it chooses a coarser step."""
+    shown = list(values)
+    low, high = min(shown, default=0.0), max(shown, default=0.0)
+    span = (high - low or abs(high) or 1.0) * (100 if percent else 1)
+    places = max(0, -math.floor(math.log10(finest_step(span)) + 1e-9))
+    trim = "~" if places else ""
+    return f".{places}{trim}%" if percent else f",.{places}{trim}f"
+
+
+def _numbers(values: Any) -> list[float]:
+    """The finite numbers among a trace's values, rows flattened (a heatmap's z): a category has none."""
+    out: list[float] = []
+    for v in values if isinstance(values, list | tuple) else ():
+        if isinstance(v, list | tuple):
+            out += _numbers(v)
+        elif isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v):
+            out.append(float(v))
+    return out
+
+
+def _plotted(fig: go.Figure, axis: str) -> list[float]:
+    """Every value ``fig`` draws along ``axis`` (x, y, or z: a heatmap's colour bar): its traces' values, their
+    error bars' ends, zero where bars start, and each stack's ends where bars stack."""
+    out: list[float] = []
+    stacks: dict[tuple[Any, bool], float] = {}
+    stacked = fig.layout.barmode in ("stack", "relative")
+    for trace in fig.data:
+        values = getattr(trace, axis, None)
+        out += _numbers(values)
+        error = getattr(trace, f"error_{axis}", None)
+        if error is not None and error.array is not None:
+            minus = error.arrayminus if error.arrayminus is not None else error.array
+            for v, up, down in zip(values or (), error.array, minus, strict=False):
+                if len(_numbers([v, up, down])) == 3:
+                    out += [v + up, v - down]
+        if trace.type == "bar":
+            out.append(0.0)
+        if trace.type == "bar" and stacked:
+            for where, v in zip(trace["y" if axis == "x" else "x"] or (), values or (), strict=False):
+                if _numbers([v]):
+                    stacks[(where, v > 0)] = stacks.get((where, v > 0), 0.0) + v
+    return out + list(stacks.values())
+
+
+def _ticks(fig: go.Figure, axis: str = "y", percent: bool = False) -> go.Figure:
+    """Label ``axis`` (x, y, or z: the colour bar of a heatmap) in the :func:`tick_format` of what it draws."""
+    fmt = tick_format(_plotted(fig, axis), percent)
+    if axis == "z":
+        fig.update_traces(colorbar_tickformat=fmt, selector={"type": "heatmap"})
+    else:
+        fig.update_layout({f"{axis}axis": {"tickformat": fmt}})
     return fig
 
 
@@ -99,9 +170,7 @@ def bars_with_intervals(
     """One bar per row with its 95% interval."""
     fig = go.Figure(_interval_bars(rows, [text(r[label]) for r in rows], value, COLORS[0], low=low, high=high))
     _layout(fig, title, "", y)
-    if percent:
-        fig.update_yaxes(tickformat=".1%")
-    return fig
+    return _ticks(fig, "y", percent)
 
 
 FEATURED = "#d62728"
@@ -111,8 +180,23 @@ OTHERS = tuple(c for c in COLORS if c != FEATURED)
 POSITION_WORDS = ("button", "1st to act", "2nd to act", "3rd to act")
 
 
+T = TypeVar("T")
+
+
+def first_bars(ordered: Sequence[T], featured: str | None, name: Callable[[T], Any] = lambda x: x) -> list[T]:
+    """The first :data:`MAX_BARS` players of ``ordered`` (each ``name`` gives a player), the featured player among
+    them wherever they come: a chart of players shows where the featured one stands."""
+    room = MAX_BARS - any(name(x) == featured for x in ordered[MAX_BARS:])
+    return [x for i, x in enumerate(ordered) if i < room or name(x) == featured]
+
+
 def _highlight(names: list[str], featured: str | None, base: str = COLORS[0]) -> list[str]:
     return [FEATURED if n == featured else base for n in names]
+
+
+def player_label(name: str, featured: str | None) -> str:
+    """A player's name as a chart of players labels it: the featured player's in bold."""
+    return f"<b>{text(name)}</b>" if name == featured else text(name)
 
 
 def ranking(rows: Rows, featured: str | None) -> go.Figure:
@@ -134,7 +218,7 @@ def _players_by(rows: Rows, featured: str | None, value: str, title: str, axis: 
     shown = sorted(rows, key=lambda r: r[value])
     names = [r["group"] for r in shown]
     bars = go.Bar(
-        y=[text(n) for n in names],
+        y=[player_label(n, featured) for n in names],
         x=[r[value] for r in shown],
         orientation="h",
         marker_color=_highlight(names, featured),
@@ -150,7 +234,7 @@ def _players_by(rows: Rows, featured: str | None, value: str, title: str, axis: 
     if any(small(r["hands"]) for r in shown):
         title += f" · hatched: fewer than {SMALL_SAMPLE} hands"
     _layout(fig, title, axis, "", height=max(320, 28 * len(shown) + 120))
-    return fig
+    return _ticks(fig, "x")
 
 
 def running_totals(rows: Rows, featured: str | None) -> go.Figure:
@@ -202,11 +286,13 @@ def foul_rate_by(rows: Rows, dimension: str, title: str, x: str, featured: str |
     picked = [r for r in rows if r["dimension"] == dimension]
     if not picked:
         return None
-    labels = [text(r["group"]) for r in picked]
-    colors = _highlight([r["group"] for r in picked], featured) if dimension == "player" else COLORS[0]
+    mark = featured if dimension == "player" else None
+    labels = [player_label(r["group"], mark) for r in picked]
+    colors = _highlight([r["group"] for r in picked], mark)
     fig = go.Figure(_interval_bars(picked, labels, "foul_rate", colors, n="boards", shown=".1%"))
     _layout(fig, f"{title} ({count(_total(picked, 'boards'), 'board')})", x, "boards fouled", height=360)
-    fig.update_yaxes(tickformat=".0%", rangemode="tozero")
+    fig.update_yaxes(rangemode="tozero")
+    _ticks(fig, "y", percent=True)
     fig.update_xaxes(type="category")
     return fig
 
@@ -225,7 +311,8 @@ def foul_rate_by_seat(rows: Rows) -> go.Figure | None:
         )
     title = f"Foul rate by seat, at each table size ({count(_total(rows, 'boards'), 'board')})"
     _layout(fig, title, "seat", "boards fouled", height=360)
-    fig.update_yaxes(tickformat=".0%", rangemode="tozero")
+    fig.update_yaxes(rangemode="tozero")
+    _ticks(fig, "y", percent=True)
     order = [
         w for w in (*POSITION_WORDS[1:], POSITION_WORDS[0]) if any(POSITION_WORDS[r["position"]] == w for r in rows)
     ]
@@ -249,7 +336,7 @@ def dead_streets(rows: Rows) -> go.Figure:
     fouled = _total(rows, "boards_dead")
     title = f"Street after which the foul was certain (dead street), {count(fouled, 'fouled board')}"
     _layout(fig, title, "street", "share of fouled boards", height=360)
-    fig.update_yaxes(tickformat=".0%")
+    _ticks(fig, "y", percent=True)
     streets = sorted({r["street"] for r in rows if r["street"] is not None})
     order = [str(s) for s in streets] + (["no placements"] if any(r["street"] is None for r in rows) else [])
     fig.update_xaxes(type="category", categoryorder="array", categoryarray=order)
@@ -281,9 +368,9 @@ def royalty_heatmap(rows: Rows, game: str) -> go.Figure | None:
             colorscale="Blues",
             texttemplate="%{z:.2%}",
             hovertemplate=f"%{{y}} %{{x}}: %{{z:.3%}} of {boards:,} boards<extra></extra>",
-            colorbar={"tickformat": ".1%"},
         )
     )
+    _ticks(fig, "z", percent=True)
     title = f"Royalty frequency: share of {count(boards, game + ' board')} by row and hand"
     _layout(fig, title, "hand", "row", height=360)
     fig.update_yaxes(autorange="reversed")
@@ -297,14 +384,14 @@ def _category_order(rows: Rows, category: str) -> tuple[int, int, str]:
 
 
 def royalty_points(rows: Rows, players: bool, featured: str | None = None) -> go.Figure | None:
-    """Royalty points per board by row, stacked, for each player shown (``players``) or each group."""
+    """Royalty points per board by row, stacked, for each player of ``rows`` (``players``) or each group."""
     if players:
-        picked = sorted((r for r in rows if r["dimension"] == "player"), key=lambda r: -r["boards"])[:MAX_BARS]
+        picked = [r for r in rows if r["dimension"] == "player"]
     else:
         picked = [r for r in rows if r["dimension"] != "player"]
     if not picked:
         return None
-    labels = [text(r["label"]) if r["group"] != featured else f"<b>{text(r['label'])}</b>" for r in picked]
+    labels = [player_label(r["label"], featured) for r in picked]
     boards = [[r["boards"]] for r in picked]
     fig = go.Figure(
         [
@@ -330,7 +417,7 @@ def royalty_points(rows: Rows, players: bool, featured: str | None = None) -> go
     )
     fig.update_layout(barmode="stack")
     fig.update_xaxes(type="category")
-    return fig
+    return _ticks(fig)
 
 
 def fantasyland_flow(normal: dict[str, Any], fl: dict[str, Any]) -> go.Figure:
@@ -399,7 +486,8 @@ def fantasyland_rates(rows: Rows) -> go.Figure:
     title = f"Fantasyland entry and stay rates (95% intervals; {count(_total(normal, 'hands'), 'normal hand')}, "
     title += f"{count(_total(fl, 'hands'), 'Fantasyland hand')})"
     _layout(fig, title, "", "share of hands", height=360)
-    fig.update_yaxes(tickformat=".0%", rangemode="tozero")
+    fig.update_yaxes(rangemode="tozero")
+    _ticks(fig, "y", percent=True)
     fig.update_xaxes(type="category")
     return fig
 
@@ -423,7 +511,7 @@ def fantasyland_points(rows: Rows) -> go.Figure:
     title = f"Points per hand, normal and Fantasyland (95% intervals; {count(_total(picked, 'hands'), 'hand')})"
     _layout(fig, title, "", "points per hand", height=380)
     fig.update_xaxes(type="category")
-    return fig
+    return _ticks(fig)
 
 
 def hand_kind(row: dict[str, Any]) -> str:
@@ -464,7 +552,7 @@ def head_to_head(rows: Rows, player: str | None) -> go.Figure:
         )
         _layout(fig, f"{player} against each opponent ({count(_total(mine, 'matchups'), 'hand')} together)", "", "")
         fig.update_yaxes(title_text="points per hand together")
-        return fig
+        return _ticks(fig)
     busiest = _busiest(rows)
     index = {p: i for i, p in enumerate(busiest)}
     z: list[list[float | None]] = [[None] * len(busiest) for _ in busiest]
@@ -498,14 +586,14 @@ def gains(rows: Rows, rule_names: Sequence[str], featured: str | None = None) ->
     hands: dict[str, int] = {}
     for r in rows:
         hands[r["player"]] = max(hands.get(r["player"], 0), r["hands"])
-    shown = sorted(hands, key=lambda p: (-hands[p], p))[:MAX_BARS]
+    shown = first_bars(sorted(hands, key=lambda p: (-hands[p], p)), featured)
     fig = go.Figure()
     for i, name in enumerate(rule_names):
         mine = {r["player"]: r for r in rows if r["rule_set"] == name}
         picked = [mine[p] for p in shown if p in mine]
         if not picked:
             continue
-        x = [text(r["player"]) if r["player"] != featured else f"<b>{text(r['player'])}</b>" for r in picked]
+        x = [player_label(r["player"], featured) for r in picked]
         fig.add_trace(
             _interval_bars(
                 picked,
@@ -524,7 +612,7 @@ def gains(rows: Rows, rule_names: Sequence[str], featured: str | None = None) ->
     _layout(fig, title, "", "points per hand gained", height=460)
     fig.update_layout(barmode="group")
     fig.update_xaxes(type="category")
-    return fig
+    return _ticks(fig)
 
 
 def swing(rows: Rows) -> go.Figure:
@@ -543,7 +631,7 @@ def swing(rows: Rows) -> go.Figure:
     )
     boards = max((r["boards"] or 0 for r in rows), default=0)
     title = f"Swing: standard deviation of a board's points ({count(boards, 'board')})"
-    return _layout(fig, title, "", "points", height=360)
+    return _ticks(_layout(fig, title, "", "points", height=360))
 
 
 def winner_changes(rows: Rows) -> go.Figure:
@@ -556,8 +644,8 @@ def winner_changes(rows: Rows) -> go.Figure:
     hands = max((r["hands"] or 0 for r in rows), default=0)
     title = f"Hands whose winner changes against the hands as played ({count(hands, 'hand')})"
     _layout(fig, title, "", "share of hands", height=400)
-    fig.update_yaxes(tickformat=".1%", rangemode="tozero")
-    return fig
+    fig.update_yaxes(rangemode="tozero")
+    return _ticks(fig, "y", percent=True)
 
 
 def ev_lost_by_player(rows: Rows, featured: str | None) -> go.Figure:
@@ -610,7 +698,7 @@ def ev_lost_by(rows: Rows, dimension: str, featured: str | None) -> go.Figure | 
     fig.update_layout(barmode="group")
     fig.update_yaxes(rangemode="tozero")
     fig.update_xaxes(type="category")
-    return fig
+    return _ticks(fig)
 
 
 def _decision_label(row: dict[str, Any]) -> str:
@@ -645,7 +733,8 @@ def foul_chance_by_street(rows: Rows, featured: str | None) -> go.Figure | None:
     weighed = count(everyone[0]["analysed_boards"], "weighed board")
     title = f"Chance of fouling after each decision ({count(_total(everyone, 'decisions'), 'decision')}, {weighed})"
     _layout(fig, title, "", "chance the board ends fouled", height=380)
-    fig.update_yaxes(tickformat=".0%", rangemode="tozero")
+    fig.update_yaxes(rangemode="tozero")
+    _ticks(fig, "y", percent=True)
     fig.update_xaxes(type="category")
     fig.update_layout(barmode="group")
     return fig
@@ -664,6 +753,7 @@ def foul_causes(rows: Rows, fouled: int, dimension: str) -> go.Figure | None:
     by = "street" if dimension == "cause_street" else "kind of decision"
     title = f"Fouled boards by the {by} that made the foul likely most ({count(fouled, 'fouled board')})"
     _layout(fig, title, "", "share of fouled boards", height=360)
-    fig.update_yaxes(tickformat=".0%", rangemode="tozero")
+    fig.update_yaxes(rangemode="tozero")
+    _ticks(fig, "y", percent=True)
     fig.update_xaxes(type="category")
     return fig

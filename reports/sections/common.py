@@ -1,6 +1,10 @@
 """What every section of a game reads: the game (its variant, what its rules deal, whom it features, whom it
 ranks) and the section it builds.
 
+A report filtered to one player (``--player``) reads that player's boards, save where a figure is about every
+player: a ranking shows the field the player stands in, and an "all players" figure is over all players.
+Those read :attr:`Game.everyone`, the game's queries without the player filter.
+
 A game is one variant. Which figures a game has follows from what the variant is: a classic hand is set all at
 once (no streets, no dead streets, no decisions to weigh) and has no Fantasyland; an open-face variant played
 under house rules without Fantasyland has no Fantasyland figures either. :data:`STREET_COLUMNS` and
@@ -11,12 +15,13 @@ Fantasyland, so that ``--json`` leaves them out where there are none.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import plotly.graph_objects as go
 
 from pipeline.game import facts
+from reports import figures
 from reports.headline import Stat
 from reports.queries import Asker, Rows
 from reports.tables import Table
@@ -24,11 +29,13 @@ from schemas.rules import RuleSet, key_name
 
 __all__ = [
     "DEFAULT_MIN_HANDS",
+    "EVERY_PLAYER",
     "FANTASYLAND_COLUMNS",
     "STREET_COLUMNS",
     "Game",
     "Section",
     "auto_min_hands",
+    "charted",
     "left_out",
     "one",
     "ranked",
@@ -56,6 +63,24 @@ def auto_min_hands(boards: dict[str, int]) -> int:
     met a few times."""
     most = max(boards.values(), default=0)
     return max(1, min(DEFAULT_MIN_HANDS, math.ceil(most / 10)))
+
+
+EVERY_PLAYER = " (every player)"
+"""What follows a query's name in ``--json`` where a report filtered to one player read it over every player."""
+
+
+class _EveryPlayer(Asker):
+    """A game's queries without its player filter, their rows written beside the game's own (under the query's
+    name and :data:`EVERY_PLAYER`), so that ``--json`` holds both."""
+
+    def __init__(self, ask: Asker) -> None:
+        super().__init__(ask.runner, replace(ask.scope, player=None))
+        self.beside = ask
+
+    def __call__(self, name: str, **extra: Any) -> Rows:
+        rows = super().__call__(name, **extra)
+        self.beside.rows.setdefault(name + EVERY_PLAYER, rows)
+        return rows
 
 
 @dataclass
@@ -101,6 +126,12 @@ class Game:
     notes: list[str] = field(default_factory=list)
     hands: dict[str, dict[str, Any]] = field(default_factory=dict)
     """The hands its viewer opens, by id."""
+    everyone: Asker = field(init=False)
+    """Its queries over every player the other filters keep: what rankings and "all players" figures read (the
+    game's own queries where no player is filtered)."""
+
+    def __post_init__(self) -> None:
+        self.everyone = _EveryPlayer(self.ask) if self.player else self.ask
 
     @property
     def title(self) -> str:
@@ -129,10 +160,17 @@ def one(rows: Rows, **match: Any) -> dict[str, Any]:
     return next((r for r in rows if all(r.get(k) == v for k, v in match.items())), {})
 
 
-def ranked(rows: Rows, game: Game, key: str = "hands") -> tuple[Rows, int]:
-    """The rows of players with at least the game's minimum of hands, and how many were left out."""
-    kept = [r for r in rows if (r.get(key) or 0) >= game.min_hands]
+def ranked(rows: Rows, game: Game, key: str = "hands", name: str = "group") -> tuple[Rows, int]:
+    """The rows of players with at least the game's minimum of hands, and how many were left out; the featured
+    player's row whatever their hands, so that a ranking shows where they stand."""
+    kept = [r for r in rows if (r.get(key) or 0) >= game.min_hands or r.get(name) == game.featured]
     return kept, len(rows) - len(kept)
+
+
+def charted(rows: Rows, game: Game, key: str = "hands", name: str = "group") -> Rows:
+    """The players a ranking's chart shows, those with the most ``key`` first (:func:`~reports.figures.first_bars`)."""
+    busiest = sorted(rows, key=lambda r: -(r.get(key) or 0))
+    return figures.first_bars(busiest, game.featured, lambda r: r.get(name))
 
 
 def left_out(n: int, game: Game) -> str:

@@ -1,11 +1,11 @@
 """What decisions cost in an open-face game: ``ofc analyse``'s expected points lost per hand, by player, street
-and kind of decision."""
+and kind of decision; the ranking and "all players" over every player however the report is filtered."""
 
 from __future__ import annotations
 
 from reports import figures, hands
 from reports.headline import Stat
-from reports.sections.common import Game, Section, left_out, one, ranked
+from reports.sections.common import Game, Section, charted, left_out, one, ranked
 from reports.tables import Column, Table, interval_columns
 
 __all__ = ["decisions"]
@@ -15,10 +15,11 @@ def decisions(game: Game) -> Section | str:
     """The section, or why the game has none."""
     run = game.ask
     who = game.featured
-    loss = run("decision_loss")
-    everyone = one(loss, dimension="hand", player=None)
-    if not everyone.get("hands"):
+    loss = game.everyone("decision_loss")
+    read = one(loss, dimension="hand", player=game.player)  # the hands shown: the filtered player's, else all
+    if not read.get("hands"):
         return f"Decisions: ofc analyse has weighed no {game.title} decision of the hands shown."
+    everyone = one(loss, dimension="hand", player=None)
     costly = run("costly_decisions")
     mine = one(loss, dimension="hand", player=who) if who else {}
 
@@ -26,21 +27,21 @@ def decisions(game: Game) -> Section | str:
         return Stat(label, r.get("ev_lost_per_hand"), "num", r.get("ci_low"), r.get("ci_high"), r.get("hands"), "hand")
 
     headline = [lost("points lost per hand, all players", everyone)]
-    if mine and not game.player:
+    if mine:
         headline.append(lost(f"points lost per hand, {who}", mine))
-    weighed = everyone.get("decisions") or 0
+    weighed = read.get("decisions") or 0
     headline += [
         Stat("decisions weighed", weighed, "int"),
         Stat(
             "mistakes (over a point, beyond 2 standard errors)",
-            everyone.get("mistakes") or 0,
+            read.get("mistakes") or 0,
             "int",
             n=weighed,
             of="decision",
         ),
     ]
     players, left = ranked([r for r in loss if r["dimension"] == "hand" and r["player"] is not None], game)
-    players = sorted(players, key=lambda r: -r["hands"])[: figures.MAX_BARS]
+    players = charted(players, game)
     figs = []
     if players:
         figs.append(figures.ev_lost_by_player(players, who))

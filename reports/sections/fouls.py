@@ -12,7 +12,7 @@ from __future__ import annotations
 from reports import figures
 from reports.headline import Stat, count
 from reports.queries import Rows
-from reports.sections.common import Game, Section, left_out, one, ranked
+from reports.sections.common import Game, Section, charted, left_out, one, ranked
 from reports.tables import Column, Table, interval_columns
 
 __all__ = ["FOUL_COLUMNS", "fouls"]
@@ -40,8 +40,9 @@ def fouls(game: Game) -> Section:
             for r in rates
             if r["dimension"] == "fantasyland"
         ]
-    players, left = ranked([r for r in rates if r["dimension"] == "player"], game, "boards")
-    players = sorted(players, key=lambda r: -r["boards"])[: figures.MAX_BARS]
+    field = [r for r in game.everyone("foul_rate") if r["dimension"] == "player"]
+    players, left = ranked(field, game, "boards")
+    players = charted(players, game, "boards")
     sizes = [r for r in rates if r["dimension"] == "table size"]
     figs = []
     if len(sizes) > 1:  # one table size: the same figure as the headline's
@@ -101,7 +102,7 @@ def _where(game: Game) -> tuple[list, list[Table], list[Stat], str]:
     )
     stats: list[Stat] = []
     if game.analysed:
-        source_figs, source_tables, stats = sources(game, run("foul_sources"))
+        source_figs, source_tables, stats = sources(game, game.everyone("foul_sources"))
         figs += source_figs
         tables += source_tables
         said += (
@@ -118,16 +119,19 @@ def _where(game: Game) -> tuple[list, list[Table], list[Stat], str]:
 
 
 def sources(game: Game, rows: Rows) -> tuple[list, list[Table], list[Stat]]:
-    """The analysis' figures of where fouls come from: the chance of fouling after each street as played and with
-    the best move, and the decisions that raised fouled boards' chances most."""
-    mine = [r for r in rows if r["variant"] == game.variant and (r["player"] is None or r["player"] == game.featured)]
+    """The analysis' figures of where fouls come from (``rows``: of every player): the chance of fouling after each
+    street as played and with the best move, for all players and the featured one, and the decisions that raised
+    the chances of the fouled boards the report reads (the player's it is filtered to, else every player's)."""
+    rows = [r for r in rows if r["variant"] == game.variant]
+    mine = [r for r in rows if r["player"] is None or r["player"] == game.featured]
     everyone = [r for r in mine if r["player"] is None]
-    if not everyone:
+    read = [r for r in rows if r["player"] == game.player]
+    if not read:
         return [], [], []
-    fouled = everyone[0]["fouled_boards"]
+    fouled = read[0]["fouled_boards"]
     stats = []
     for dimension in ("cause_street", "cause_kind"):
-        named = [r for r in everyone if r["dimension"] == dimension and r["kind"] != NONE]
+        named = [r for r in read if r["dimension"] == dimension and r["kind"] != NONE]
         if named:
             top = max(named, key=lambda r: r["boards"])
             stats.append(
@@ -141,7 +145,7 @@ def sources(game: Game, rows: Rows) -> tuple[list, list[Table], list[Stat]]:
                     "fouled board",
                 )
             )
-    cards = one(everyone, dimension="cause_kind", kind=NONE)
+    cards = one(read, dimension="cause_kind", kind=NONE)
     if cards:
         stats.append(
             Stat("fouls no decision made likely: the cards (weighed boards)", cards["share"], "pct", cards["share_low"],
@@ -149,8 +153,8 @@ def sources(game: Game, rows: Rows) -> tuple[list, list[Table], list[Stat]]:
         )  # fmt: skip
     figs = [
         figures.foul_chance_by_street([r for r in mine if r["dimension"] == "street"], game.featured),
-        figures.foul_causes(everyone, fouled, "cause_street"),
-        figures.foul_causes(everyone, fouled, "cause_kind"),
+        figures.foul_causes(read, fouled, "cause_street"),
+        figures.foul_causes(read, fouled, "cause_kind"),
     ]
     listed = [{**r, "by": _BY[r["dimension"]], "cause": _cause(r)} for r in mine]
     table = Table(

@@ -1,10 +1,11 @@
-"""Standings of a game: net points per hand of every ranked player with 95% intervals, and scoops."""
+"""Standings of a game: net points per hand of every ranked player with 95% intervals, and scoops; the field
+however the report is filtered, the featured player marked."""
 
 from __future__ import annotations
 
 from reports import figures
 from reports.headline import SMALL_SAMPLE, Stat
-from reports.sections.common import Game, Section, left_out, ranked
+from reports.sections.common import Game, Section, charted, left_out, ranked
 from reports.tables import Column, Table, interval_columns
 
 __all__ = ["RESULT_COLUMNS", "results"]
@@ -20,7 +21,7 @@ RESULT_COLUMNS = [
 
 
 def results(game: Game) -> Section:
-    run = game.ask
+    run = game.everyone
     rows, scoops = run("results"), run("scoops")
     players = [r for r in rows if r["dimension"] == "player"]
     shown, left = ranked(players, game)
@@ -28,7 +29,7 @@ def results(game: Game) -> Section:
         Stat("players", len(players), "int"),
         Stat(f"players with {game.min_hands:,}+ hands", len(shown), "int"),
     ]
-    if shown and not game.player:
+    if shown:
         best = max(shown, key=lambda r: r["points_per_hand"])
         worst = min(shown, key=lambda r: r["points_per_hand"])
         for label, r in (("most points per hand", best), ("fewest points per hand", worst)):
@@ -37,10 +38,9 @@ def results(game: Game) -> Section:
                     f"{label}: {r['group']}", r["points_per_hand"], "num", r["ci_low"], r["ci_high"], r["hands"], "hand"
                 )
             )
-    charted = sorted(shown, key=lambda r: -r["hands"])[: figures.MAX_BARS]
-    figs = [figures.ranking(charted, game.featured)] if charted else []
+    figs = [figures.ranking(charted(shown, game), game.featured)] if shown else []
     kept = {r["group"] for r in shown}
-    scoop_ranked, _ = ranked([r for r in scoops if r["player"] in kept], game, "matchups")
+    scoop_ranked, _ = ranked([r for r in scoops if r["player"] in kept], game, "matchups", "player")
     tables = [
         Table(
             "Results by player",

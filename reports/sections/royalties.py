@@ -1,5 +1,5 @@
 """Royalties in a game: how often each row earns each royalty under the game's rules, and royalty points per
-board."""
+board, of the boards read and of every ranked player."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 from reports import figures
 from reports.headline import Stat
-from reports.sections.common import Game, Section, left_out, one, ranked
+from reports.sections.common import Game, Section, charted, left_out, one, ranked
 from reports.tables import Column, Table, interval_columns
 from schemas.rules import RuleSet
 
@@ -58,9 +58,9 @@ def royalties(game: Game, rule_sets: list[RuleSet]) -> Section | str:
             headline.append(
                 Stat(f"{row}: boards with a royalty", sum(r["boards_made"] for r in mine) / made, "pct", n=made)
             )
-    players, left = ranked([r for r in points if r["dimension"] == "player"], game, "boards")
-    shown = [{**r, "label": "all boards"} for r in points if r["dimension"] == "all"]
-    shown += [{**r, "label": r["group"]} for r in players]
+    players, left = ranked([r for r in game.everyone("royalty_points") if r["dimension"] == "player"], game, "boards")
+    players = [{**r, "label": r["group"]} for r in players]
+    shown = [{**r, "label": "all boards"} for r in points if r["dimension"] == "all"] + players
     listed = [
         {**r, "rule_set": game.rule_name(r.get("rules_key")) if r.get("rules_key") else "as played"} for r in paid
     ]
@@ -105,7 +105,7 @@ def royalties(game: Game, rule_sets: list[RuleSet]) -> Section | str:
     )
     figs = [
         figures.royalty_heatmap(freq, game.title),
-        figures.royalty_points(shown, players=True, featured=game.featured),
+        figures.royalty_points(charted(players, game, "boards"), players=True, featured=game.featured),
     ]
     return Section("royalties", "Royalties", intro, headline, [f for f in figs if f is not None], tables)
 

@@ -1,6 +1,6 @@
 """Scoring variants in a game: the same hands as played and as if played under each rule set compared: who gains
-and who loses under each (paired hand by hand, with 95% intervals), how much each swings, how often the winner
-changes."""
+and who loses under each (paired hand by hand, with 95% intervals; every ranked player, however the report is
+filtered), how much each swings, how often the winner changes."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pipeline.native import deal_only_difference
 from reports import figures
 from reports.headline import Stat
 from reports.queries import Rows
-from reports.sections.common import Game, Section
+from reports.sections.common import Game, Section, ranked
 from reports.tables import Column, Table, interval_columns
 
 __all__ = ["scoring"]
@@ -20,8 +20,8 @@ __all__ = ["scoring"]
 def scoring(game: Game, snapshot: Snapshot) -> Section:
     run = game.ask
     compared = game.compared
-    rows = [{**r, "rule_set": game.rule_name(r["rules_key"])} for r in run("scoring_variants")]
-    changes = [{**r, "rule_set": game.rule_name(r["rules_key"])} for r in run("winner_changes")] if compared else []
+    rows = _named(run("scoring_variants"), game)
+    changes = _named(run("winner_changes"), game) if compared else []
     changes = [r for r in changes if r["variant"] == game.variant]
     overall = [r for r in rows if r["player"] is None]
     headline = [Stat(f"swing, {r['rule_set']}", r["stddev"], "num", n=r["boards"]) for r in overall]
@@ -29,9 +29,10 @@ def scoring(game: Game, snapshot: Snapshot) -> Section:
         Stat(f"winner changes, {r['rule_set']}", r["change_rate"], "pct", r["ci_low"], r["ci_high"], r["hands"], "hand")
         for r in changes
     ]
-    ranked_players = {r["player"] for r in rows if r["player"] is not None and r["hands"] >= game.min_hands}
-    ranked_players |= {game.featured, game.player} - {None}
-    shown = [r for r in rows if r["player"] is None or r["player"] in ranked_players]
+    field = _named(game.everyone("scoring_variants"), game)
+    ranked_players, _ = ranked([r for r in field if r["player"] is not None], game, name="player")
+    kept = {r["player"] for r in ranked_players}
+    shown = [r for r in field if r["player"] is None or r["player"] in kept]
     gains = [r for r in shown if r["rules_key"] is not None and r["player"] is not None]
     figs = []
     if gains:
@@ -101,6 +102,11 @@ def scoring(game: Game, snapshot: Snapshot) -> Section:
     notes = [] if compared else [f"No rule set to compare for {game.title}: ofc rescore --rules NAME adds one."]
     notes += _unchanged(rows, changes, game, snapshot)
     return Section("scoring", "Scoring variants", intro, headline, figs, tables, " ".join(notes))
+
+
+def _named(rows: Rows, game: Game) -> Rows:
+    """Copies of rows with their rule set's name (the rows are shared with other sections)."""
+    return [{**r, "rule_set": game.rule_name(r["rules_key"])} for r in rows]
 
 
 def _unchanged(rows: Rows, changes: Rows, game: Game, snapshot: Snapshot) -> list[str]:
