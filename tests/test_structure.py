@@ -23,6 +23,7 @@ MAY_IMPORT = {
     "pipeline": {"pipeline", "schemas"},
     "reports": {"reports", "pipeline", "schemas"},
     "pipeline.cli": {"pipeline", "schemas", "reports"},
+    "pipeline.api": {"pipeline", "schemas", "reports"},  # the notebooks' facade: outermost, beside the CLI
 }
 """What each package may import from this project (the longest prefix of a module's name that is listed): the
 data flows one way, and only the command line, the outermost layer, reaches the reports."""
