@@ -251,9 +251,14 @@ def test_a_new_lake_that_got_no_batch_leaves_nothing_behind(tmp_path: Path) -> N
     """A writer interrupted before its first commit: no folder a later command would read as an empty lake; a
     folder the user made stays as it was; a lake with batches stays a lake."""
     new = Lake(tmp_path / "new")
-    with pytest.raises(KeyboardInterrupt), new.locked():
-        (new.root / "_staging").mkdir()
-        raise KeyboardInterrupt
+
+    def begun() -> None:
+        with new.locked():
+            (new.root / "_staging").mkdir()
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        begun()
     assert not new.root.exists()
 
     made = tmp_path / "made"
@@ -268,4 +273,5 @@ def test_a_new_lake_that_got_no_batch_leaves_nothing_behind(tmp_path: Path) -> N
         kept.write_manifest({"batch": "20260101T000000000000-abcdef", "files": []})
     with pytest.raises(KeyboardInterrupt), kept.locked():
         raise KeyboardInterrupt
-    assert kept.exists() and len(kept.manifests()) == 1
+    assert kept.exists()
+    assert len(kept.manifests()) == 1
