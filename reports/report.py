@@ -36,7 +36,8 @@ __all__ = ["Options", "Report", "Shown", "build", "game_data", "shown"]
 class Options:
     """What the report covers and whom it features.
 
-    ``player`` both filters every figure to that player's boards and features them; without it, every player's
+    ``player`` both filters every figure to that player's boards (save rankings and "all players" figures, which
+    show the field) and features them; without it, every player's
     boards count and each game features the player with the most hands in it. ``aliases`` maps other names to a
     player: each reads as the player everywhere. Without rule sets, every figure reads each hand under the rules
     it was played by, and the latest version of each rule set the lake was rescored under is set beside them

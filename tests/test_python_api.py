@@ -107,7 +107,7 @@ def test_the_manuals_examples_run_as_written(
     scores = namespace["scores"]
     assert isinstance(scores, Scores)
     ofc = scores.boards.filter(pl.col("rules") == "ofc")
-    assert dict(zip(ofc["player"], ofc["points"], strict=True)) == {"A": 24, "B": -24}  # the README's E1
+    assert dict(zip(ofc["player"], ofc["points"], strict=True)) == {"A": 24, "B": -24}  # worked example E1
     with pytest.raises(LakeError, match="closed"):  # the complete example's `with` block closed its view
         namespace["lake"].sql("SELECT 1")
 

@@ -1,4 +1,4 @@
-"""The code's shape, as the README's module map states it: no import cycles, ``schemas`` holds definitions and
+"""The code's shape, as docs/architecture.md states it: no import cycles, ``schemas`` holds definitions and
 imports nothing of the pipeline, no module reaches into another's private names, every package says what it
 offers, and every error ofc raises on purpose is of one of three kinds."""
 
@@ -26,7 +26,7 @@ MAY_IMPORT = {
     "pipeline.api": {"pipeline", "schemas", "reports"},  # the notebooks' facade: outermost, beside the CLI
 }
 """What each package may import from this project (the longest prefix of a module's name that is listed): the
-data flows one way, and only the command line, the outermost layer, reaches the reports."""
+data flows one way, and only the outermost layers, the command line and the Python API, reach the reports."""
 
 
 def may_import(name: str) -> set[str]:

@@ -57,7 +57,7 @@ def report(
     The HTML file holds everything it needs (plotly.js included) and opens offline in any browser: tables sort,
     filter and save as CSV; listed hands open in a viewer. Every figure reads each hand under the rules it was
     played by, unless --rules asks for another rule set. Settings (your player name and aliases, the minimum of
-    hands) can be set once in ofc.toml or ~/.config/ofc/config.toml; see the README.
+    hands) can be set once in ofc.toml or ~/.config/ofc/config.toml; see docs/reports.md, "Settings".
     """
     with interrupts("no report was written; the lake is as it was"), user_errors():
         _report(out, lake, player, variant, tuple(rules or ()), since, min_hands, all_versions, as_json)

@@ -1,6 +1,6 @@
 """Hand records as JSON objects, in and out of the column engine.
 
-The input shape is ``ofc score``'s (see the README): a hand id, a variant and
+The input shape is ``ofc score``'s (docs/ingest.md, "Hand records"): a hand id, a variant and
 players with ``name``, ``top``, ``middle``, ``bottom``, optionally ``seat``,
 ``fantasyland``, ``surrendered``, ``natural`` and ``stack``, and an optional
 ``button``. Structure is read record by record (it is a text format); cards
