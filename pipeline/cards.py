@@ -237,7 +237,7 @@ def format_cards(codes: np.ndarray | Iterable[int], *, symbols: bool = False) ->
     names = CARD_SYMBOLS if symbols else CARD_NAMES
     arr = np.asarray(codes)
     if arr.size and (arr.min() < 0 or arr.max() > 51):
-        raise ValueError(f"card codes must be 0..51, got {int(arr.min())}..{int(arr.max())}")
+        raise InputError(f"card codes must be 0..51, got {int(arr.min())}..{int(arr.max())}")
     return names[arr]
 
 
@@ -259,7 +259,7 @@ def deal(n: int, k: int, rng: np.random.Generator) -> np.ndarray:
     per row.
     """
     if not 0 <= k <= 52:
-        raise ValueError(f"cannot deal {k} cards from one deck")
+        raise InputError(f"cannot deal {k} cards from one deck")
     out = np.empty((n, k), dtype=np.uint8)
     for i, top in enumerate(range(52 - k, 52)):
         pick = rng.integers(0, top + 1, size=n, dtype=np.uint8)

@@ -50,9 +50,9 @@ class Config(BaseModel):
         for player, names in value.items():
             for name in names:
                 if name in value and name != player:
-                    raise ValueError(f"{name!r} is a player with aliases of its own and an alias of {player!r}")
+                    raise InputError(f"{name!r} is a player with aliases of its own and an alias of {player!r}")
                 if owner.setdefault(name, player) != player:
-                    raise ValueError(f"{name!r} is an alias of both {owner[name]!r} and {player!r}")
+                    raise InputError(f"{name!r} is an alias of both {owner[name]!r} and {player!r}")
         return value
 
     def alias_map(self) -> dict[str, str]:

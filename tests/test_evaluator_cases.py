@@ -6,6 +6,7 @@ import pyarrow as pa
 import pytest
 
 from pipeline.cards import parse_boards, parse_row, parse_rows
+from pipeline.errors import InputError
 from pipeline.evaluate import (
     InvalidRowError,
     category,
@@ -162,11 +163,11 @@ def test_bad_codes_name_the_rows() -> None:
         strength5(five)
     with pytest.raises(InvalidRowError):
         strength5(np.array([[0, 4, 8, 12, 255]], dtype=np.uint8))
-    with pytest.raises(ValueError, match="3 or 5"):
+    with pytest.raises(InputError, match="3 or 5"):  # every refusal is of the error tree, not a bare ValueError
         strength(np.zeros((2, 4), dtype=np.uint8))
-    with pytest.raises(ValueError, match="rows of 5"):
+    with pytest.raises(InputError, match="rows of 5"):
         strength5(np.zeros((2, 3), dtype=np.uint8))
-    with pytest.raises(TypeError):
+    with pytest.raises(InputError, match="integers"):
         strength5(np.zeros((2, 5), dtype=np.float64))
 
 

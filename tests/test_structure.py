@@ -8,6 +8,7 @@ import ast
 import importlib
 import inspect
 import pkgutil
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -194,6 +195,23 @@ def test_every_error_raised_on_purpose_is_of_one_kind() -> None:
                 loose.append(f"{name}.{attr}")
     assert loose == []
     assert all(issubclass(kind, OfcError) for kind in (InputError, RulesError, LakeError))
+
+
+BUILTIN_RAISES = re.compile(r"^\s*raise (ValueError|TypeError|RuntimeError|KeyError|IndexError|Exception)\b", re.M)
+"""A built-in error raised on purpose: outside the error tree, so the command line cannot say it as one."""
+
+
+def test_nothing_raises_a_builtin_error_on_purpose() -> None:
+    """Every raise of the pipeline and the reports is of the error tree (``schemas`` aside: pydantic's validators
+    report a ``ValueError`` as a validation error of the field)."""
+    found = [
+        f"{path.relative_to(ROOT)}:{text[: m.start()].count(chr(10)) + 1}"
+        for folder in ("pipeline", "reports")
+        for path in sorted((ROOT / folder).rglob("*.py"))
+        for text in [path.read_text(encoding="utf-8")]
+        for m in BUILTIN_RAISES.finditer(text)
+    ]
+    assert found == []
 
 
 def test_the_root_package_stays_cheap_to_import() -> None:

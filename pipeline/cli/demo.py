@@ -14,6 +14,7 @@ from rich.table import Table
 from pipeline.cli.console import err, interrupts, out, print_json, user_errors
 from pipeline.cli.evaluate import board_report, render
 from pipeline.cli.options import json_option, lake_at, lake_option, out_option
+from pipeline.errors import InputError
 from pipeline.files import written
 from pipeline.paths import SAMPLES, default_out
 
@@ -31,7 +32,7 @@ def _examples() -> tuple[list[dict[str, Any]], np.ndarray]:
     with EXAMPLES.open("rb") as f:
         batch = read_jsonl(f)
     if batch.errors:
-        raise ValueError(f"{EXAMPLES}: {batch.errors[0]}")
+        raise InputError(f"{EXAMPLES}: {batch.errors[0]}")
     return batch.records, batch.codes
 
 

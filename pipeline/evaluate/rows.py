@@ -55,7 +55,7 @@ def as_rows(cards: Any, width: int) -> np.ndarray:
         import polars as pl
 
         if cards.null_count():
-            raise ValueError(f"column {cards.name!r} has {cards.null_count()} null rows")
+            raise InputError(f"column {cards.name!r} has {cards.null_count()} null rows")
         if isinstance(cards.dtype, pl.List):
             cards = cards.list.to_array(width)
         arr = cards.to_numpy()
@@ -64,10 +64,10 @@ def as_rows(cards: Any, width: int) -> np.ndarray:
     if arr.ndim == 1 and arr.size == width and arr.dtype != object:
         arr = arr.reshape(1, width)
     if arr.ndim != 2 or arr.shape[1] != width:
-        raise ValueError(f"expected rows of {width} card codes, got an array of shape {arr.shape}")
+        raise InputError(f"expected rows of {width} card codes, got an array of shape {arr.shape}")
     if arr.dtype != np.uint8:
         if not np.issubdtype(arr.dtype, np.integer):
-            raise TypeError(f"card codes must be integers, got {arr.dtype}")
+            raise InputError(f"card codes must be integers, got {arr.dtype}")
         out_of_range = (arr < 0) | (arr > 51)
         if out_of_range.any():
             rows = np.flatnonzero(out_of_range.any(axis=1))
@@ -160,7 +160,7 @@ def strength(cards: Any) -> Any:
         return strength5(cards)
     if width == 3:
         return strength3(cards)
-    raise ValueError(f"a row has 3 or 5 cards, got {width}")
+    raise InputError(f"a row has 3 or 5 cards, got {width}")
 
 
 def lowball27(cards: Any) -> Any:
@@ -191,7 +191,7 @@ class RowFacts(NamedTuple):
 def _gather(table: np.ndarray, values: Any, name: str) -> Any:
     v = values.to_numpy() if is_polars(values) else np.asarray(values)
     if v.size and int(v.max()) >= table.size:
-        raise ValueError(f"not a value of this scale: {int(v.max())} (at most {table.size - 1})")
+        raise InputError(f"not a value of this scale: {int(v.max())} (at most {table.size - 1})")
     return _wrap(table[v], values, name)
 
 

@@ -19,6 +19,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from pipeline.errors import InputError
 from pipeline.evaluate.dead import NEVER, board_dead_streets
 from pipeline.game import default_buttons, facts, turns
 from pipeline.lake.board_cards import card_matrix
@@ -223,7 +224,7 @@ def _digits(column: pa.Array, n: int, width: int | None) -> np.ndarray:
         raw = np.frombuffer(filled.buffers()[2], dtype=np.uint8)
         offsets = np.frombuffer(filled.buffers()[1], dtype=np.int32)[filled.offset : filled.offset + n + 1]
         if n and (np.diff(offsets) != width).any():
-            raise ValueError(f"streets: {width} digits a board expected")
+            raise InputError(f"streets: {width} digits a board expected")
         out = raw[offsets[0] : offsets[0] + n * width].reshape(n, width).astype(np.int8) - ord("0")
         return np.where((out >= 0) & (out <= 9), out, 0).astype(np.int8)
     raw = np.frombuffer(column.buffers()[2], dtype=np.uint8) if len(column) and column.buffers()[2] else b""
@@ -235,7 +236,7 @@ def read_boards(batch: pa.RecordBatch, natives: Natives | None = None) -> Table:
     """The engine's columns from a batch of ``RESCORE_INPUT`` rows (reordered so each hand's boards are adjacent)."""
     missing = [c for c in RESCORE_REQUIRED if c not in batch.schema.names]
     if missing:
-        raise ValueError(f"a rescore input batch needs the columns {', '.join(missing)}")
+        raise InputError(f"a rescore input batch needs the columns {', '.join(missing)}")
     natives = natives or Natives()
     batch, order = in_key_order(batch)
     n = batch.num_rows

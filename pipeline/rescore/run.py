@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+from pipeline.errors import InputError
 from pipeline.lake.store import Lake
 from pipeline.native import Natives
 from pipeline.rescore import plan as planning
@@ -43,7 +44,7 @@ def rescore(
 
         ray = connect(address)
     elif engine != "local":
-        raise ValueError(f"unknown engine {engine!r}")
+        raise InputError(f"unknown engine {engine!r}")
     t0 = time.perf_counter()
     unique = list({r.key: r for r in rules}.values())
     for r in unique:

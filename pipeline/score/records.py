@@ -19,6 +19,7 @@ import numpy as np
 
 from pipeline import game
 from pipeline.cards import parse_card_column
+from pipeline.errors import InputError
 from pipeline.game import default_buttons, facts
 from pipeline.score.compile import NATURALS
 from pipeline.score.engine import NO_NATURAL, Boards, Scored, score
@@ -220,7 +221,7 @@ def to_boards(records: list[dict[str, Any]], codes: np.ndarray | None = None) ->
         tokens = [c for rec in records for p in rec["players"] for row, _ in ROWS for c in p[row]]
         parsed, ok = parse_card_column(tokens)
         if not ok.all():
-            raise ValueError("records hold tokens that are not cards; read them with read_jsonl first")
+            raise InputError("records hold tokens that are not cards; read them with read_jsonl first")
         codes = parsed.reshape(-1, 13)
     players = [p for rec in records for p in rec["players"]]
     sizes = np.array([len(rec["players"]) for rec in records], dtype=np.int64)

@@ -64,6 +64,7 @@ from typing import Final
 import numpy as np
 
 from pipeline.cards import NO_CARD, deal
+from pipeline.errors import InputError, RulesError
 from pipeline.evaluate import tables
 from pipeline.score.compile import NATURALS, CompiledRules, compile_rules
 from pipeline.score.engine import Boards, board_facts
@@ -188,9 +189,9 @@ def _validated(cards: np.ndarray, fewest: int, most: int) -> tuple[np.ndarray, n
     """Hands as C-contiguous uint8 and the number of cards in each; padding (255) only on the right."""
     arr = np.asarray(cards)
     if arr.ndim != 2 or not fewest <= arr.shape[1] <= most:
-        raise ValueError(f"expected an (n, {fewest}..{most}) array of card codes, got shape {arr.shape}")
+        raise InputError(f"expected an (n, {fewest}..{most}) array of card codes, got shape {arr.shape}")
     if not np.issubdtype(arr.dtype, np.integer):
-        raise TypeError(f"card codes must be integers, got {arr.dtype}")
+        raise InputError(f"card codes must be integers, got {arr.dtype}")
     present = arr != NO_CARD
     counts = present.sum(axis=1)
     problems = {
@@ -203,7 +204,7 @@ def _validated(cards: np.ndarray, fewest: int, most: int) -> tuple[np.ndarray, n
     for what, bad in problems.items():
         rows = np.flatnonzero(bad.any(axis=1))
         if rows.size:
-            raise ValueError(f"hands {rows[:5].tolist()}{' ...' if rows.size > 5 else ''}: {what}")
+            raise InputError(f"hands {rows[:5].tolist()}{' ...' if rows.size > 5 else ''}: {what}")
     return np.ascontiguousarray(arr, dtype=np.uint8), counts.astype(np.int64)
 
 
@@ -516,9 +517,9 @@ def arrange_fantasyland(
     are padded with 255 on the right. Returns (rows (n, 13) uint8 top 3/middle 5/bottom 5,
     discards (n, k - 13) uint8, padded with 255 where the player had fewer cards)."""
     if not rules.fantasyland.enabled:
-        raise ValueError(f"rule set {rules.name!r} has no Fantasyland")
+        raise RulesError(f"rule set {rules.name!r} has no Fantasyland")
     if stay_value < 0:  # the search bounds a board by the sum of its rows, which a negative stay would break
-        raise ValueError(f"stay_value must be >= 0, got {stay_value}")
+        raise InputError(f"stay_value must be >= 0, got {stay_value}")
     hands, counts = _validated(cards, 13, MAX_CARDS)
     t = fantasyland_tables(rules)
     c = compile_rules(rules)

@@ -20,6 +20,7 @@ from functools import cache
 
 import numpy as np
 
+from pipeline.errors import RulesError
 from pipeline.evaluate import lowball27, strength3, tables
 from pipeline.score.compile import compile_rules
 from schemas.rules import RuleSet
@@ -175,7 +176,7 @@ def _model(rules_json: str, weights: Weights) -> Model:
     c = compile_rules(rules)
     tiers = list(zip(c.entry_row.tolist(), c.entry_threshold.tolist(), c.entry_cards.tolist(), strict=True))
     if len(tiers) > MAX_TIERS:
-        raise ValueError(f"fantasyland.entry: the simulator reads at most {MAX_TIERS} tiers, got {len(tiers)}")
+        raise RulesError(f"fantasyland.entry: the simulator reads at most {MAX_TIERS} tiers, got {len(tiers)}")
     f = np.zeros(FLOATS, dtype=np.float64)
     f[O_LEVEL : O_LEVEL + N_STRENGTHS] = levels()
     f[O_ROY_TOP : O_ROY_TOP + N_STRENGTHS] = c.royalty_top
