@@ -17,6 +17,7 @@ from typing import Any, BinaryIO, Protocol
 import numpy as np
 import pyarrow as pa
 
+from pipeline.errors import InputError
 from pipeline.ingest.columns import Scanned
 from schemas.lake import RECORD
 
@@ -90,6 +91,15 @@ class Issue:
 
     def text(self, source: str) -> str:
         return f"{self.place.text(source)}: {self.message}"
+
+
+class FaultError(InputError):
+    """A structural fault of one record a reader met: its text becomes the record's :class:`Problem` reason, and
+    ``raw``, when given, is the text of the offending line (else the reader quarantines the record's own)."""
+
+    def __init__(self, reason: str, raw: str | None = None) -> None:
+        super().__init__(reason)
+        self.raw = raw
 
 
 @dataclass(frozen=True)

@@ -69,7 +69,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any, BinaryIO
 
 from pipeline.game import BOARD, MAX_SEAT, ROWS, facts
-from pipeline.ingest.base import RAW_LIMIT, Chunk, Pending, Problem, is_int, show, unstorable
+from pipeline.ingest.base import RAW_LIMIT, Chunk, FaultError, Pending, Problem, is_int, show, unstorable
 from pipeline.ingest.poker_arena import stem
 
 SOURCE = "fpdb"
@@ -123,10 +123,6 @@ sorted, as in rawJson; the game comes early in an envelope)."""
 _ENVELOPE_KEYS = frozenset({"ofc_variant", "ofc_rounds", "ofc_result", "steps", "game"})
 
 
-class _FaultError(Exception):
-    """A structural fault of one hand; its text is the Problem's reason."""
-
-
 @dataclass(frozen=True)
 class _Paths:
     """How a hand's form names the fields a reason may point to."""
@@ -148,7 +144,7 @@ def _cards(value: Any, path: str) -> list[str]:
     if value is None:
         return []
     if not isinstance(value, list):
-        raise _FaultError(f"{path}: expected a list of cards, got {show(value)}")
+        raise FaultError(f"{path}: expected a list of cards, got {show(value)}")
     out = []
     for i, card in enumerate(value):
         if isinstance(card, str):
@@ -157,7 +153,7 @@ def _cards(value: Any, path: str) -> list[str]:
         elif is_int(card) and 0 <= card < len(CARD_NAMES):
             out.append(CARD_NAMES[card])
         else:
-            raise _FaultError(f"{path}[{i}]: expected a card, got {show(card)}")
+            raise FaultError(f"{path}[{i}]: expected a card, got {show(card)}")
     return out
 
 
@@ -172,16 +168,16 @@ def _whole(value: Any, path: str) -> int:
         except InvalidOperation:
             number = None
     if number is None or not number.is_finite() or number != number.to_integral_value():
-        raise _FaultError(f"{path}: expected a whole number, got {show(value)}")
+        raise FaultError(f"{path}: expected a whole number, got {show(value)}")
     if number.adjusted() > 18 or not -_INT64 <= int(number) < _INT64:
-        raise _FaultError(f"{path}: {show(value)} is out of range")
+        raise FaultError(f"{path}: {show(value)} is out of range")
     return int(number)
 
 
 def _text(obj: dict, key: str, path: str) -> str | None:
     value = obj.get(key)
     if value is not None and not isinstance(value, str):
-        raise _FaultError(f"{path}: expected a text, got {show(value)}")
+        raise FaultError(f"{path}: expected a text, got {show(value)}")
     return value
 
 
@@ -189,7 +185,7 @@ def _seat(value: Any, path: str) -> int | None:
     if value is None:
         return None
     if not is_int(value) or not 0 <= value <= MAX_SEAT:
-        raise _FaultError(f"{path}: expected a seat 0..{MAX_SEAT}, got {show(value)}")
+        raise FaultError(f"{path}: expected a seat 0..{MAX_SEAT}, got {show(value)}")
     return value
 
 
@@ -206,20 +202,20 @@ def _variant(value: Any, label: Any, paths: _Paths) -> tuple[str, bool]:
     """(variant, whether it is a guess) from fpdb's category, told apart by the envelope's label where it can."""
     path, key = paths.variant, paths.category
     if not isinstance(value, dict):
-        raise _FaultError(f"{path}: expected an object naming the game, got {show(value)}")
+        raise FaultError(f"{path}: expected an object naming the game, got {show(value)}")
     family = value.get("family", "ofc")
     if family != "ofc":
-        raise _FaultError(f"{path}.family: {show(family)} is not OFC")
+        raise FaultError(f"{path}.family: {show(family)} is not OFC")
     category = value.get(key)
     if not isinstance(category, str) or category not in CATEGORIES:
-        raise _FaultError(f"{path}.{key}: unknown game {show(category)} (known: {', '.join(CATEGORIES)})")
+        raise FaultError(f"{path}.{key}: unknown game {show(category)} (known: {', '.join(CATEGORIES)})")
     if isinstance(label, str) and (typed := _TYPE.fullmatch(label)):
         label = int(typed.group(1))
     known = CODES.get(label) if is_int(label) else LABELS.get(label) if isinstance(label, str) else None
     if known is not None:
         of, variant, guessed = known
         if of != category:
-            raise _FaultError(f"game.label: {label!r} is an {of} game, but {path}.{key} is {category!r}")
+            raise FaultError(f"game.label: {label!r} is an {of} game, but {path}.{key} is {category!r}")
         return variant, guessed
     return CATEGORIES[category]
 
@@ -276,10 +272,10 @@ def _record(
     """The canonical record of an OFCHand-shaped dict, and whether its variant is a guess."""
     hand_id = hand.get("hand_id")
     if not (is_int(hand_id) or isinstance(hand_id, str)) or hand_id == "":
-        raise _FaultError(f"hand_id: expected a number or a text, got {show(hand_id)}")
+        raise FaultError(f"hand_id: expected a number or a text, got {show(hand_id)}")
     table = hand.get("table_id")
     if table is not None and not (is_int(table) or isinstance(table, str)):
-        raise _FaultError(f"table_id: expected a number or a text, got {show(table)}")
+        raise FaultError(f"table_id: expected a number or a text, got {show(table)}")
     site = _text(hand, "site", "site")
     played_at = _text(hand, "timestamp", "timestamp")
     variant, guessed = _variant(hand.get("variant"), label, paths)
@@ -287,23 +283,23 @@ def _record(
     result = hand.get("result")
     settled = result.get("points_settled") if isinstance(result, dict) else None
     if result is not None and not isinstance(result, dict):
-        raise _FaultError(f"{paths.result}: expected an object, got {show(result)}")
+        raise FaultError(f"{paths.result}: expected an object, got {show(result)}")
     if settled is not None and not isinstance(settled, dict):
-        raise _FaultError(f"{paths.result}.points_settled: expected an object, got {show(settled)}")
+        raise FaultError(f"{paths.result}.points_settled: expected an object, got {show(settled)}")
     settled = settled or {}
 
     listed = hand.get("players")
     if not isinstance(listed, list):
-        raise _FaultError(f"players: expected a list of players, got {show(listed)}")
+        raise FaultError(f"players: expected a list of players, got {show(listed)}")
     players: dict[str, _Player] = {}
     for i, p in enumerate(listed):
         if not isinstance(p, dict):
-            raise _FaultError(f"players[{i}]: expected an object, got {show(p)}")
+            raise FaultError(f"players[{i}]: expected an object, got {show(p)}")
         name = p.get("name")
         if not isinstance(name, str) or not name:
-            raise _FaultError(f"players[{i}].name: expected a name, got {show(name)}")
+            raise FaultError(f"players[{i}].name: expected a name, got {show(name)}")
         if name in players:
-            raise _FaultError(f"players[{i}].name: {name!r} appears twice (rounds and points are by name)")
+            raise FaultError(f"players[{i}].name: {name!r} appears twice (rounds and points are by name)")
         seat = _seat(p.get("seat_idx"), f"players[{i}].seat_idx")
         rows = {row: _cards(p.get(row), f"players[{i}].{row}") for row in ROWS}
         points = settled.get(name)
@@ -313,20 +309,20 @@ def _record(
 
     rounds = hand.get("rounds")
     if rounds is not None and not isinstance(rounds, list):
-        raise _FaultError(f"{paths.rounds}: expected a list, got {show(rounds)}")
+        raise FaultError(f"{paths.rounds}: expected a list, got {show(rounds)}")
     for k, rnd in enumerate(rounds or []):
         path = f"{paths.rounds}[{k}]"
         if not isinstance(rnd, dict):
-            raise _FaultError(f"{path}: expected an object, got {show(rnd)}")
+            raise FaultError(f"{path}: expected an object, got {show(rnd)}")
         who = rnd.get("player")
         if not isinstance(who, str) or who not in players:
-            raise _FaultError(f"{path}.player: {show(who)} is not a player of this hand")
+            raise FaultError(f"{path}.player: {show(who)} is not a player of this hand")
         placed = rnd.get("placed")
         if placed is not None and not isinstance(placed, dict):
-            raise _FaultError(f"{path}.placed: expected an object of rows, got {show(placed)}")
+            raise FaultError(f"{path}.placed: expected an object of rows, got {show(placed)}")
         unknown = [row for row in placed or {} if row not in ROWS]
         if unknown:
-            raise _FaultError(f"{path}.placed: unknown row {show(unknown[0])}")
+            raise FaultError(f"{path}.placed: unknown row {show(unknown[0])}")
         players[who].rounds.append(
             (
                 _cards(rnd.get("dealt"), f"{path}.dealt"),
@@ -337,7 +333,7 @@ def _record(
 
     playing = [p for p in players.values() if p.has_cards or p.points]
     if len(playing) < 2:
-        raise _FaultError(
+        raise FaultError(
             f"players: a hand needs 2 players with cards, got {len(playing)} of {len(players)} (an unfinished capture?)"
         )
     records = []
@@ -374,7 +370,7 @@ def _record(
     }
     bad = unstorable(record)
     if bad is not None:
-        raise _FaultError(f"{bad[0]}: not valid Unicode")
+        raise FaultError(f"{bad[0]}: not valid Unicode")
     return record, guessed
 
 
@@ -382,22 +378,22 @@ def _envelope(env: dict) -> tuple[dict, Any, int | None, _Paths]:
     """The OFCHand shape of a capture envelope (as fpdb's ``build_ofc_hand``), its game label and its button."""
     game = env.get("game")
     if game is not None and not isinstance(game, dict):
-        raise _FaultError(f"game: expected an object, got {show(game)}")
+        raise FaultError(f"game: expected an object, got {show(game)}")
     game = game or {}
     if game.get("base", "ofc") != "ofc":
-        raise _FaultError(f"game.base: {show(game.get('base'))} is not an OFC game")
+        raise FaultError(f"game.base: {show(game.get('base'))} is not an OFC game")
     code = env.get("gt", game.get("gt"))
     label = code if is_int(code) else game.get("label") or env.get("game_type")
     steps = env.get("steps")
     if steps is not None and not isinstance(steps, list):
-        raise _FaultError(f"steps: expected a list, got {show(steps)}")
+        raise FaultError(f"steps: expected a list, got {show(steps)}")
     listed = env.get("players")
     if not isinstance(listed, list):
-        raise _FaultError(f"players: expected a list of players, got {show(listed)}")
+        raise FaultError(f"players: expected a list of players, got {show(listed)}")
     players = []
     for i, p in enumerate(listed):
         if not isinstance(p, dict):
-            raise _FaultError(f"players[{i}]: expected an object, got {show(p)}")
+            raise FaultError(f"players[{i}]: expected an object, got {show(p)}")
         players.append({"name": p.get("name"), "seat_idx": p.get("seat_idx"), **_last_rows(steps or [], p.get("name"))})
     paths = _ENVELOPE
     result = env.get("ofc_result")
@@ -425,15 +421,15 @@ def _last_rows(steps: list, name: Any) -> dict[str, list[str]]:
     for k in range(len(steps) - 1, -1, -1):
         step = steps[k]
         if not isinstance(step, dict):
-            raise _FaultError(f"steps[{k}]: expected an object, got {show(step)}")
+            raise FaultError(f"steps[{k}]: expected an object, got {show(step)}")
         placed = step.get("placed")
         if placed is not None and not isinstance(placed, dict):
-            raise _FaultError(f"steps[{k}].placed: expected an object, got {show(placed)}")
+            raise FaultError(f"steps[{k}].placed: expected an object, got {show(placed)}")
         rows = (placed or {}).get(name) if isinstance(name, str) else None
         if rows is None:
             continue
         if not isinstance(rows, dict):
-            raise _FaultError(f"steps[{k}].placed.{name}: expected an object, got {show(rows)}")
+            raise FaultError(f"steps[{k}].placed.{name}: expected an object, got {show(rows)}")
         found = {row: _cards(rows.get(row), f"steps[{k}].placed.{name}.{row}") for row in ROWS}
         if any(found.values()):
             return found
@@ -478,13 +474,13 @@ class _Batch(Pending):
         """Add one hand: its record, or one Problem naming the first fault."""
         try:
             if not isinstance(obj, dict):
-                raise _FaultError(f"expected a JSON object, got {show(obj)}")
+                raise FaultError(f"expected a JSON object, got {show(obj)}")
             if _ENVELOPE_KEYS & obj.keys():
                 hand, label, button, paths = _envelope(obj)
                 record, guessed = _record(hand, session, label, button, paths)
             else:
                 record, guessed = _record(obj, session)
-        except _FaultError as exc:
+        except FaultError as exc:
             self.problems.append(_problem(line, offset, f"{prefix}{exc}", _hand_id(obj), raw))
             return
         self.take(record, line, offset)
@@ -769,7 +765,7 @@ def _database_hand(batch: _Batch, row: tuple, players: list[tuple], rounds: list
     try:
         hand = _from_rows(site, site_hand_no, table, start, category, players, rounds)
         record, guessed = _record(hand, session, paths=_DATABASE)
-    except _FaultError as exc:
+    except FaultError as exc:
         shown = hand if hand is not None else {"HttpOFCHands": row[:-1], "HttpOFCPlayers": players}
         raw = json.dumps(shown, ensure_ascii=False, default=str)
         batch.problems.append(_problem(row_id, 0, f"{prefix}{exc}", str(site_hand_no), raw))
@@ -780,7 +776,7 @@ def _database_hand(batch: _Batch, row: tuple, players: list[tuple], rounds: list
 
 def _column_text(value: Any, path: str) -> str | None:
     if value is not None and not isinstance(value, str):
-        raise _FaultError(f"{path}: expected a text, got {show(value)}")
+        raise FaultError(f"{path}: expected a text, got {show(value)}")
     return value
 
 
@@ -794,7 +790,7 @@ def _from_rows(
     for row_id, name, seat, points, *rows in players:
         where = f"HttpOFCPlayers id {row_id}"
         if not isinstance(name, str) or not name:
-            raise _FaultError(f"{where}: playerName: expected a name, got {show(name)}")
+            raise FaultError(f"{where}: playerName: expected a name, got {show(name)}")
         where = f"{where} ({name})"
         cards = {
             row: (_column_text(text, f"{where}: {row}Cards") or "").split()
@@ -803,23 +799,23 @@ def _from_rows(
         if isinstance(points, float | int | str) and not isinstance(points, bool):
             settled[name] = _whole(points, f"{where}: points")
         elif points is not None:
-            raise _FaultError(f"{where}: points: expected a whole number, got {show(points)}")
+            raise FaultError(f"{where}: points: expected a whole number, got {show(points)}")
         listed.append({"name": name, "seat_idx": _seat(seat, f"{where}: seatNo"), **cards})
     names = {p["name"] for p in listed}
     shaped = []
     for row_id, name, dealt, placed, discarded in rounds:
         where = f"HttpOFCRounds id {row_id}"
         if name not in names:
-            raise _FaultError(f"{where}: playerName: {show(name)} is not a player of this hand")
+            raise FaultError(f"{where}: playerName: {show(name)} is not a player of this hand")
         try:
             placed = json.loads(_column_text(placed, f"{where}: placedJson") or "{}")
         except (ValueError, RecursionError) as exc:
-            raise _FaultError(f"{where}: placedJson: not valid JSON: {getattr(exc, 'msg', exc)}") from None
+            raise FaultError(f"{where}: placedJson: not valid JSON: {getattr(exc, 'msg', exc)}") from None
         if not isinstance(placed, dict):
-            raise _FaultError(f"{where}: placedJson: expected an object of rows, got {show(placed)}")
+            raise FaultError(f"{where}: placedJson: expected an object of rows, got {show(placed)}")
         for row, cards in placed.items():
             if row not in ROWS:
-                raise _FaultError(f"{where}: placedJson: unknown row {show(row)}")
+                raise FaultError(f"{where}: placedJson: unknown row {show(row)}")
             _cards(cards, f"{where}: placedJson.{row}")
         shaped.append(
             {

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
 from pipeline.game import ROWS
-from pipeline.ingest.base import RAW_LIMIT, Chunk, Pending, Problem, is_int, show, unstorable
+from pipeline.ingest.base import RAW_LIMIT, Chunk, FaultError, Pending, Problem, is_int, show, unstorable
 from pipeline.ingest.checks import FANTASYLAND_DEALT
 
 SOURCE = "poker-arena"
@@ -61,37 +61,29 @@ _DECODE = json.JSONDecoder().decode
 _BOM = b"\xef\xbb\xbf"
 
 
-class _FaultError(Exception):
-    """A structural fault. Its text becomes the Problem's reason, and ``raw`` names the offending line's text."""
-
-    def __init__(self, reason: str, raw: str | None = None) -> None:
-        super().__init__(reason)
-        self.raw = raw
-
-
 def _int(obj: dict, key: str, path: str, lo: int = -_INT64, hi: int = _INT64 - 1) -> int:
     """An integer field in ``[lo, hi]``. The bounds keep values inside the record's int64 columns."""
     value = obj.get(key)
     if not is_int(value):
-        raise _FaultError(f"{path}.{key}: expected an integer, got {show(value)}")
+        raise FaultError(f"{path}.{key}: expected an integer, got {show(value)}")
     if not lo <= value <= hi:
-        raise _FaultError(f"{path}.{key}: {value} is out of range [{lo}, {hi}]")
+        raise FaultError(f"{path}.{key}: {value} is out of range [{lo}, {hi}]")
     return value
 
 
 def _text(value: Any, path: str) -> str:
     if not isinstance(value, str):
-        raise _FaultError(f"{path}: expected a string, got {show(value)}")
+        raise FaultError(f"{path}: expected a string, got {show(value)}")
     return value
 
 
 def _cards(obj: dict, key: str, path: str) -> list[str]:
     value = obj.get(key)
     if not isinstance(value, list):
-        raise _FaultError(f"{path}.{key}: expected a list of cards, got {show(value)}")
+        raise FaultError(f"{path}.{key}: expected a list of cards, got {show(value)}")
     for i, card in enumerate(value):
         if not isinstance(card, str):
-            raise _FaultError(f"{path}.{key}[{i}]: expected a string, got {show(card)}")
+            raise FaultError(f"{path}.{key}[{i}]: expected a string, got {show(card)}")
     return value
 
 
@@ -174,23 +166,23 @@ class _Hand:
         return self.error is None and self.scored == len(self.seats)
 
     def event(self, ev: Any, line: int, raw: str) -> None:
-        """Apply one event to the hand's state. Raises :class:`_FaultError` with the field at fault."""
+        """Apply one event to the hand's state. Raises :class:`FaultError` with the field at fault."""
         if not isinstance(ev, dict):
-            raise _FaultError(f"ev: expected an object, got {show(ev)}")
+            raise FaultError(f"ev: expected an object, got {show(ev)}")
         kind = ev.get("event")
         handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
         if handler is None:
             what = "unknown event type" if isinstance(kind, str) else "expected an event type, got"
-            raise _FaultError(f"ev.event: {what} {show(kind)}")
+            raise FaultError(f"ev.event: {what} {show(kind)}")
         index = _int(ev, "seat", kind, 0, len(self.seats) - 1)
         handler(self, self.seats[index], index, ev, line, raw)
 
     def _fantasyland(self, seat: _Seat, index: int, ev: dict, line: int, raw: str) -> None:
         cards = _int(ev, "cards", "fantasyland", FANTASYLAND_DEALT[0], FANTASYLAND_DEALT[-1])
         if seat.fantasyland is not None:
-            raise _FaultError(f"fantasyland: seat {index} is announced twice")
+            raise FaultError(f"fantasyland: seat {index} is announced twice")
         if seat.street:
-            raise _FaultError(f"fantasyland: seat {index} is announced after its first deal")
+            raise FaultError(f"fantasyland: seat {index} is announced after its first deal")
         seat.fantasyland = cards
         self.fantasylands.add(cards)
 
@@ -199,47 +191,47 @@ class _Hand:
         count = _int(ev, "count", "deal", 0)
         if len(cards) != count:
             hint = " (a redacted log?)" if not cards else ""
-            raise _FaultError(f"deal.cards: {len(cards)} cards but count {count}{hint}")
+            raise FaultError(f"deal.cards: {len(cards)} cards but count {count}{hint}")
         if seat.pending is not None:
-            raise _FaultError(f"deal: seat {index} is dealt again before placing its deal on line {seat.pending_line}")
+            raise FaultError(f"deal: seat {index} is dealt again before placing its deal on line {seat.pending_line}")
         seat.street += 1
         if seat.fantasyland is not None and seat.street == 1:
             if count != seat.fantasyland:
-                raise _FaultError(f"deal.count: {count} cards for a {seat.fantasyland}-card Fantasyland")
+                raise FaultError(f"deal.count: {count} cards for a {seat.fantasyland}-card Fantasyland")
         elif seat.street == 1:
             if count != 5:
-                raise _FaultError(f"deal.count: {count} cards on the first street (expected 5)")
+                raise FaultError(f"deal.count: {count} cards on the first street (expected 5)")
         elif count == 1:
             self.singles = True
         elif count == 3:
             self.triples = True
         else:
-            raise _FaultError(f"deal.count: {count} cards on street {seat.street} (expected 1 or 3)")
+            raise FaultError(f"deal.count: {count} cards on street {seat.street} (expected 1 or 3)")
         seat.pending, seat.pending_line = cards, line
 
     def _place(self, seat: _Seat, index: int, ev: dict, line: int, raw: str) -> None:
         placements = ev.get("placements")
         if not isinstance(placements, list):
-            raise _FaultError(f"place.placements: expected a list, got {show(placements)}")
+            raise FaultError(f"place.placements: expected a list, got {show(placements)}")
         placed: list[tuple[str, str]] = []
         for i, item in enumerate(placements):
             if not isinstance(item, dict):
-                raise _FaultError(f"place.placements[{i}]: expected an object, got {show(item)}")
+                raise FaultError(f"place.placements[{i}]: expected an object, got {show(item)}")
             card, row = item.get("card"), item.get("row")
             if not isinstance(card, str):
-                raise _FaultError(f"place.placements[{i}].card: expected a string, got {show(card)}")
+                raise FaultError(f"place.placements[{i}].card: expected a string, got {show(card)}")
             if row not in ROWS:
-                raise _FaultError(f"place.placements[{i}].row: unknown row {show(row)}")
+                raise FaultError(f"place.placements[{i}].row: unknown row {show(row)}")
             placed.append((card, row))
         discarded = _cards(ev, "discarded", "place")
         count = _int(ev, "count", "place", 0)
         if count != len(discarded):
-            raise _FaultError(f"place.count: {count} but {len(discarded)} cards discarded")
+            raise FaultError(f"place.count: {count} but {len(discarded)} cards discarded")
         if seat.pending is None:
-            raise _FaultError(f"place: seat {index} places cards it was not dealt (no deal since its last place)")
+            raise FaultError(f"place: seat {index} places cards it was not dealt (no deal since its last place)")
         used = [card for card, _ in placed] + discarded
         if sorted(used) != sorted(seat.pending):
-            raise _FaultError(
+            raise FaultError(
                 f"place: the cards placed and discarded {show(sorted(used))} are not "
                 f"the cards dealt on line {seat.pending_line} {show(sorted(seat.pending))}"
             )
@@ -252,36 +244,36 @@ class _Hand:
     def _showdown(self, seat: _Seat, index: int, ev: dict, line: int, raw: str) -> None:
         rows = {row: _cards(ev, row, "showdown") for row in ROWS}
         if seat.rows is not None:
-            raise _FaultError(f"showdown: a second showdown for seat {index} (the first: line {seat.showdown_line})")
+            raise FaultError(f"showdown: a second showdown for seat {index} (the first: line {seat.showdown_line})")
         seat.rows, seat.showdown_line, seat.showdown_raw = rows, line, raw
 
     def _score(self, seat: _Seat, index: int, ev: dict, line: int, raw: str) -> None:
         points = _int(ev, "points", "score")
         if seat.points is not None:
-            raise _FaultError(f"score: a second score for seat {index}")
+            raise FaultError(f"score: a second score for seat {index}")
         seat.points = points
         self.scored += 1
 
     def record(self, session: str) -> dict:
-        """The canonical record. Raises :class:`_FaultError` when the events do not make a whole hand."""
+        """The canonical record. Raises :class:`FaultError` when the events do not make a whole hand."""
         missing = {
             what: [str(i) for i, seat in enumerate(self.seats) if getattr(seat, attr) is None]
             for what, attr in (("showdown", "rows"), ("score", "points"))
         }
         if any(missing.values()):
-            raise _FaultError(
+            raise FaultError(
                 "; ".join(f"no {what} for seat{'s' * (len(s) > 1)} {', '.join(s)}" for what, s in missing.items() if s)
             )
         variant = self.variant()
         players = []
         for index, seat in enumerate(self.seats):
             if seat.pending is not None:
-                raise _FaultError(f"line {seat.pending_line}: deal: the cards dealt to seat {index} were never placed")
+                raise FaultError(f"line {seat.pending_line}: deal: the cards dealt to seat {index} were never placed")
             assert seat.rows is not None
             for row in ROWS:
                 placed = [p["card"] for p in seat.placements if p["row"] == row]
                 if sorted(placed) != sorted(seat.rows[row]):
-                    raise _FaultError(
+                    raise FaultError(
                         f"line {seat.showdown_line}: showdown.{row}: {show(seat.rows[row])} for seat {index} "
                         f"differs from the cards placed on {row} {show(placed)}",
                         seat.showdown_raw,
@@ -318,12 +310,12 @@ class _Hand:
     def variant(self) -> str:
         """Infer the game from the deals. The log never names it, and scoring depends on it."""
         if self.singles and self.triples:
-            raise _FaultError("deal.count: both 1-card and 3-card streets in one hand")
+            raise FaultError("deal.count: both 1-card and 3-card streets in one hand")
         pineapple = self.triples or any(cards > 13 for cards in self.fantasylands)
         if pineapple and 13 in self.fantasylands:
-            raise _FaultError("fantasyland.cards: a 13-card Fantasyland in a Pineapple hand")
+            raise FaultError("fantasyland.cards: a 13-card Fantasyland in a Pineapple hand")
         if self.singles and pineapple:
-            raise _FaultError(f"fantasyland.cards: {max(self.fantasylands)} in a classic OFC hand (1-card streets)")
+            raise FaultError(f"fantasyland.cards: {max(self.fantasylands)} in a classic OFC hand (1-card streets)")
         if not pineapple:
             return "ofc"
         return "progressive-pineapple" if any(cards > 14 for cards in self.fantasylands) else "pineapple"
@@ -400,14 +392,14 @@ class PokerArenaIngester:
             """Emit the hand as a record, or as one Problem naming its first fault (``why``: it never ended)."""
             try:
                 if hand.error is not None:
-                    raise _FaultError(hand.error, hand.error_raw)
+                    raise FaultError(hand.error, hand.error_raw)
                 try:
                     record = hand.record(session)
-                except _FaultError as exc:
+                except FaultError as exc:
                     if why is None:
                         raise
-                    raise _FaultError(f"hand {hand.number} never completed ({why}): {exc}", exc.raw) from None
-            except _FaultError as exc:
+                    raise FaultError(f"hand {hand.number} never completed ({why}): {exc}", exc.raw) from None
+            except FaultError as exc:
                 raw = exc.raw if exc.raw is not None else hand.raw
                 batch.problems.append(Problem(hand.line, hand.offset, str(exc), hand.hand_id, raw))
                 return
@@ -459,7 +451,7 @@ class PokerArenaIngester:
             elif hand.error is None:
                 try:
                     hand.event(obj["ev"], number, raw)
-                except _FaultError as exc:
+                except FaultError as exc:
                     hand.fail(f"line {number}: {exc}", raw)
                 if hand.complete:
                     close(hand, None)
@@ -482,9 +474,9 @@ class PokerArenaIngester:
         try:
             names = obj.get("seats")
             if not isinstance(names, list) or not names:
-                raise _FaultError(f"seats: expected a non-empty list of names, got {show(names)}")
+                raise FaultError(f"seats: expected a non-empty list of names, got {show(names)}")
             hand.seats = [_Seat(_text(name, f"seats[{i}]")) for i, name in enumerate(names)]
-        except _FaultError as exc:
+        except FaultError as exc:
             hand.fail(f"line {line}: {exc}", raw)
         return hand
 
