@@ -31,7 +31,7 @@ from pipeline.simulate.model import Weights, model_of
 from pipeline.simulate.streets import actions, streets_of
 from schemas.rules import Dealing, RuleSet
 
-__all__ = ["Estimates", "fantasyland_worth", "weigh_fantasyland", "weigh_streets"]
+__all__ = ["Duel", "Estimates", "fantasyland_worth", "legal_moves", "weigh_fantasyland", "weigh_move", "weigh_streets"]
 
 SCREEN = 4
 """The screening rolls every move out a quarter as often as the move played and its rival are then compared."""
@@ -246,6 +246,51 @@ def weigh_streets(ctx: Context, pos: Positions, street: int, seeds: np.ndarray) 
             out.record(lo + weighed, pair)
         out.best[rows] = table[chosen]
     return out
+
+
+def legal_moves(ctx: Context, pos: Positions, street: int) -> np.ndarray:
+    """(m, actions) whether each move of the street's table (:func:`~pipeline.simulate.streets.actions`) is open
+    at each decision: the rows it fills have room."""
+    return np.isfinite(MonteCarloBot(ctx).values(_view(pos, street, slice(None))))
+
+
+@dataclass(frozen=True)
+class Duel:
+    """A move of one's own against the move played, by paired rollouts: the expected points of each, the standard
+    error of their difference, and how often each board fouled."""
+
+    ev_move: np.ndarray
+    ev_played: np.ndarray
+    se: np.ndarray
+    rollouts: np.ndarray
+    foul_move: np.ndarray
+    foul_played: np.ndarray
+
+
+def weigh_move(
+    ctx: Context, pos: Positions, street: int, seeds: np.ndarray, move: np.ndarray, rounds: int | None = None
+) -> Duel:
+    """Decisions at one street (0-based) of normal boards: the move played against ``move`` (m, the index of a
+    move in the street's table), rolled out as :func:`weigh_streets` weighs the planner's best (the same seeds,
+    the same fresh cards), up to ``rounds`` rounds while the difference is uncertain (by default as many as
+    the analysis gives): what a trainer asks of a move the analysis did not weigh."""
+    deal = ctx.streets
+    k, drop = deal.dealt[street], deal.discarded[street]
+    played = action_index(pos.played[:, :k], k, drop)
+    view = _view(pos, street, slice(None))
+    at = np.arange(played.size)
+    candidates = np.stack([played, np.asarray(move, dtype=np.int64)], axis=1)
+    most = rounds_for(deal.streets - 1 - street) if rounds is None else rounds
+    _, pair = _measure(ctx, view, at, candidates, seeds, rounds=most)
+    n = pair.n.astype(np.float64)
+    return Duel(
+        ev_move=pair.rival / n,
+        ev_played=pair.played / n,
+        se=pair.se(),
+        rollouts=pair.n,
+        foul_move=pair.fouls_rival / n,
+        foul_played=pair.fouls_played / n,
+    )
 
 
 def _rows_of(boards: np.ndarray, dealt: np.ndarray) -> np.ndarray:

@@ -10,6 +10,7 @@ why it has none.
 from __future__ import annotations
 
 import itertools
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -41,7 +42,7 @@ from pipeline.analyse.positions import (
 )
 from pipeline.cards import format_cards
 from pipeline.errors import InputError
-from pipeline.game import PLACEMENT_ROWS, facts, table_order
+from pipeline.game import PLACEMENT_ROWS, Deal, facts, table_order
 from pipeline.lake.store import Lake
 from pipeline.native import Natives
 from pipeline.query.db import connect
@@ -50,7 +51,7 @@ from pipeline.suggest import no_such
 from schemas.lake import ANALYSED_BOARDS, DECISIONS
 from schemas.rules import RuleSet, Variant
 
-__all__ = ["METHOD", "AnalyseError", "Filters", "Settings", "Summary", "analyse"]
+__all__ = ["BOARDS", "METHOD", "PLACEMENTS", "AnalyseError", "Filters", "Settings", "Summary", "analyse", "replayable"]
 
 METHOD = 3
 """The version of the method: a change to how decisions are weighed or what is written of them is a new analysis,
@@ -82,6 +83,15 @@ class Settings:
     def key(self) -> str:
         """The analysis these settings make (the ``analysis`` partition of its tables)."""
         return f"r{self.rollouts}-m{self.moves}-s{self.seed}-v{METHOD}"
+
+    @classmethod
+    def of(cls, key: str) -> Settings:
+        """The settings an analysis of this method was made with, read back from its key."""
+        found = re.fullmatch(r"r(\d+)-m(\d+)-s(\d+)-v(\d+)", key)
+        if found is None or int(found.group(4)) != METHOD:
+            raise AnalyseError(f"analysis {key!r} was not made by this version's method (v{METHOD}): run ofc analyse")
+        rollouts, moves, seed, _ = (int(g) for g in found.groups())
+        return cls(rollouts=rollouts, moves=moves, seed=seed)
 
 
 @dataclass(frozen=True)
@@ -146,8 +156,9 @@ latest AS (
 SELECT * FROM latest ORDER BY hand_key
 """
 
-_BOARDS = """
--- Every board of the hands of a chunk, the chosen ones flagged, numbered in the order listed (board_row).
+BOARDS = """
+-- Every board of the hands of a chunk, the chosen ones flagged, numbered in the order listed (board_row);
+-- "chunk" holds the hands' keys.
 SELECT row_number() OVER (ORDER BY h.hand_key, b.seat) - 1 AS board_row,
        h.hand_key, h.content_hash, h.hand_id, h.played_at, h.variant, h.month, h.house_rules,
        coalesce(h.button, max(b.seat) OVER (PARTITION BY h.hand_key)) AS button,
@@ -160,8 +171,8 @@ JOIN boards b ON b.hand_key = h.hand_key
 ORDER BY h.hand_key, b.seat
 """
 
-_PLACEMENTS = """
--- Every placement of the hands of a chunk, by its board's number in _BOARDS, in the order made.
+PLACEMENTS = """
+-- Every placement of the hands of a chunk, by its board's number in BOARDS, in the order made.
 WITH numbered AS (
     SELECT b.hand_key, b.seat, row_number() OVER (ORDER BY b.hand_key, b.seat) - 1 AS board_row
     FROM boards b
@@ -291,8 +302,8 @@ def analyse(
 
         for lo in range(0, total, CHUNK):
             con.register("chunk", pa.table({"hand_key": todo[lo : lo + CHUNK]}))
-            rows = con.sql(_BOARDS, params=board_params).to_arrow_table()
-            placed = con.sql(_PLACEMENTS).to_arrow_table()
+            rows = con.sql(BOARDS, params=board_params).to_arrow_table()
+            placed = con.sql(PLACEMENTS).to_arrow_table()
             con.unregister("chunk")
             wanted = rows.column("wanted").to_numpy(zero_copy_only=False)
             summary.batches.append(_weigh_chunk(lake, rows, wanted, placed, settings, natives, summary, weighed))
@@ -353,18 +364,17 @@ def _weigh_chunk(
     return writer.batch
 
 
-def _weigh_rules(
-    rows: pa.Table, wanted: np.ndarray, placed: pa.Table, rules: RuleSet, settings: Settings, summary: Summary
-) -> tuple[pa.Table, pa.Table]:
-    """The decisions of boards of hands played under one rule set, and what became of each board."""
-    variant = rows.column("variant")[0].as_py()
-    deal = facts(variant).deal
+def replayable(
+    rows: pa.Table, wanted: np.ndarray, placed: pa.Table, deal: Deal
+) -> tuple[pa.Table, np.ndarray, Hands, np.ndarray]:
+    """Boards of whole hands (``rows``, as :data:`BOARDS` lists them; ``placed``: their placements) in acting order
+    within each hand (the button last), with ``wanted`` in the same order, their placements as :class:`Hands`,
+    and why a board cannot be replayed (None where it can)."""
     keys = rows.column("hand_key").to_numpy()
     seat = rows.column("seat").to_numpy().astype(np.int64)
     button = rows.column("button").to_numpy().astype(np.int64)
-    # Boards in acting order within each hand (the button last).
     order = np.lexsort((table_order(seat, button), keys))
-    rows, wanted, keys, seat = rows.take(pa.array(order)), wanted[order], keys[order], seat[order]
+    rows, wanted, keys = rows.take(pa.array(order)), wanted[order], keys[order]
     starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
     hand_start = np.r_[starts, keys.size].astype(np.int64)
     fantasyland = rows.column("fantasyland").to_numpy(zero_copy_only=False).astype(bool)
@@ -395,6 +405,20 @@ def _weigh_rules(
     skipped = np.where(problems != "", problems, None).astype(object)
     others = hand_bad[hand_of] & (problems == "")
     skipped[others] = "another seat's placements cannot be replayed, so the boards it saw are not known"
+    return rows, wanted, hands, skipped
+
+
+def _weigh_rules(
+    rows: pa.Table, wanted: np.ndarray, placed: pa.Table, rules: RuleSet, settings: Settings, summary: Summary
+) -> tuple[pa.Table, pa.Table]:
+    """The decisions of boards of hands played under one rule set, and what became of each board."""
+    variant = rows.column("variant")[0].as_py()
+    deal = facts(variant).deal
+    rows, wanted, hands, skipped = replayable(rows, wanted, placed, deal)
+    keys = rows.column("hand_key").to_numpy()
+    seat = rows.column("seat").to_numpy().astype(np.int64)
+    fantasyland = hands.fantasyland
+    fl_cards = rows.column("fantasyland_cards").to_numpy().astype(np.int64)
     analysed = wanted & (skipped == None)  # noqa: E711 (elementwise)
 
     players = hands.players
