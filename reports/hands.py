@@ -171,6 +171,8 @@ def _decision(d: dict[str, Any]) -> dict[str, Any]:
         "dealt": d["dealt"],
         "played": d["played"],
         "best": d["best"],
+        "played_rows": d["played_rows"],
+        "best_rows": d["best_rows"],
         "ev_played": d["ev_played"],
         "ev_best": d["ev_best"],
         "ev_lost": d["ev_lost"],

@@ -14,6 +14,7 @@ import sys
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -429,10 +430,44 @@ def test_the_trainer_asks_the_costliest_decisions_as_the_player_saw_them(
         root = _root_attributes(dom)
         assert "data-errors" not in root, root.get("data-errors")
         assert root["data-train"] == "asked"
-        quiz = re.search(r'<div class="trainer">(.*?)</div>\s*<p class="trainer-answer">', dom, re.S)
+        quiz = re.search(r'<div class="trainer">(.*?)<p class="trainer-answer">', dom, re.S)
         assert quiz
-        assert len(re.findall(r"<button", quiz.group(1))) == 2  # the move played and the best found: they differ
+        offered = re.search(r'<div class="replay-bar">(.*?)</div>', quiz.group(1), re.S)
+        assert offered
+        assert len(re.findall(r"<button", offered.group(1))) == 2  # the move played and the best found: they differ
         assert "before acting" in dom
+        # A move of one's own, weighed on the spot by the server: the answer says what it and the move played are
+        # worth on the same cards.
+        own = re.search(r'<div class="replay-bar trainer-own">(.*?)</div>', quiz.group(1), re.S)
+        assert own
+        assert len(re.findall(r"<select", own.group(1))) >= 3  # a row for each card dealt
+        street, player = urllib.parse.parse_qs(urllib.parse.urlsplit(links[0]).query)["train"][0].split(":", 1)
+        key = int(re.search(r"/hand/(\d+)", links[0]).group(1))
+        con = connect(Lake(analysed_lake).snapshot())
+        (best,) = con.execute(
+            "SELECT best_rows FROM weighed(NULL) WHERE hand_key = $k AND player = $p AND street = $s",
+            {"k": key, "p": player, "s": int(street)},
+        ).fetchone()
+        dom = _dom(find_browser(), tmp_path, server.base + links[0] + "&move=" + best)
+        root = _root_attributes(dom)
+        assert "data-errors" not in root, root.get("data-errors")
+        assert root["data-train"] == "weighed", re.search(r'<p class="trainer-answer">(.*?)</p>', dom, re.S)
+        assert "Your move: expected" in dom
+        # The same question as JSON, and what it refuses.
+        ask = urllib.parse.urlencode({"hand": key, "player": player, "street": street, "move": best})
+        status, text = server.get(f"/train/weigh?{ask}")
+        assert status == 200
+        weighed = json.loads(text)
+        assert {"ev_move", "ev_played", "se", "rollouts", "ev_best", "se_best"} <= set(weighed)
+        for bad, said in (
+            ("", "give hand, player, street and move"),
+            (f"hand={key}&player={urllib.parse.quote(player)}&street={street}&move=qq", "a move is a letter"),
+            ("hand=12a&player=x&street=1&move=t", "hand: not a hand's key"),
+            (f"hand={key}&player=nobody&street={street}&move={best}", "no weighed decision of nobody"),
+        ):
+            status, text = server.get(f"/train/weigh?{bad}")
+            assert status == 400, (bad, text)
+            assert said in json.loads(text)["error"]
     finally:
         server.stop()
     # The hands list sorted by the points their decisions lost: as the lake's decisions add up, the most first.

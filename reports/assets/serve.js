@@ -232,9 +232,81 @@
       });
       choices.appendChild(b);
     });
-    quiz.append(ask, choices, answer);
+    quiz.append(ask, choices);
+    if (d.kind !== "fantasyland" && d.played_rows) quiz.append(ownMove(hand, d, answer, () => show(at + 1)));
+    quiz.append(answer);
     box.insertBefore(quiz, box.children[1] || null);
     return true;
+  }
+
+  // A move of one's own: a row (or the discard) for each card dealt, rolled out on the spot by the server against
+  // the move played, from the decision's own seed.
+  function ownMove(hand, d, answer, done) {
+    const own = document.createElement("div");
+    own.className = "replay-bar trainer-own";
+    const label = document.createElement("span");
+    label.textContent = "Or your own move:";
+    own.appendChild(label);
+    const ROWS = [["t", "top"], ["m", "middle"], ["b", "bottom"], ["x", "discard"]];
+    const open = d.played_rows.includes("x") ? ROWS : ROWS.slice(0, 3);
+    const selects = d.dealt.split(" ").map((card, i) => {
+      const pick = document.createElement("select");
+      pick.setAttribute("aria-label", `where ${card} goes`);
+      open.forEach(([code, name]) => pick.add(new Option(`${card} ${name}`, code)));
+      pick.value = d.played_rows[i];
+      own.appendChild(pick);
+      return pick;
+    });
+    const go = document.createElement("button");
+    go.type = "button";
+    go.textContent = "Weigh my move";
+    go.addEventListener("click", () => {
+      const move = selects.map((x) => x.value).join("");
+      const ask = new URLSearchParams({ hand: hand.id, player: d.player, street: d.street, move });
+      go.disabled = true;
+      answer.textContent = "Rolling your move out against the move played\u2026";
+      fetch(`/train/weigh?${ask}`)
+        .then((r) => r.json())
+        .then((w) => {
+          go.disabled = false;
+          if (w.error) {
+            answer.textContent = w.error;
+            document.documentElement.setAttribute("data-train", "refused");
+            return;
+          }
+          const best = move === w.best_rows;
+          const s = score();
+          s.asked += 1;
+          s.right += best ? 1 : 0;
+          s.lost += Math.max(w.ev_best - w.ev_move, 0);
+          try {
+            localStorage.setItem(SCORE_KEY, JSON.stringify(s));
+          } catch (e) {
+            // private windows may refuse: the answer is still shown
+          }
+          answer.textContent =
+            `Your move: expected ${w.ev_move.toFixed(2)} points, the move played ${w.ev_played.toFixed(2)} ` +
+            `(${w.rollouts} rollouts of each on the same cards; \u00b1 ${w.se.toFixed(2)}, the standard error of ` +
+            `the difference). Best found by the analysis: ${w.best}, expected ${w.ev_best.toFixed(2)} ` +
+            `(\u00b1 ${w.se_best.toFixed(2)} against the move played). ` +
+            `This browser's training: ${s.right} of ${s.asked} best, ${s.lost.toFixed(1)} points left.`;
+          document.documentElement.setAttribute("data-train", "weighed");
+          done();
+        })
+        .catch(() => {
+          go.disabled = false;
+          answer.textContent = "The server did not answer: is ofc serve still running?";
+        });
+    });
+    own.appendChild(go);
+    // A move in the address (?train=STREET:PLAYER&move=tmx) is weighed at once: a link to "what if I had played
+    // this" can be shared.
+    const asked = new URLSearchParams(location.search).get("move");
+    if (asked && asked.length === selects.length) {
+      selects.forEach((pick, i) => (pick.value = asked[i]));
+      setTimeout(() => go.click(), 0);
+    }
+    return own;
   }
 
   function filters() {

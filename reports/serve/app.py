@@ -21,7 +21,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -475,6 +475,28 @@ def make_app(site: Site) -> Starlette:
         body = bar + _live(state, site.limits.poll_seconds) + _train_table(filters, rows)
         return HTMLResponse(_shell("Trainer" + (f": {player}" if player else ""), body))
 
+    def weigh_page(request: Request) -> Response:
+        """A move of the user's own at a weighed decision, rolled out on the spot (JSON): what the trainer asks."""
+        query = request.query_params
+        try:
+            raw = (query.get("hand") or "").strip()
+            if raw and (not raw.isdigit() or len(raw) > 20 or int(raw) >= 2**64):
+                raise RequestError(f"hand: not a hand's key (a whole number below 2**64): {raw[:40]!r}")
+            hand = int(raw) if raw else None
+            street = _whole(query, "street", None, 1, 13)
+            player = (query.get("player") or "").strip()[:200]
+            move = (query.get("move") or "").strip()[:20]
+            if hand is None or street is None or not player or not move:
+                raise RequestError("give hand, player, street and move (a letter a card dealt: t, m, b or x)")
+            # Loaded with the first move weighed: the analysis' machinery takes 0.9 s to import, which no page needs.
+            from pipeline.analyse.choice import weigh_choice
+
+            with site.building, site.reading() as snapshot, site.connection(snapshot) as con:
+                choice = weigh_choice(con, snapshot, hand, player, street, move)
+        except OfcError as exc:
+            return JSONResponse({"error": str(exc)}, status_code=400, headers={"Cache-Control": "no-store"})
+        return JSONResponse(asdict(choice), headers={"Cache-Control": "no-store"})
+
     def state_page(request: Request) -> Response:
         return JSONResponse({"state": site.state()}, headers={"Cache-Control": "no-store"})
 
@@ -512,6 +534,7 @@ def make_app(site: Site) -> Starlette:
             Route("/hands", hands_page),
             Route("/hand/{key}", hand_page),
             Route("/train", train_page),
+            Route("/train/weigh", weigh_page),
             Route("/state", state_page),
             Route("/assets/{name}", asset_page),
         ],

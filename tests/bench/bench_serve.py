@@ -4,7 +4,9 @@ count and time.
 Targets: the first page <= 2 s after the server says its address; a filter change (the report of one game and
 one player) <= 1 s at the 95th percentile with 10 clients at once; a hand's page <= 0.3 s at the 95th
 percentile; the server's resident memory <= 1 GB throughout. Then 20 clients for 60 s while another process
-simulates and rescores into a lake of its own that the server reads: no failed request.
+simulates and rescores into a lake of its own that the server reads: no failed request. Last, the trainer: a
+move of one's own, neither the one played nor the best found, weighed on the spot <= 2 s with a standard error
+<= 0.5 points, on a lake of Pineapple hands weighed by ofc analyse at its default settings.
 
 The lake is the report benchmark's (``OFC_BENCH_REPORT_LAKE=DIR`` keeps it, in ``DIR/this``); without it one is
 built for the run. ``OFC_BENCH_TINY=1`` runs it on a few thousand hands, with two clients for a few seconds.
@@ -12,6 +14,8 @@ built for the run. ``OFC_BENCH_TINY=1`` runs it on a few thousand hands, with tw
 
 from __future__ import annotations
 
+import itertools
+import json
 import os
 import re
 import shutil
@@ -22,9 +26,12 @@ import tempfile
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
+from pipeline.lake.store import Lake
+from pipeline.query.db import connect
 from tests.bench.bench_report import HANDS, KEEP, THIS, _built
 from tests.bench.common import ROOT, TINY, Figure, report
 
@@ -179,6 +186,47 @@ def _under_load(work: Path) -> tuple[int, int, int]:
     return made[0], failed[0], len(states)
 
 
+TRAINER_HANDS = 6 if TINY else 40
+TRAINER_MOVES = 3 if TINY else 20
+
+
+def _trainer(work: Path) -> tuple[list[float], list[float]]:
+    """Moves of one's own weighed by the trainer's page (seconds each, the first included, and their standard
+    errors), at the costliest street decisions of analysed Pineapple hands."""
+    lake = work / "trainer"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for args in (
+        ["simulate", "--variant", "pineapple", "--hands", str(TRAINER_HANDS), "--bots", "heuristic,random,planner"],
+        ["analyse"],
+    ):
+        subprocess.run([sys.executable, "-m", "pipeline", *args, "--lake", str(lake)], cwd=ROOT, env=env,
+                       capture_output=True, check=True)  # fmt: skip
+    sql = """SELECT hand_key, player, street, played_rows, best_rows FROM weighed(NULL) WHERE kind <> 'fantasyland'
+             ORDER BY ev_lost DESC, hand_key, player, street"""
+    decisions = connect(Lake(lake).snapshot()).execute(sql).fetchall()
+    server = Server(lake)
+    seconds: list[float] = []
+    errors: list[float] = []
+    try:
+        for key, player, street, played, best in decisions:
+            if len(seconds) >= TRAINER_MOVES:
+                break
+            drops = played.count("x")
+            for letters in itertools.product("tmbx", repeat=len(played)):
+                move = "".join(letters)
+                if move in (played, best) or move.count("x") != drops:
+                    continue
+                ask = urllib.parse.urlencode({"hand": key, "player": player, "street": street, "move": move})
+                status, took, text = server.get(f"/train/weigh?{ask}")
+                if status == 200:
+                    seconds.append(took)
+                    errors.append(json.loads(text)["se"])
+                    break
+    finally:
+        server.stop()
+    return seconds, errors
+
+
 def run() -> bool:
     work = Path(tempfile.mkdtemp(prefix="ofc-bench-serve-"))
     try:
@@ -199,6 +247,7 @@ def run() -> bool:
         finally:
             server.stop()
         made, failed, states = _under_load(work)
+        weighed, errors = _trainer(work)
         figures = [
             Figure("the first page after the address is said", first, "s", "<= 2", first <= 2,
                    f"the address said {server.ready:.2f} s after start; {HANDS:,} hands"),
@@ -214,6 +263,11 @@ def run() -> bool:
             Figure(f"{LOAD_CLIENTS} clients for {LOAD_SECONDS:.0f} s while another process commits: failed requests",
                    failed, "requests", "= 0", failed == 0,
                    f"{made:,} requests; {states} states of the lake seen"),
+            Figure("the trainer weighs a move of one's own, at most", max(weighed), "s", "<= 2", max(weighed) <= 2,
+                   f"{len(weighed)} moves, neither played nor best, at as many decisions; the first loads the "
+                   f"analysis (median {statistics.median(weighed):.2f} s)"),
+            Figure("  its standard error, at most", max(errors), "points", "<= 0.5", max(errors) <= 0.5,
+                   f"of the difference from the move played; median {statistics.median(errors):.2f}"),
         ]  # fmt: skip
         return report(f"serve: ofc serve over {HANDS:,} hands", figures)
     finally:
