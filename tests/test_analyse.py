@@ -376,6 +376,7 @@ def test_every_open_face_variant_is_weighed_under_its_own_rules(
                (SELECT list(DISTINCT kind) FROM decisions d WHERE d.hand_key = a.hand_key AND d.seat = a.seat) AS kinds
            FROM analysed_boards a JOIN boards b USING (hand_key, seat)""",
     )
+    assert len(per_board) == 60 * int(players)  # every board analysed
     streets = 9 if variant == "ofc" else 5
     for r in per_board:
         assert r["rules_key"].startswith(f"{variant}@")

@@ -123,6 +123,10 @@ def test_rules_is_repeatable_with_its_short_name_wherever_rules_are_taken() -> N
 
 
 def test_json_out_and_format_mean_one_thing_everywhere() -> None:
+    taking = {opt: {name for name, p in options() if opt in p.opts} for opt in ("--json", "--out", "--format")}
+    assert {"ingest", "validate", "sql", "score", "rescore", "simulate", "report", "analyse"} <= taking["--json"]
+    assert {"report", "simulate", "demo"} <= taking["--out"]
+    assert {"ingest", "validate", "score"} <= taking["--format"]
     for name, p in options():
         if "--json" in p.opts:
             assert p.help.startswith("Machine output: what the command prints, as "), name

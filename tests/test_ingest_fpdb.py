@@ -640,6 +640,7 @@ def test_recorded_points_are_the_presets() -> None:
     """The fixtures' points are what their variant's preset scores: a reader that mixed up players, rows or
     points would not reproduce them."""
     records = [r for c in good_chunks() for r in c.records.to_pylist()]
+    assert len(records) == 5  # the OFCHand, the envelope and the database's three good hands
     for record in records:
         scored = score_records([record], load_rules(record["house_rules"]))[0]["points"]
         assert scored == {p["name"]: p["points"] for p in record["players"]}, record["hand_id"]

@@ -199,6 +199,7 @@ def test_sample_players_rows_and_points() -> None:
     scores = {(h, ev["seat"]): ev["points"] for h, ev in events(data) if ev["event"] == "score"}
     boards = {(h, ev["seat"]): ev for h, ev in events(data) if ev["event"] == "showdown"}
     assert len(scores) == len(boards) == 16
+    assert [r["hand_number"] for r in records] == HANDS
     for record in records:
         n = record["hand_number"]
         players = record["players"]
@@ -303,11 +304,15 @@ def test_sample_fantasyland_hand_249() -> None:
 def test_sample_streets_follow_the_deals() -> None:
     """Classic OFC: 5 cards on street 1, then one card on each of streets 2 to 9, in the order dealt."""
     records, *_ = read(sample())
+    assert [r["hand_number"] for r in records] == HANDS
+    checked = 0
     for record in records:
         for p in record["players"]:
             if p["fantasyland"]:
                 continue
             assert [x["street"] for x in p["placements"]] == [1] * 5 + list(range(2, 10))
+            checked += 1
+    assert checked == 15  # four hands of four boards, but seat 0's Fantasyland in hand 249
 
 
 def test_sample_placements_agree_with_final_rows() -> None:
@@ -317,12 +322,16 @@ def test_sample_placements_agree_with_final_rows() -> None:
     for h, ev in events(data):
         if ev["event"] == "place":
             placed_in_log.setdefault((h, ev["seat"]), []).extend(x["card"] for x in ev["placements"])
+    assert len(placed_in_log) == 16
+    checked = 0
     for record in records:
         for p in record["players"]:
             for row in ("top", "middle", "bottom"):
                 placed = [x["card"] for x in p["placements"] if x["row"] == row]
                 assert Counter(placed) == Counter(p[row]), (record["hand_id"], p["seat"], row)
             assert [x["card"] for x in p["placements"]] == placed_in_log[record["hand_number"], p["seat"]]
+            checked += 1
+    assert checked == 16  # every board of the four hands
 
 
 def test_sample_fouls_match_the_engine() -> None:
@@ -343,6 +352,7 @@ def test_sample_records_validate() -> None:
     validation step accepts every hand, its 16 boards and every card placed."""
     data = sample()
     records, *_ = read(data)
+    assert len(records) == 4
     for record in records:
         assert HandRecord.model_validate(record).model_dump(mode="json") == record
     (chunk,) = INGESTER.read(io.BytesIO(data), "ofc.jsonl")

@@ -446,7 +446,11 @@ def test_shares_add_up_whichever_rules_are_read(
     rows = run(con, report_lake, "dead_streets", rules=rules)
     key = next((k for k in report_lake.rule_keys if rules and k.startswith(f"{rules}@")), None)
     boards = report_lake.boards(key)
-    for variant in {r["variant"] for r in rows}:
+    variants = {r["variant"] for r in rows}
+    # Every variant with a fouled board read this way, and no other: four or five of the lake's five variants.
+    assert variants == set(boards.filter(pl.col("fouled"))["variant"].to_list())
+    assert len(variants) == (5 if rules is None else 4)
+    for variant in variants:
         mine = [r for r in rows if r["variant"] == variant]
         fouled = boards.filter((pl.col("variant") == variant) & pl.col("fouled")).height
         assert sum(r["boards_dead"] for r in mine) == fouled

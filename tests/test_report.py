@@ -89,6 +89,8 @@ def test_report_numbers_match_the_lake(report_lake: ReportLake) -> None:
     assert data["filters"]["rules"] == "as played"
     hands = report_lake.frame("hands").height
     assert next(s for s in data["overview"]["headline"] if s["label"] == "hands, all games")["value"] == hands
+    assert set(data["games"]) == set(report_lake.boards()["variant"].to_list())
+    assert len(data["games"]) == 5  # one game a variant of the test lake
     for variant, game in data["games"].items():
         boards = report_lake.boards().filter(pl.col("variant") == variant)
         assert set(game["compared"]) <= set(report_lake.rule_keys)

@@ -78,9 +78,13 @@ def test_a_game_reads_the_same_alone_or_beside_every_other(
     assert _close(json.loads(json.dumps(one)), json.loads(json.dumps(other))) == []
 
 
-def test_every_game_has_its_own_figures_and_counts_only_are_added_up(mixed: Lake) -> None:
+def test_every_game_has_its_own_figures_and_counts_only_are_added_up(
+    mixed: Lake, records: list[dict[str, Any]]
+) -> None:
     report = build(mixed, Options())
     data = report.data()
+    assert set(data["games"]) == {r["variant"] for r in records}
+    assert len(data["games"]) == 5
     overview = {s["label"]: s["value"] for s in data["overview"]["headline"]}
     assert overview["hands, all games"] == sum(
         next(s["value"] for s in g["headline"] if s["label"] == "hands") for g in data["games"].values()
@@ -90,10 +94,13 @@ def test_every_game_has_its_own_figures_and_counts_only_are_added_up(mixed: Lake
         boards = next(s["value"] for s in game["headline"] if s["label"] == "boards")
         fouls = {r["dimension"]: r for r in game["queries"]["foul_rate"]}["all"]
         assert fouls["boards"] == boards, variant  # the foul rate counts this game's boards, no other's
+        rates = 0
         for section, stats in game["sections"].items():
             for stat in stats:
                 if isinstance(stat["value"], float):
                     assert stat["n"] is not None, (variant, section, stat["label"])  # every figure says its n
+                    rates += 1
+        assert rates > 0, variant  # every game has a foul rate at least
 
 
 def _keys(doc: Any) -> set[str]:
@@ -188,6 +195,8 @@ def test_which_rule_set_favours_whom_is_paired_hand_by_hand(tmp_path: Path) -> N
     played = played.join(boards.select("hand_key", "seat", "player"), on=["hand_key", "seat"])
     under = results.filter(pl.col("rules_key") == key).select("hand_key", "seat", "points")
     gains = under.join(played, on=["hand_key", "seat"]).with_columns(gain=pl.col("points") - pl.col("played"))
+    assert gains.height == 24  # eight hands of three players
+    assert set(gains["player"].to_list()) == {"Ann", "Bo", "Carla"}
     for player, mine in gains.group_by("player"):
         row = next(r for r in rows if r["rules_key"] == key and r["player"] == player[0])
         gain = mine["gain"].cast(pl.Float64)

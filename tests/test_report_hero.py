@@ -331,6 +331,9 @@ def test_a_player_filter_reaches_the_winner_changes(report_lake: ReportLake) -> 
 
 def test_running_totals_follow_every_hand_of_a_small_player(report_lake: ReportLake) -> None:
     report = build(report_lake.lake, Options(player="Ann", min_hands=1))
+    played = set(report_lake.boards().filter(pl.col("player") == "Ann")["variant"].to_list())
+    assert {game.variant for game in report.games} == played
+    assert len(played) == 5  # Ann plays every variant of the test lake
     for game in report.games:
         running = game.ask.rows["running_totals"]
         mine = report_lake.boards().filter((pl.col("player") == "Ann") & (pl.col("variant") == game.variant))
@@ -396,7 +399,11 @@ def test_running_totals_in_slices_of_time_end_at_each_players_total(report_lake:
     snapshot = report_lake.lake.snapshot()
     rows = named.run(connect(snapshot), snapshot, "running_totals", {"exact": 0, "steps": 7}).to_pylist()
     boards = report_lake.boards()
-    for player in {r["player"] for r in rows}:
+    counts = boards.group_by("player").len().sort(["len", "player"], descending=[True, False])
+    most = set(counts["player"].head(8).to_list())  # the query's default: the 8 players with the most hands
+    assert {r["player"] for r in rows} == most
+    assert len(most) == 8
+    for player in most:
         mine = [r for r in rows if r["player"] == player]
         theirs = boards.filter(pl.col("player") == player)
         assert len(mine) <= 8

@@ -145,6 +145,8 @@ def test_results_are_the_engines_scores(boards: pa.RecordBatch, name: str) -> No
 @pytest.mark.parametrize("name", RULE_SETS)
 def test_zero_sum_and_pairs_add_up_to_players(boards: pa.RecordBatch, name: str) -> None:
     players, pairs = rescore_batch(boards, load_rules(name))
+    assert players.num_rows == boards.num_rows  # a row for every board
+    assert pairs.num_rows > 0
     key = players.column("hand_key").to_numpy()
     pts = players.column("points").to_numpy().astype(np.int64)
     _hands, inverse = np.unique(key, return_inverse=True)
@@ -265,6 +267,7 @@ def test_the_facts_summaries_read(boards: pa.RecordBatch) -> None:
     )
     assert got == expected
     assert {p for _, _, p, _ in got.values()} == {0, 1, 2, 3}
+    assert players.num_rows == boards.num_rows  # a row for every board
     points: dict[int, dict[int, int]] = {}
     for r in players.to_pylist():
         points.setdefault(r["hand_key"], {})[r["seat"]] = r["points"]

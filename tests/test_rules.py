@@ -169,7 +169,9 @@ def test_defaults_are_standard_ofc() -> None:
 
 
 def test_generated_schema_and_reference_are_in_sync() -> None:
-    for path, text in render_all().items():
+    rendered = render_all()
+    assert sorted(path.name for path in rendered) == ["hand.schema.json", "rules-reference.md", "rules.schema.json"]
+    for path, text in rendered.items():
         assert path.read_text(encoding="utf-8") == text, f"run: python -m schemas.export ({path.name})"
     here = Path(__file__).resolve().parent.parent / "schemas"
     schema = json.loads((here / "rules.schema.json").read_text())

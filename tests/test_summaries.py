@@ -221,8 +221,14 @@ def test_the_pure_function_returns_the_summaries_of_its_results() -> None:
     from tests.test_rescore_batch import random_boards
 
     boards = random_boards(300, seed=5)
-    classic = load_rules("classic-2-4")
-    for result in rescore_many(boards, [classic, Job(classic, native_only=True), load_rules("ofc")]):
+    classic, ofc = load_rules("classic-2-4"), load_rules("ofc")
+    # No hand is native to classic-2-4 (the classic hands are classic-1-6's): its native job scores nothing.
+    jobs = [classic, Job(classic, native_only=True), ofc, Job(ofc, native_only=True)]
+    results = rescore_many(boards, jobs)
+    ofc_boards = boards.column("variant").to_pylist().count("ofc")
+    assert [r.boards.num_rows for r in results] == [boards.num_rows, 0, boards.num_rows, ofc_boards]
+    assert 0 < ofc_boards < boards.num_rows
+    for result in results:
         con = duckdb.connect()
         con.execute("SET TimeZone = 'UTC'")
         con.register("input", boards)
