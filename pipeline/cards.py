@@ -286,3 +286,31 @@ def parse_boards(boards: pl.Series | Sequence[str], *, context: str = "") -> np.
         for i, (name, width) in enumerate(ROW_WIDTHS)
     ]
     return np.concatenate(parts, axis=1)
+
+
+class RepeatedCardError(InputError):
+    """A board that holds a card more than once: no deck deals it, so it is refused rather than evaluated."""
+
+
+_TIMES = {2: "twice", 3: "three times", 4: "four times"}
+
+
+def check_distinct(boards: np.ndarray) -> None:
+    """Refuse boards (N, 13) holding a card twice, naming each repeated card and where it is (the first ten
+    boards at fault)."""
+    ordered = np.sort(boards, axis=1)
+    faulty = np.flatnonzero((ordered[:, 1:] == ordered[:, :-1]).any(axis=1))
+    if not faulty.size:
+        return
+    slots = [(name, j + 1) for name, width in ROW_WIDTHS for j in range(width)]
+    faults = []
+    for i in faulty[:10].tolist():
+        seen: dict[int, list[str]] = {}
+        for code, (name, j) in zip(boards[i].tolist(), slots, strict=True):
+            seen.setdefault(code, []).append(f"{name} card {j}")
+        for code, where in seen.items():
+            if len(where) > 1:
+                times = _TIMES.get(len(where), f"{len(where)} times")
+                faults.append(f"board {i + 1}: {format_card(code)} appears {times} ({', '.join(where)})")
+    more = f"; and {faulty.size - 10:,} more boards" if faulty.size > 10 else ""
+    raise RepeatedCardError("; ".join(faults) + more + "; a deck holds each card once")

@@ -130,3 +130,17 @@ def test_deal_gives_distinct_cards_per_row_and_is_seeded() -> None:
     # every card turns up about equally often
     counts = np.bincount(a.ravel(), minlength=52)
     assert counts.min() > 0.9 * counts.mean()
+
+
+def test_boards_holding_a_card_twice_are_refused_naming_where() -> None:
+    from pipeline.cards import RepeatedCardError, check_distinct
+
+    boards = np.tile(np.arange(13, dtype=np.uint8), (30, 1))
+    check_distinct(boards)  # thirteen different cards: nothing to say
+    boards[3, 12] = boards[3, 0]  # the top's first card again, as the bottom's last
+    boards[5:20, 7] = boards[5:20, 8]
+    with pytest.raises(RepeatedCardError) as caught:
+        check_distinct(boards)
+    said = str(caught.value)
+    assert said.startswith("board 4: 2c appears twice (top card 1, bottom card 5); board 6: ")
+    assert "and 6 more boards; a deck holds each card once" in said  # 16 boards at fault, the first ten named

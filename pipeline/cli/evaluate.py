@@ -9,35 +9,9 @@ from rich.table import Table
 
 from pipeline.cli.console import out, print_json, user_errors
 from pipeline.cli.options import json_option
-from pipeline.errors import InputError
 
 if TYPE_CHECKING:
     import numpy as np
-
-ROWS = (("top", 0, 3), ("middle", 3, 8), ("bottom", 8, 13))
-TIMES = {2: "twice", 3: "three times", 4: "four times"}
-
-
-class RepeatedCardError(InputError):
-    """A board that holds a card more than once: no deck deals it, so it is refused rather than evaluated."""
-
-
-def check_distinct(boards: np.ndarray) -> None:
-    """Refuse boards holding a card twice, naming each repeated card as a card and where it is."""
-    from pipeline.cards import format_card
-
-    faults = []
-    for i, board in enumerate(boards.tolist()):
-        seen: dict[int, list[str]] = {}
-        for name, start, stop in ROWS:
-            for j in range(start, stop):
-                seen.setdefault(board[j], []).append(f"{name} card {j - start + 1}")
-        for code, where in seen.items():
-            if len(where) > 1:
-                times = TIMES.get(len(where), f"{len(where)} times")
-                faults.append(f"board {i + 1}: {format_card(code)} appears {times} ({', '.join(where)})")
-    if faults:
-        raise RepeatedCardError("; ".join(faults) + "; a deck holds each card once")
 
 
 def board_report(boards: np.ndarray, *, bottom_may_equal_middle: bool = True) -> list[dict[str, Any]]:
@@ -104,7 +78,7 @@ def eval_boards(
 
     A bad card or a card given twice on a board is refused (exit 2), naming the card and where it is.
     """
-    from pipeline.cards import parse_boards
+    from pipeline.cards import check_distinct, parse_boards
 
     with user_errors():
         codes = parse_boards(boards, context="board")
