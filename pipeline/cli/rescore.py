@@ -36,10 +36,7 @@ def _rule_sets(names: list[str] | None, lake: Lake) -> list[RuleSet]:
     if names:
         return [load_rules(n) for n in names]
     snapshot = lake.snapshot()
-    asked = snapshot.asked_keys() or [
-        c["rules_key"] for m in snapshot.stale for c in m.get("covers", []) if not c.get("native_only")
-    ]
-    return [snapshot.rule_sets[k] for k in dict.fromkeys(asked) if k in snapshot.rule_sets]
+    return [snapshot.rule_sets[k] for k in snapshot.keys_to_rescore() if k in snapshot.rule_sets]
 
 
 def _totals(t: RuleTotals) -> dict[str, Any]:

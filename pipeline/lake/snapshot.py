@@ -212,6 +212,12 @@ class Snapshot:
         """Keys of the rule sets a rescore was asked for (not only scored as some hands' native rules)."""
         return list(dict.fromkeys(c.rules_key for c in self.covers() if not c.native_only))
 
+    def keys_to_rescore(self) -> list[str]:
+        """The rule sets a rescore scores when none is named: those asked for before, or, when every result is of
+        an older format (to be scored again), those the older results were asked for."""
+        stale = [c["rules_key"] for m in self.stale for c in m.get("covers", []) if not c.get("native_only")]
+        return self.asked_keys() or list(dict.fromkeys(stale))
+
     def hands(self, batch: dict[str, Any]) -> int:
         """Hands a source batch (one of :attr:`sources`) holds now: the rows of its live ``hands`` files, so that
         hands a later batch replaced or removed are not counted twice. Read from the files' footers."""
