@@ -189,6 +189,7 @@ class LakeView:
         player: str | None = None,
         rules: str | Sequence[str] = (),
         since: date | str | None = None,
+        until: date | str | None = None,
         min_hands: int | None = None,
     ) -> list[go.Figure]:
         """A report section's Plotly figures for one game, built by the section code ``ofc report`` runs.
@@ -200,9 +201,10 @@ class LakeView:
             (those the game has: a classic game has no Fantasyland; decisions need ``ofc analyse``).
         variant
             The game; may be left out when the lake holds one.
-        player, rules, since, min_hands
+        player, rules, since, until, min_hands
             As ``ofc report``'s options: one player's boards (and featured), every hand read as if played under a
-            rule set (several: the first leads, all are compared), from a first day, the fewest hands ranked.
+            rule set (several: the first leads, all are compared), from a first day, to a last day, the fewest
+            hands ranked.
 
         Returns
         -------
@@ -221,15 +223,16 @@ class LakeView:
 
         chosen = variant or self._only_variant()
         read = (rules,) if isinstance(rules, str) else tuple(rules)
-        day = _day(since)
-        wanted = (chosen, player, read, day, min_hands)
+        days = (_day(since, "since"), _day(until, "until"))
+        wanted = (chosen, player, read, days, min_hands)
         if self._report is None or self._report[0] != wanted:
             config = self.config  # the options as `ofc report` makes them from its flags and the settings
             options = Options(
                 player=config.canonical(player) if player else None,
                 variant=chosen,
                 rules=read,
-                since=day,
+                since=days[0],
+                until=days[1],
                 min_hands=min_hands or config.min_hands,
                 aliases=config.alias_map(),
                 featured=config.canonical(config.player) if config.player else None,
@@ -294,13 +297,13 @@ class LakeView:
         return f"<LakeView {self.lake.root} ({state})>"
 
 
-def _day(value: date | str | None) -> date | None:
+def _day(value: date | str | None, name: str) -> date | None:
     if value is None or isinstance(value, date):
         return value
     try:
         return date.fromisoformat(value.strip())
     except ValueError:
-        raise InputError(f"since takes a day, YYYY-MM-DD, got {value!r}") from None
+        raise InputError(f"{name} takes a day, YYYY-MM-DD, got {value!r}") from None
 
 
 # ------------------------------------------------------------------ scoring without a lake

@@ -1,8 +1,8 @@
 """The named queries a report runs, over one snapshot, each asked for once whichever section asks.
 
 A report reads each game (variant) on its own: :meth:`QueryRunner.game` gives the sections of one game an
-:class:`Asker` that fills every query's filters (the variant, the player, the rule sets read) for that game, so
-no section can forget one and read every game together.
+:class:`Asker` that fills every query's filters (the variant, the player, the days, the rule sets read) for that
+game, so no section can forget one and read every game together.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ class Scope:
     variant: str | None
     player: str | None
     since: date | None
+    until: date | None
     lead: str | None
     compared: tuple[str, ...]
 
@@ -132,7 +133,7 @@ class Asker:
                 values[p.name] = scope.lead
             elif p.type == "rules[]":
                 values[p.name] = list(scope.compared)
-            elif p.name in ("player", "variant", "since"):
+            elif p.name in ("player", "variant", "since", "until"):
                 values[p.name] = getattr(scope, p.name)
         values.update(extra)
         return values

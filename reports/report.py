@@ -23,7 +23,7 @@ from pipeline.lake.store import Lake
 from pipeline.query import named
 from pipeline.query.db import connect, partition_values
 from pipeline.query.keys import machine_row
-from pipeline.query.players import Found, LakeFilters, apply_aliases, self_pairs
+from pipeline.query.players import Found, LakeFilters, apply_aliases, days_said, self_pairs
 from reports import sections
 from reports.queries import QueryRunner, Rows, Scope
 from reports.sections.common import Game, Section, auto_min_hands
@@ -43,6 +43,7 @@ class Options:
     it was played by, and the latest version of each rule set the lake was rescored under is set beside them
     (earlier versions of an edited rule set too with ``all_versions``). With rule sets, the first leads: figures
     read every hand as if it had been played under it, and all of them are compared with the hands as played.
+    ``since`` and ``until`` keep the hands played from the one day to the other (UTC, both included).
     ``min_hands`` None: each game ranks players with a tenth of its busiest player's hands, at most 100.
     """
 
@@ -50,6 +51,7 @@ class Options:
     variant: str | None = None
     rules: tuple[str, ...] = ()
     since: date | None = None
+    until: date | None = None
     min_hands: int | None = None
     all_versions: bool = False
     aliases: Mapping[str, str] = field(default_factory=dict)
@@ -103,6 +105,7 @@ class Report:
                 "variant": self.options.variant,
                 "rules": self.lead or "as played",
                 "since": self.options.since.isoformat() if self.options.since else None,
+                "until": self.options.until.isoformat() if self.options.until else None,
                 "min_hands": self.options.min_hands,
             },
             "notes": self.notes,
@@ -183,20 +186,18 @@ def _analysed(snapshot: Snapshot) -> set[str]:
     return found
 
 
-def _boards_by_variant(
-    con: duckdb.DuckDBPyConnection, variant: str | None, since: date | None
-) -> dict[str, dict[str, int]]:
+def _boards_by_variant(con: duckdb.DuckDBPyConnection, options: Options) -> dict[str, dict[str, int]]:
     """Boards of each player in each variant the filters keep."""
     rows = con.execute(
         """
         SELECT b.variant, b.player, count(*)
         FROM boards b
         WHERE ($variant IS NULL OR b.variant = $variant)
-          AND ($since IS NULL OR b.hand_key IN (
-              SELECT hand_key FROM hands WHERE played_at >= timezone('UTC', $since::TIMESTAMP)))
+          AND (($since IS NULL AND $until IS NULL) OR b.hand_key IN (
+              SELECT hand_key FROM hands WHERE played_between(played_at, $since, $until)))
         GROUP BY ALL
         """,
-        {"variant": variant, "since": since},
+        {"variant": options.variant, "since": options.since, "until": options.until},
     ).fetchall()
     out: dict[str, dict[str, int]] = {}
     for v, who, n in rows:
@@ -217,9 +218,9 @@ def build(source: Lake | Snapshot, options: Options) -> Report:
         if (problem := in_lake.problem(key, options.variant)) is not None:
             raise named.NamedQueryError(problem)
     filters = LakeFilters(con)
-    found = filters.check(options.player, options.variant, options.since)
+    found = filters.check(options.player, options.variant, options.since, options.until)
     player = found.player
-    boards_of = _boards_by_variant(con, options.variant, options.since)
+    boards_of = _boards_by_variant(con, options)
     notes = [
         f"{n:,} hands seat {who} twice under two of the names the settings give as aliases: those names were "
         "two people there, and the pairs between them show the player against themself."
@@ -231,7 +232,7 @@ def build(source: Lake | Snapshot, options: Options) -> Report:
             "features the player with the most hands in it."
         )
     runner = QueryRunner(snapshot, con)
-    lake_wide = runner.game(Scope(options.variant, player, options.since, lead, ()))
+    lake_wide = runner.game(Scope(options.variant, player, options.since, options.until, lead, ()))
     rows = lake_wide("overview")
     scored = bool(snapshot.scored_keys)
     analysed = _analysed(snapshot)
@@ -254,7 +255,7 @@ def build(source: Lake | Snapshot, options: Options) -> Report:
         featured = player or Found(None, boards).featured(options.featured)
         game = Game(
             variant=variant,
-            ask=runner.game(Scope(variant, player, options.since, lead, tuple(compared))),
+            ask=runner.game(Scope(variant, player, options.since, options.until, lead, tuple(compared))),
             featured=featured,
             player=player,
             boards=boards,
@@ -273,8 +274,8 @@ def build(source: Lake | Snapshot, options: Options) -> Report:
         game.names = names
         game.headline = sections.game_headline(game, per_variant[game.variant], scored)
     filters_said = [f"{k}: {v}" for k, v in (("player", player), ("variant", options.variant)) if v]
-    if options.since:
-        filters_said.append(f"since: {options.since.isoformat()}")
+    if days := days_said(options.since, options.until):
+        filters_said.append(f"hands played {days}")
     overview = sections.overview(rows, found.players, games, filters_said, scored)
     report = Report(options, lead, player, overview, rows, games, [], {}, names)
     if scored:

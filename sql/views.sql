@@ -120,12 +120,18 @@ JOIN hands h USING (hand_key)
 WHERE c.differs
 ORDER BY h.source_file, h.source_line, c.seat;
 
--- The filters every named query takes: one player, one variant, hands played from a first day (UTC). A null
--- filter keeps everything.
-CREATE MACRO kept(player, variant, played_at, who, game, from_day) AS
+-- The filters every named query takes: one player, one variant, hands played from a first day to a last day (UTC,
+-- both days included). A null filter keeps everything; a hand with no time recorded is kept only when neither day
+-- is given. played_between is the day filter alone, for a query that reads the hands themselves.
+CREATE MACRO played_between(played_at, from_day, to_day) AS
+    (from_day IS NULL OR played_at >= timezone('UTC', from_day::TIMESTAMP))
+    -- the last day included: before the day after it begins
+    AND (to_day IS NULL OR played_at < timezone('UTC', (to_day::DATE + 1)::TIMESTAMP));
+
+CREATE MACRO kept(player, variant, played_at, who, game, from_day, to_day) AS
     (who IS NULL OR player = who)
     AND (game IS NULL OR variant = game)
-    AND (from_day IS NULL OR played_at >= timezone('UTC', from_day::TIMESTAMP));
+    AND played_between(played_at, from_day, to_day);
 
 -- The rows read under one rule set: each hand under its own rules (rule_set null: native), or as if every hand
 -- had been played under the rule set keyed rule_set. On a partition column, so whole files are left out.
@@ -133,53 +139,61 @@ CREATE MACRO read_under(rule_set, native, rules_key) AS
     CASE WHEN rule_set IS NULL THEN native ELSE rules_key = rule_set END;
 
 -- The boards a figure about single hands reads, with their facts: under one rule set, then filtered.
-CREATE MACRO boards_under(rule_set, who, game, from_day) AS TABLE
+CREATE MACRO boards_under(rule_set, who, game, from_day, to_day) AS TABLE
     SELECT * FROM scored_boards
-    WHERE read_under(rule_set, native, rules_key) AND kept(player, variant, played_at, who, game, from_day);
+    WHERE read_under(rule_set, native, rules_key) AND kept(player, variant, played_at, who, game, from_day, to_day);
 
 -- The same over the summaries a rescore writes beside its results (board_summary, board_counts, player_sessions
 -- and pair_summary: the results summed by player, day and more), which every figure of sums reads: over 10 M
 -- hands some hundred thousand rows where the results hold tens of millions. Their day is the UTC day the hands
--- were played, so a first day keeps the same boards as above.
-CREATE MACRO summary_kept(player, variant, day, who, game, from_day) AS
+-- were played (null: no time recorded), so a first and a last day keep the same boards as above.
+CREATE MACRO summary_kept(player, variant, day, who, game, from_day, to_day) AS
     (who IS NULL OR player = who)
     AND (game IS NULL OR variant = game)
-    AND (from_day IS NULL OR day >= from_day::DATE);
+    AND (from_day IS NULL OR day >= from_day::DATE)
+    AND (to_day IS NULL OR day <= to_day::DATE);
 
-CREATE MACRO scored_summary(rule_set, who, game, from_day) AS TABLE
+CREATE MACRO scored_summary(rule_set, who, game, from_day, to_day) AS TABLE
     SELECT * FROM board_summary
-    WHERE read_under(rule_set, native, rules_key) AND summary_kept(player, variant, day, who, game, from_day);
+    WHERE read_under(rule_set, native, rules_key)
+      AND summary_kept(player, variant, day, who, game, from_day, to_day);
 
-CREATE MACRO scored_counts(rule_set, who, game, from_day) AS TABLE
+CREATE MACRO scored_counts(rule_set, who, game, from_day, to_day) AS TABLE
     SELECT * FROM board_counts
-    WHERE read_under(rule_set, native, rules_key) AND summary_kept(player, variant, day, who, game, from_day);
+    WHERE read_under(rule_set, native, rules_key)
+      AND summary_kept(player, variant, day, who, game, from_day, to_day);
 
-CREATE MACRO scored_sessions(rule_set, who, game, from_day) AS TABLE
+CREATE MACRO scored_sessions(rule_set, who, game, from_day, to_day) AS TABLE
     SELECT * FROM player_sessions
-    WHERE read_under(rule_set, native, rules_key) AND summary_kept(player, variant, day, who, game, from_day);
+    WHERE read_under(rule_set, native, rules_key)
+      AND summary_kept(player, variant, day, who, game, from_day, to_day);
 
 -- notable_boards holds the first boards of each kind per month: enough for up to notable_per_month() of each over
--- whole months (no first day).
-CREATE MACRO notable_kept(hands, from_day) AS hands <= notable_per_month() AND from_day IS NULL;
+-- whole months, so neither a first nor a last day may be given. A day cuts its month, and the month's first
+-- boards may all lie on the far side of the cut (the latest Fantasyland hands after a last day, the biggest wins
+-- before a first day): then every board is searched.
+CREATE MACRO notable_kept(hands, from_day, to_day) AS
+    hands <= notable_per_month() AND from_day IS NULL AND to_day IS NULL;
 
-CREATE MACRO scored_notable(rule_set, who, game, from_day) AS TABLE
+CREATE MACRO scored_notable(rule_set, who, game, from_day, to_day) AS TABLE
     SELECT * FROM notable_boards
-    WHERE read_under(rule_set, native, rules_key) AND summary_kept(player, variant, day, who, game, from_day);
+    WHERE read_under(rule_set, native, rules_key)
+      AND summary_kept(player, variant, day, who, game, from_day, to_day);
 
 -- A pair is kept when either of its players is the one asked for.
-CREATE MACRO scored_pair_summary(rule_set, who, game, from_day) AS TABLE
+CREATE MACRO scored_pair_summary(rule_set, who, game, from_day, to_day) AS TABLE
     SELECT * FROM pair_summary
     WHERE read_under(rule_set, native, rules_key)
-      AND (summary_kept(player_a, variant, day, who, game, from_day)
-           OR summary_kept(player_b, variant, day, who, game, from_day));
+      AND (summary_kept(player_a, variant, day, who, game, from_day, to_day)
+           OR summary_kept(player_b, variant, day, who, game, from_day, to_day));
 
 -- A comparison of rule sets: the boards as played (compared = 'as played'), then under each rule set in
 -- rule_sets (compared = its key); every row carries its points as played (native_points) beside its own.
-CREATE MACRO compared_summary(rule_sets, who, game, from_day) AS TABLE
-    SELECT 'as played' AS compared, * FROM scored_summary(NULL, who, game, from_day)
+CREATE MACRO compared_summary(rule_sets, who, game, from_day, to_day) AS TABLE
+    SELECT 'as played' AS compared, * FROM scored_summary(NULL, who, game, from_day, to_day)
     UNION ALL
     SELECT rules_key AS compared, * FROM board_summary
-    WHERE list_contains(rule_sets, rules_key) AND summary_kept(player, variant, day, who, game, from_day);
+    WHERE list_contains(rule_sets, rules_key) AND summary_kept(player, variant, day, who, game, from_day, to_day);
 
 -- Statistics for the reports, from counts and sums (so they roll up from any grouping): the sample standard
 -- deviation of n values with sum s and sum of squares ss; 95% intervals: Wilson's for a share of k in n (sound

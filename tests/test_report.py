@@ -170,7 +170,7 @@ def test_sql_list(report_lake: ReportLake) -> None:
     assert result.exit_code == 0
     listed = {q["name"]: q for q in json.loads(result.output)}
     assert {"foul_rate", "royalty_frequency", "fantasyland", "scoring_variants", "head_to_head"} <= set(listed)
-    assert {p["name"] for p in listed["foul_rate"]["params"]} == {"rules", "player", "variant", "since"}
+    assert {p["name"] for p in listed["foul_rate"]["params"]} == {"rules", "player", "variant", "since", "until"}
     table = runner.invoke(app, ["sql", "--list"])
     assert table.exit_code == 0
     assert "head_to_head" in table.output

@@ -196,6 +196,27 @@ def test_the_hands_narrow_to_a_table_size_a_session_and_an_opponent(served: Serv
     assert error_of(text) == "table_size: 7 is not from 2 to 4"
 
 
+def test_the_last_day_is_kept_in_the_address_the_bar_and_every_link(served: Served, report_lake: ReportLake) -> None:
+    boards = report_lake.boards().with_columns(day=pl.col("played_at").dt.date())
+    days = boards["day"].drop_nulls().unique().sort()
+    since, until = days[1], days[len(days) // 2]
+    kept = boards.filter(pl.col("day").is_between(since, until))
+    status, text = served.get(f"/hands?since={since}&until={until}&per_page=500")
+    assert status == 200
+    assert f"of {kept.height:,}</span>" in text
+    assert f'name="until" value="{until}"' in text
+    links = [link for link in re.findall(r'href="(/[^"]*)"', html.unescape(text)) if not link.startswith("/assets/")]
+    assert len([link for link in links if link.startswith("/hand/")]) == min(kept.height, 500)
+    assert {link.split("?")[0] for link in links} >= {"/hands", "/train", "/"}  # the bar's links, the sort's
+    assert all(f"since={since}&until={until}" in link for link in links), links
+    status, page = served.get(f"/?until={until}")
+    assert status == 200
+    assert report_filters(page)["until"] == str(until)
+    status, page = served.get(f"/?since={until}&until={since}")
+    assert status == 400
+    assert error_of(page).startswith(f"until {since} is before since {until}")
+
+
 def test_a_hand_is_found_by_its_id_too(served: Served, report_lake: ReportLake) -> None:
     boards = report_lake.boards()
     ids = boards.group_by("hand_id").agg(pl.col("hand_key").n_unique().alias("keys"))

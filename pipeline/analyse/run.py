@@ -1,6 +1,6 @@
 """An analysis run: the decisions of the chosen boards weighed by rollouts, and committed to the lake.
 
-Boards are chosen by player, variant and first day; those an earlier run of the same settings analysed (as
+Boards are chosen by player, variant and days played; those an earlier run of the same settings analysed (as
 their hand stands now: a corrected hand is analysed again) are left out, so a run picks up where the last one
 stopped. Hands are weighed a chunk at a time and each chunk is committed as a batch: an interrupted run loses
 at most the chunk it was weighing. Every board looked at gets a row in ``analysed_boards``: its decisions, or
@@ -99,6 +99,7 @@ class Filters:
     player: str | None = None
     variant: str | None = None
     since: date | None = None
+    until: date | None = None
     session: str | None = None
     hands: int | None = None
     """The latest this many hands the other filters keep (None: all of them)."""
@@ -142,7 +143,7 @@ WITH chosen AS (
     JOIN variants v ON v.variant = h.variant
     WHERE v.open_face
       AND ($variant IS NULL OR h.variant = $variant)
-      AND ($since IS NULL OR h.played_at >= timezone('UTC', $since::TIMESTAMP))
+      AND played_between(h.played_at, $since, $until)
       AND ($session IS NULL OR h.session = $session)
       AND ($player IS NULL OR b.player = $player)
 ),
@@ -190,7 +191,7 @@ def _checked(con: duckdb.DuckDBPyConnection, filters: Filters) -> Filters:
     closest, and classic hands, set at once, have no decisions to weigh."""
     if filters.variant in _VARIANTS and not facts(filters.variant).open_face:
         raise AnalyseError(f"{filters.variant} hands are set all at once: there are no street decisions to weigh")
-    found = LakeFilters(con).check(filters.player, filters.variant, filters.since)
+    found = LakeFilters(con).check(filters.player, filters.variant, filters.since, filters.until)
     if filters.session is not None:
         _check_session(con, filters.session)
     return replace(filters, player=found.player)
@@ -274,6 +275,7 @@ def analyse(
             "player": filters.player,
             "variant": filters.variant,
             "since": filters.since,
+            "until": filters.until,
             "session": filters.session,
             "hands": filters.hands,
             "analysis": settings.key,

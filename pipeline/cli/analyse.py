@@ -20,6 +20,7 @@ from pipeline.cli.options import (
     load_rules,
     rules_option,
     since_option,
+    until_option,
     variant_option,
 )
 
@@ -35,12 +36,13 @@ def analyse(
     ),
     variant: str | None = variant_option(),
     since: str | None = since_option(),
+    until: str | None = until_option(),
     last: int | None = typer.Option(
         None,
         "--last",
         metavar="DAYS",
         min=1,
-        help="Only hands played in the last DAYS days, today (UTC) the last of them. Not with --since.",
+        help="Only hands played in the last DAYS days, today (UTC) the last of them. Not with --since or --until.",
         show_default=False,
     ),
     session: str | None = typer.Option(
@@ -97,11 +99,14 @@ def analyse(
         fail("--player takes a name", EXIT_USAGE)
     if since is not None and last is not None:
         fail("give --since or --last, not both", EXIT_USAGE)
+    if until is not None and last is not None:
+        fail("give --until or --last, not both", EXIT_USAGE)
     first_day = parse_day(since) if last is None else datetime.now(UTC).date() - timedelta(days=last - 1)
+    last_day = parse_day(until, "--until")
     store = existing_lake(lake)
     given = [load_rules(r) for r in rules or ()]
     settings = Settings(rollouts=rollouts, moves=moves, seed=seed)
-    filters = Filters(player=player, variant=variant, since=first_day, session=session, hands=hands)
+    filters = Filters(player=player, variant=variant, since=first_day, until=last_day, session=session, hands=hands)
     with interrupts(), hand_progress() as progress:
         task = progress.add_task("analysing", total=None)
 
@@ -125,9 +130,13 @@ def _summary(summary: Any, store: Any, filters: Any) -> dict[str, Any]:
     if summary.boards or summary.already:
         snapshot = store.snapshot()
         con = connect(snapshot)
-        params = {"analysis": summary.analysis, "player": summary.player, "variant": filters.variant}
-        if filters.since is not None:
-            params["since"] = filters.since.isoformat()
+        params = {
+            "analysis": summary.analysis,
+            "player": summary.player,
+            "variant": filters.variant,
+            "since": filters.since,
+            "until": filters.until,
+        }
         values = {k: v for k, v in params.items() if v is not None}
         table = named.run(con, snapshot, "decision_loss", values, check_filters=False)
         rows = [r for r in table.to_pylist() if r["dimension"] == "hand"]

@@ -1,7 +1,6 @@
 """The options several commands take, declared once so that each reads and is explained the same everywhere:
-``--lake DIR``, ``-r/--rules RULES``, ``--json``, ``-o/--out FILE``, ``-f/--format FORMAT``, ``--variant`` and
-``--since``; and the lake and
-rule sets they name, opened with the errors every command gives."""
+``--lake DIR``, ``-r/--rules RULES``, ``--json``, ``-o/--out FILE``, ``-f/--format FORMAT``, ``--variant``,
+``--since`` and ``--until``; and the lake and rule sets they name, opened with the errors every command gives."""
 
 from __future__ import annotations
 
@@ -56,6 +55,17 @@ def since_option() -> Any:
         "--since",
         metavar="DAY",
         help="Only hands played on or after this day (YYYY-MM-DD, UTC).",
+        show_default=False,
+    )
+
+
+def until_option() -> Any:
+    """``--until DAY``: only hands played on or before this day, the whole day (read with ``console.parse_day``)."""
+    return typer.Option(
+        None,
+        "--until",
+        metavar="DAY",
+        help="Only hands played on or before this day (YYYY-MM-DD, UTC).",
         show_default=False,
     )
 

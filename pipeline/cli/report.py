@@ -15,6 +15,7 @@ from pipeline.cli.options import (
     out_option,
     rules_option,
     since_option,
+    until_option,
     variant_option,
 )
 from pipeline.files import written
@@ -38,6 +39,7 @@ def report(
         "rules, compared with the latest version of every rule set the lake was rescored under."
     ),
     since: str | None = since_option(),
+    until: str | None = until_option(),
     min_hands: int | None = typer.Option(
         None,
         "--min-hands",
@@ -60,7 +62,7 @@ def report(
     hands) can be set once in ofc.toml or ~/.config/ofc/config.toml; see docs/reports.md, "Settings".
     """
     with interrupts("no report was written; the lake is as it was"), user_errors():
-        _report(out, lake, player, variant, tuple(rules or ()), since, min_hands, all_versions, as_json)
+        _report(out, lake, player, variant, tuple(rules or ()), since, until, min_hands, all_versions, as_json)
 
 
 def _report(
@@ -70,6 +72,7 @@ def _report(
     variant: str | None,
     rules: tuple[str, ...],
     since: str | None,
+    until: str | None,
     min_hands: int | None,
     all_versions: bool,
     as_json: bool,
@@ -89,6 +92,7 @@ def _report(
         variant=variant,
         rules=rules,
         since=parse_day(since),
+        until=parse_day(until, "--until"),
         min_hands=min_hands or config.min_hands,
         all_versions=all_versions,
         aliases=config.alias_map(),

@@ -421,13 +421,12 @@ def _look_up(con: duckdb.DuckDBPyConnection, snapshot: Snapshot, query: NamedQue
 def _matched(con: duckdb.DuckDBPyConnection, query: NamedQuery, values: dict[str, Any]) -> dict[str, Any]:
     """``values`` with the player as the lake spells them, once the filters are known to match some hand."""
     takes = {p.name: p for p in query.params}
-    wanted = {
-        k: values.get(k) for k in ("player", "variant", "since") if k in takes and values.get(k) not in (None, "")
-    }
+    filters = ("player", "variant", "since", "until")
+    wanted = {k: values.get(k) for k in filters if k in takes and values.get(k) not in (None, "")}
     if not wanted:
         return values
-    since = _convert(takes["since"], wanted["since"]) if "since" in wanted else None
-    found = LakeFilters(con).check(wanted.get("player"), wanted.get("variant"), since)
+    since, until = (_convert(takes[k], wanted[k]) if k in wanted else None for k in ("since", "until"))
+    found = LakeFilters(con).check(wanted.get("player"), wanted.get("variant"), since, until)
     return {**values, "player": found.player} if "player" in wanted else values
 
 

@@ -24,6 +24,7 @@ __all__ = [
     "aliases_of",
     "apply_aliases",
     "closest",
+    "days_said",
     "self_pairs",
 ]
 
@@ -112,6 +113,16 @@ class Found:
         return min(self.boards, key=lambda p: (-self.boards[p], p)) if self.boards else None
 
 
+def days_said(since: date | None, until: date | None) -> str:
+    """The days a filter keeps, as a report and its errors say them: "from 2026-01-01 to 2026-01-31", "since
+    2026-01-01", "until 2026-01-31"; nothing when neither is given."""
+    if since is not None and until is not None:
+        return f"from {since} to {until}"
+    if since is not None:
+        return f"since {since}"
+    return f"until {until}" if until is not None else ""
+
+
 def _match(wanted: str, names: list[str]) -> str | None:
     """The name equal to ``wanted``, else the one equal ignoring case (None when none or several are)."""
     if wanted in names:
@@ -126,20 +137,39 @@ class LakeFilters:
     def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
         self.con = con
 
-    def _counts(self, variant: str | None, since: date | None) -> dict[str, int]:
-        if since is None:  # the boards alone: a join of every board with its hand costs more than the count
+    def _counts(self, variant: str | None, since: date | None, until: date | None) -> dict[str, int]:
+        if since is None and until is None:  # the boards alone: a join of every board with its hand costs more
             sql = "SELECT player, count(*) FROM boards WHERE $variant IS NULL OR variant = $variant GROUP BY ALL"
             return dict(self.con.execute(sql, {"variant": variant}).fetchall())
         sql = """
             SELECT b.player, count(*) FROM boards b JOIN hands h USING (hand_key)
-            WHERE ($variant IS NULL OR h.variant = $variant)
-              AND h.played_at >= timezone('UTC', $since::TIMESTAMP)
+            WHERE ($variant IS NULL OR h.variant = $variant) AND played_between(h.played_at, $since, $until)
             GROUP BY ALL
         """
-        return dict(self.con.execute(sql, {"variant": variant, "since": since}).fetchall())
+        return dict(self.con.execute(sql, {"variant": variant, "since": since, "until": until}).fetchall())
 
-    def check(self, player: str | None, variant: str | None, since: date | None) -> Found:
-        """The filters' matches; a filter that matches no hand is a :class:`FilterError` naming the closest."""
+    def _no_hands(self, variant: str | None, since: date | None, until: date | None) -> str:
+        """Why no hand matches: the lake has none (of the variant), or none in the days asked, said beside the days
+        the lake's hands were played."""
+        scope = f" {variant}" if variant else ""
+        if since is None and until is None:
+            return f"the lake has no{scope} hands"
+        first, last = self.con.execute(
+            "SELECT CAST(min(played_at) AS DATE), CAST(max(played_at) AS DATE) FROM hands"
+        ).fetchone()
+        if until is None:
+            return f"no{scope} hands were played on or after {since} (the last hand in the lake was played on {last})"
+        if since is None:
+            return (
+                f"no{scope} hands were played on or before {until} (the first hand in the lake was played on {first})"
+            )
+        return f"no{scope} hands were played between {since} and {until} (the lake's hands run from {first} to {last})"
+
+    def check(self, player: str | None, variant: str | None, since: date | None, until: date | None = None) -> Found:
+        """The filters' matches; a filter that matches no hand is a :class:`FilterError` naming the closest, and
+        days that cannot hold one (the last before the first) are one naming both."""
+        if since is not None and until is not None and until < since:
+            raise FilterError(f"until {until} is before since {since}: the last day must be on or after the first")
         # The lake's variants are counted only for a variant asked for: every hand read for nothing otherwise.
         variants = (
             {}
@@ -152,26 +182,18 @@ class LakeFilters:
                 have = ", ".join(f"{v} ({n:,} hands)" for v, n in sorted(variants.items())) or "no hands"
                 raise FilterError(f"the lake has no {variant} hands; it has {have}")
             raise FilterError(suggest.no_such("variant", variant, known))
-        boards = self._counts(variant, since)
+        boards = self._counts(variant, since, until)
         if not boards:
-            last = self.con.execute("SELECT CAST(max(played_at) AS DATE) FROM hands").fetchone()[0]
-            scope = f" {variant}" if variant else ""
-            raise FilterError(
-                f"no{scope} hands were played on or after {since} (the last hand in the lake was played on {last})"
-                if since
-                else f"the lake has no{scope} hands"
-            )
+            raise FilterError(self._no_hands(variant, since, until))
         if player is None:
             return Found(None, boards)
         match = _match(player, list(boards))
         if match is not None:
             return Found(match, boards)
-        everywhere = list(self._counts(None, None))
+        everywhere = list(self._counts(None, None, None))
         elsewhere = _match(player, everywhere)
         if elsewhere is not None:
-            scope = " and ".join(
-                x for x in (f"in {variant}" if variant else "", f"since {since}" if since else "") if x
-            )
+            scope = " and ".join(x for x in (f"in {variant}" if variant else "", days_said(since, until)) if x)
             raise FilterError(f"{elsewhere} has no hands {scope}")
         folded = [n for n in everywhere if n.casefold() == player.casefold()]
         if len(folded) > 1:

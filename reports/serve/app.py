@@ -86,24 +86,19 @@ class Filters:
     player: str | None = None
     variant: str | None = None
     since: date | None = None
+    until: date | None = None
     rules: str | None = None
     """A rule set (name or key) every hand is read under; None: each hand as played."""
     min_hands: int | None = None
 
     @classmethod
     def parse(cls, query: Mapping[str, str]) -> Filters:
-        since = _text(query, "since")
-        try:
-            day = date.fromisoformat(since) if since else None
-        except ValueError:
-            raise RequestError(f"since: not a day (YYYY-MM-DD): {since!r}") from None
-        if day is not None and not date(1990, 1, 1) <= day <= date(2200, 1, 1):
-            raise RequestError(f"since: {since} is not a day hands were played")
         rules = _text(query, "rules")
         return cls(
             player=_text(query, "player"),
             variant=_text(query, "variant"),
-            since=day,
+            since=_day(query, "since"),
+            until=_day(query, "until"),
             rules=None if rules in (None, "as played") else rules,
             min_hands=_whole(query, "min_hands", None, 1, 10**9),
         )
@@ -114,6 +109,7 @@ class Filters:
             "player": self.player,
             "variant": self.variant,
             "since": self.since.isoformat() if self.since else None,
+            "until": self.until.isoformat() if self.until else None,
             "rules": self.rules,
             "min_hands": self.min_hands,
             **more,
@@ -141,6 +137,18 @@ class Narrower:
 def _text(query: Mapping[str, str], name: str) -> str | None:
     """A text value of the URL, trimmed (and cut to 200 characters); None when empty."""
     return (query.get(name) or "").strip()[:200] or None
+
+
+def _day(query: Mapping[str, str], name: str) -> date | None:
+    """A day of the URL (YYYY-MM-DD), one hands may have been played on; None when empty."""
+    text = _text(query, name)
+    try:
+        day = date.fromisoformat(text) if text else None
+    except ValueError:
+        raise RequestError(f"{name}: not a day (YYYY-MM-DD): {text!r}") from None
+    if day is not None and not date(1990, 1, 1) <= day <= date(2200, 1, 1):
+        raise RequestError(f"{name}: {text} is not a day hands were played")
+    return day
 
 
 def _whole(query: Mapping[str, str], name: str, default: int | None, low: int, high: int) -> int | None:
@@ -257,6 +265,7 @@ class Site:
             variant=filters.variant,
             rules=(filters.rules,) if filters.rules else (),
             since=filters.since,
+            until=filters.until,
             min_hands=filters.min_hands,
             aliases=self.aliases,
             featured=self.featured,
@@ -311,6 +320,7 @@ def _bar(site: Site, snapshot: Snapshot | None, filters: Filters, action: str, n
     rule_sets = [("", "as played"), *((r, r) for r in offered.rule_sets)]
     player = html.escape(filters.player or "")
     since = filters.since.isoformat() if filters.since else ""
+    until = filters.until.isoformat() if filters.until else ""
     games = _options_html([("", "every game"), *((v, v) for v in variants)], filters.variant or "")
     rules = _options_html(rule_sets, filters.rules or "")
     known = "".join(f'<option value="{html.escape(p)}">' for p in players)
@@ -320,6 +330,7 @@ def _bar(site: Site, snapshot: Snapshot | None, filters: Filters, action: str, n
 <datalist id="serve-players">{known}</datalist>
 <label>Game<select name="variant">{games}</select></label>
 <label>Since<input type="date" name="since" value="{since}"></label>
+<label>Until<input type="date" name="until" value="{until}"></label>
 <label>Rules<select name="rules">{rules}</select></label>
 <label>Min. hands<input type="number" name="min_hands" min="1" value="{least}" placeholder="auto"></label>
 {_narrower_fields(narrower) if narrower is not None else ""}<button type="submit">Show</button>
@@ -562,7 +573,7 @@ def _hand_list(
         in_lake = named.RuleSetsInLake(snapshot)
         in_lake.check_current()
         lake_filters = LakeFilters(con)
-        found = lake_filters.check(filters.player, filters.variant, filters.since)
+        found = lake_filters.check(filters.player, filters.variant, filters.since, filters.until)
         opponent = lake_filters.check(narrower.opponent, None, None).player if narrower.opponent else None
         if narrower.session is not None:
             found_sessions = con.execute("SELECT DISTINCT session FROM hands WHERE session IS NOT NULL").fetchall()
@@ -577,6 +588,7 @@ def _hand_list(
             "player": found.player,
             "variant": filters.variant,
             "since": filters.since,
+            "until": filters.until,
             "sort": sort,
             "order": order,
             "page": page,
@@ -651,11 +663,12 @@ def _costly(site: Site, snapshot: Snapshot, filters: Filters) -> tuple[list[dict
     """The costliest decisions the filters keep (as ``ofc analyse`` weighed them), and the player as the lake
     spells them."""
     with site.connection(snapshot) as con:
-        found = LakeFilters(con).check(filters.player, filters.variant, filters.since)
+        found = LakeFilters(con).check(filters.player, filters.variant, filters.since, filters.until)
         values = {
             "player": found.player,
             "variant": filters.variant,
             "since": filters.since,
+            "until": filters.until,
             "decisions": TRAIN_DECISIONS,
         }
         return named.run(con, snapshot, "costly_decisions", values, check_filters=False).to_pylist(), found.player
@@ -711,7 +724,7 @@ def _hand(site: Site, snapshot: Snapshot, key: int, filters: Filters) -> dict[st
             in_lake.check_current()
             lead = in_lake.resolve(filters.rules) if filters.rules else None
             compared = tuple(in_lake.compared(variant))
-            ask = runner.game(Scope(variant, None, None, lead, compared))
+            ask = runner.game(Scope(variant, None, None, None, lead, compared))
             if lead is None:  # the rules it was played by, as its own results name them
                 own = lookup.hand_rows(snapshot, "board_results", [key], [None], columns=["rules"])
                 under = own.column("rules")[0].as_py() if own.num_rows else "as played"

@@ -3,6 +3,7 @@
 -- @param player text?: only this player's decisions
 -- @param variant text?: only this variant
 -- @param since date?: only hands played on or after this day (UTC)
+-- @param until date?: only hands played on or before this day (UTC)
 -- @param analysis text?: the analysis to read, by its key; by default the one run last
 -- @param decisions int = 20: decisions listed at most
 SELECT
@@ -11,6 +12,6 @@ SELECT
     d.rules_key, d.analysis
 FROM weighed($analysis) d
 JOIN hands h USING (hand_key)
-WHERE kept(d.player, d.variant, d.played_at, $player, $variant, $since)
+WHERE kept(d.player, d.variant, d.played_at, $player, $variant, $since, $until)
 ORDER BY d.ev_lost DESC, d.played_at DESC, d.hand_key, d.seat, d.street
 LIMIT $decisions;

@@ -4,10 +4,11 @@
 -- @param player text?: only this player (else the players with the most hands)
 -- @param variant text?: only this variant
 -- @param since date?: only hands played on or after this day (UTC)
+-- @param until date?: only hands played on or before this day (UTC)
 -- @param players int = 8: how many players when no player is given
 WITH daily AS (
     SELECT player, day, sum(boards) AS hands, sum(points) AS points
-    FROM scored_summary($rules, $player, $variant, $since)
+    FROM scored_summary($rules, $player, $variant, $since, $until)
     WHERE day IS NOT NULL
     GROUP BY ALL
 ),

@@ -5,15 +5,16 @@
 -- @param player text?: only this player's boards
 -- @param variant text?: only this variant
 -- @param since date?: only hands played on or after this day (UTC)
+-- @param until date?: only hands played on or before this day (UTC)
 WITH dead AS (
     SELECT variant, value AS dead_street, sum(boards) AS n
-    FROM scored_counts($rules, $player, $variant, $since)
+    FROM scored_counts($rules, $player, $variant, $since, $until)
     WHERE counted = 'dead_street'
     GROUP BY ALL
 ),
 totals AS (
     SELECT variant, sum(boards) AS boards, sum(fouls) AS fouled_boards
-    FROM scored_summary($rules, $player, $variant, $since)
+    FROM scored_summary($rules, $player, $variant, $since, $until)
     GROUP BY ALL
 )
 SELECT

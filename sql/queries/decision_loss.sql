@@ -6,11 +6,12 @@
 -- @param player text?: only this player's boards
 -- @param variant text?: only this variant
 -- @param since date?: only hands played on or after this day (UTC)
+-- @param until date?: only hands played on or before this day (UTC)
 -- @param analysis text?: the analysis to read, by its key (r32-m5-s0-v3); by default the one run last
 WITH boards AS MATERIALIZED (
     SELECT hand_key, seat, player
     FROM analysed($analysis)
-    WHERE kept(player, variant, played_at, $player, $variant, $since)
+    WHERE kept(player, variant, played_at, $player, $variant, $since, $until)
 ),
 counted AS (
     SELECT player, count(*) AS hands FROM boards GROUP BY ALL

@@ -5,6 +5,7 @@
 -- @param player text?: only this player's boards
 -- @param variant text?: only this variant
 -- @param since date?: only hands played on or after this day (UTC)
+-- @param until date?: only hands played on or before this day (UTC)
 WITH fine AS MATERIALIZED (
     SELECT
         variant, fantasyland,
@@ -15,7 +16,7 @@ WITH fine AS MATERIALIZED (
         sum(fouls) AS fouls,
         sum(points) AS points,
         sum(squares) AS squares
-    FROM scored_summary($rules, $player, $variant, $since)
+    FROM scored_summary($rules, $player, $variant, $since, $until)
     GROUP BY ALL
     -- Only open-face hands have Fantasyland (the groups are filtered, not the boards: far fewer).
     HAVING variant IN (SELECT variant FROM variants WHERE open_face)

@@ -6,9 +6,10 @@
 -- @param player text?: only this player's boards
 -- @param variant text?: only this variant
 -- @param since date?: only hands played on or after this day (UTC)
+-- @param until date?: only hands played on or before this day (UTC)
 WITH fine AS MATERIALIZED (
     SELECT player, variant, n_players, position, fantasyland, sum(boards) AS boards, sum(fouls) AS fouled
-    FROM scored_summary($rules, $player, $variant, $since)
+    FROM scored_summary($rules, $player, $variant, $since, $until)
     GROUP BY ALL
 ),
 groups AS (

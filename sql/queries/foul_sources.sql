@@ -17,12 +17,13 @@
 -- @param player text?: only this player's boards
 -- @param variant text?: only this variant
 -- @param since date?: only hands played on or after this day (UTC)
+-- @param until date?: only hands played on or before this day (UTC)
 -- @param analysis text?: the analysis to read, by its key (r32-m5-s0-v3); by default the one run last
 WITH boards AS (
     SELECT a.hand_key, a.seat, a.variant, a.player, coalesce(p.fouled, false) AS fouled
     FROM analysed($analysis) a
     LEFT JOIN played_boards p ON p.hand_key = a.hand_key AND p.seat = a.seat
-    WHERE kept(a.player, a.variant, a.played_at, $player, $variant, $since)
+    WHERE kept(a.player, a.variant, a.played_at, $player, $variant, $since, $until)
 ),
 decided AS MATERIALIZED (
     SELECT

@@ -8,6 +8,7 @@
 -- @param player text?: only this player's boards
 -- @param variant text?: only this variant
 -- @param since date?: only hands played on or after this day (UTC)
+-- @param until date?: only hands played on or before this day (UTC)
 -- @param table_size int?: only hands of this many players
 -- @param session text?: only this session's hands
 -- @param opponent text?: only hands this player also played
@@ -31,7 +32,7 @@ latest AS (
     FROM hands h
     WHERE $sort NOT IN ('points', 'royalties', 'ev_lost')
       AND ($variant IS NULL OR h.variant = $variant)
-      AND ($since IS NULL OR h.played_at >= timezone('UTC', $since::TIMESTAMP))
+      AND played_between(h.played_at, $since, $until)
       AND ($table_size IS NULL OR h.n_players = $table_size)
       AND ($session IS NULL OR h.session = $session)
       AND ($player IS NULL OR h.hand_key IN (SELECT hand_key FROM played WHERE NOT theirs))
@@ -45,7 +46,7 @@ kept AS (
     SELECT b.hand_key, b.hand_id, b.played_at, b.variant, b.session, b.n_players, b.player, b.seat, b.rules,
            b.points, b.fouled, b.royalty_top + b.royalty_middle + b.royalty_bottom AS royalties
     FROM (SELECT 1 AS go WHERE $sort IN ('points', 'royalties', 'ev_lost')) gate  -- no row: nothing is read
-    JOIN boards_under($rules, $player, $variant, $since) b ON gate.go = 1
+    JOIN boards_under($rules, $player, $variant, $since, $until) b ON gate.go = 1
     WHERE ($table_size IS NULL OR b.n_players = $table_size)
       AND ($session IS NULL OR b.session = $session)
       AND ($opponent IS NULL OR (b.player <> $opponent
@@ -66,7 +67,7 @@ counted AS (
     -- Every board the filters keep: from the summaries, which count the boards of each player, session and table
     -- size a day; against an opponent, counted among the boards themselves.
     SELECT sum(boards) AS boards
-    FROM scored_sessions($rules, $player, $variant, $since)
+    FROM scored_sessions($rules, $player, $variant, $since, $until)
     WHERE $opponent IS NULL
       AND ($table_size IS NULL OR n_players = $table_size)
       AND ($session IS NULL OR session = $session)
@@ -78,7 +79,7 @@ counted AS (
     JOIN board_results r ON r.hand_key = o.hand_key AND r.seat = b.seat
     WHERE $opponent IS NOT NULL AND read_under($rules, r.native, r.rules_key)
       AND b.player <> $opponent AND ($player IS NULL OR b.player = $player)
-      AND kept(b.player, h.variant, h.played_at, $player, $variant, $since)
+      AND kept(b.player, h.variant, h.played_at, $player, $variant, $since, $until)
       AND ($table_size IS NULL OR h.n_players = $table_size)
       AND ($session IS NULL OR h.session = $session)
 )

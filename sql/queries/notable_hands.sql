@@ -2,25 +2,27 @@
 -- and lost, the most points first), the latest Fantasyland hands, and hands whose winner changes under a rule set
 -- compared (the latest first), up to `hands` of each; ties go to the latest hand, then the lowest key. What
 -- orders them only: the hands' ids, sessions and boards are read for these few hands by the query hand_boards.
--- Up to notable_per_month() hands of each kind (12) and no first day, the candidates come from notable_boards,
--- which keeps that many of each kind per player, variant and month: the first of any span of months are among
--- them. Otherwise they are found among every board.
+-- Up to notable_per_month() hands of each kind (12) and neither a first nor a last day, the candidates come from
+-- notable_boards, which keeps that many of each kind per player, variant and month: the first of any span of whole
+-- months are among them. Otherwise (a day cuts a month, whose first boards may all lie outside the days asked
+-- for) they are found among every board.
 -- @param rules rules?: read every hand as if played under this rule set (by default: under its own rules)
 -- @param compared rules[]: the rule sets whose winner changes are listed (every one asked for by default)
 -- @param player text: the player
 -- @param variant text?: only this variant
 -- @param since date?: only hands played on or after this day (UTC)
+-- @param until date?: only hands played on or before this day (UTC)
 -- @param hands int = 12: hands of each kind at most
 WITH mine AS MATERIALIZED (
     SELECT kind, hand_key, played_at, variant, rules AS scored_under, points, fouled, fantasyland, fantasyland_cards,
            fantasyland_entry
-    FROM scored_notable($rules, $player, $variant, $since)
-    WHERE notable_kept($hands, $since) AND kind <> 'winner changes'
+    FROM scored_notable($rules, $player, $variant, $since, $until)
+    WHERE notable_kept($hands, $since, $until) AND kind <> 'winner changes'
     UNION ALL
     SELECT k.kind, b.hand_key, b.played_at, b.variant, b.rules, b.points, b.fouled, b.fantasyland,
            b.fantasyland_cards, b.fantasyland_entry
-    FROM (SELECT 1 AS go WHERE NOT notable_kept($hands, $since)) gate  -- no row: the results are not read
-    JOIN boards_under($rules, $player, $variant, $since) b ON gate.go = 1
+    FROM (SELECT 1 AS go WHERE NOT notable_kept($hands, $since, $until)) gate  -- no row: the results are not read
+    JOIN boards_under($rules, $player, $variant, $since, $until) b ON gate.go = 1
     JOIN (VALUES ('fouled'), ('biggest win'), ('biggest loss'), ('fantasyland')) k(kind)
       ON CASE k.kind WHEN 'fouled' THEN b.fouled WHEN 'biggest win' THEN b.points > 0
                      WHEN 'biggest loss' THEN b.points < 0 ELSE b.fantasyland END
@@ -31,15 +33,15 @@ changed AS (
     SELECT DISTINCT ON (hand_key) hand_key, rules, played_at
     FROM (
         SELECT hand_key, rules, played_at FROM notable_boards
-        WHERE notable_kept($hands, $since) AND kind = 'winner changes' AND list_contains($compared, rules_key)
-          AND summary_kept(player, variant, day, $player, $variant, $since)
+        WHERE notable_kept($hands, $since, $until) AND kind = 'winner changes' AND list_contains($compared, rules_key)
+          AND summary_kept(player, variant, day, $player, $variant, $since, $until)
         UNION ALL
         SELECT c.hand_key, c.rules, c.played_at
-        FROM (SELECT 1 AS go WHERE NOT notable_kept($hands, $since)) gate
+        FROM (SELECT 1 AS go WHERE NOT notable_kept($hands, $since, $until)) gate
         JOIN compared_boards c ON gate.go = 1
         WHERE list_contains($compared, c.rules_key)
           AND c.winner_seat <> c.native_winner_seat AND c.player = $player
-          AND kept(c.player, c.variant, c.played_at, NULL, $variant, $since)
+          AND kept(c.player, c.variant, c.played_at, NULL, $variant, $since, $until)
     )
     ORDER BY hand_key, rules
 ),

@@ -3,12 +3,13 @@
 -- @param player text?: only hands this player played in
 -- @param variant text?: only this variant
 -- @param since date?: only hands played on or after this day (UTC)
+-- @param until date?: only hands played on or before this day (UTC)
 WITH per AS (
     SELECT variant, count(*) AS hands, sum(n_players) AS boards, min(played_at) AS first, max(played_at) AS last
     FROM hands
     WHERE ($variant IS NULL OR variant = $variant)
       AND ($player IS NULL OR hand_key IN (SELECT hand_key FROM boards WHERE player = $player))
-      AND ($since IS NULL OR played_at >= timezone('UTC', $since::TIMESTAMP))
+      AND played_between(played_at, $since, $until)
     GROUP BY variant
 )
 SELECT * FROM (

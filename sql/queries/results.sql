@@ -4,9 +4,10 @@
 -- @param player text?: only this player's boards
 -- @param variant text?: only this variant
 -- @param since date?: only hands played on or after this day (UTC)
+-- @param until date?: only hands played on or before this day (UTC)
 WITH fine AS MATERIALIZED (
     SELECT player, variant, sum(boards) AS hands, sum(points) AS points, sum(squares) AS squares, sum(won) AS won
-    FROM scored_summary($rules, $player, $variant, $since)
+    FROM scored_summary($rules, $player, $variant, $since, $until)
     GROUP BY ALL
 ),
 groups AS (SELECT * FROM by_variant_and_player('fine'))

@@ -5,9 +5,10 @@
 -- @param player text?: only this player's boards
 -- @param variant text?: only this variant
 -- @param since date?: only hands played on or after this day (UTC)
+-- @param until date?: only hands played on or before this day (UTC)
 WITH made AS MATERIALIZED (
     SELECT rules, rules_key, replace(counted, 'royalty_', '') AS row, value AS points, sum(boards) AS n
-    FROM scored_counts($rules, $player, $variant, $since)
+    FROM scored_counts($rules, $player, $variant, $since, $until)
     WHERE counted IN ('royalty_top', 'royalty_middle', 'royalty_bottom')
     GROUP BY ALL
 ),

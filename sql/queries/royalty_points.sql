@@ -4,6 +4,7 @@
 -- @param player text?: only this player's boards
 -- @param variant text?: only this variant
 -- @param since date?: only hands played on or after this day (UTC)
+-- @param until date?: only hands played on or before this day (UTC)
 WITH fine AS MATERIALIZED (
     SELECT
         player, variant, sum(boards) AS boards,
@@ -11,7 +12,7 @@ WITH fine AS MATERIALIZED (
         sum(royalty_top + royalty_middle + royalty_bottom) AS total,
         sum(royalty_squares) AS squares,
         sum(with_royalty) AS with_royalty
-    FROM scored_summary($rules, $player, $variant, $since)
+    FROM scored_summary($rules, $player, $variant, $since, $until)
     GROUP BY ALL
 ),
 groups AS (SELECT * FROM by_variant_and_player('fine'))

@@ -6,6 +6,7 @@
 -- @param player text?: only this player (else the players with the most hands)
 -- @param variant text?: only this variant
 -- @param since date?: only hands played on or after this day (UTC)
+-- @param until date?: only hands played on or before this day (UTC)
 -- @param featured text?: a player always shown (with the players with the most hands)
 -- @param min_hands int = 1: leave out players with fewer hands (the featured player is always shown)
 -- @param players int = 8: how many players at most
@@ -13,7 +14,7 @@
 -- @param exact int = 5000: the most hands a player may have to be drawn hand by hand
 WITH span AS (
     SELECT player, sum(boards) AS hands
-    FROM scored_summary($rules, $player, $variant, $since)
+    FROM scored_summary($rules, $player, $variant, $since, $until)
     GROUP BY player
 ),
 chosen AS (
@@ -32,11 +33,11 @@ pieces AS (
     WHERE b.player IN (SELECT player FROM chosen WHERE hands <= $exact)
       AND ($variant IS NULL OR (b.variant = $variant AND h.variant = $variant))
       AND read_under($rules, r.native, r.rules_key)
-      AND kept(b.player, r.variant, h.played_at, $player, $variant, $since)
+      AND kept(b.player, r.variant, h.played_at, $player, $variant, $since, $until)
     UNION ALL
     -- A player with more: each session's hands together, in the order the sessions began (the summaries).
     SELECT player, epoch_us(min(first_played)), session, NULL, sum(boards), sum(points)
-    FROM scored_sessions($rules, $player, $variant, $since)
+    FROM scored_sessions($rules, $player, $variant, $since, $until)
     WHERE player IN (SELECT player FROM chosen WHERE hands > $exact)
     GROUP BY player, session, day
 ),

@@ -4,9 +4,10 @@
 -- @param player text?: only this player
 -- @param variant text?: only this variant
 -- @param since date?: only hands played on or after this day (UTC)
+-- @param until date?: only hands played on or before this day (UTC)
 WITH fine AS (
     SELECT player_a, player_b, sum(matchups) AS matchups, sum(a_scoops) AS a_scoops, sum(b_scoops) AS b_scoops
-    FROM scored_pair_summary($rules, $player, $variant, $since)
+    FROM scored_pair_summary($rules, $player, $variant, $since, $until)
     GROUP BY ALL
 ),
 sides AS (

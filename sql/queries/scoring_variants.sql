@@ -7,12 +7,13 @@
 -- @param player text?: only this player's boards
 -- @param variant text?: only this variant
 -- @param since date?: only hands played on or after this day (UTC)
+-- @param until date?: only hands played on or before this day (UTC)
 WITH fine AS (
     SELECT
         compared, first(rules) AS rules, player, sum(boards) AS boards,
         sum(boards) FILTER (WHERE position = 0) AS button_boards, sum(points) AS points,
         sum(squares) AS squares, sum(native_points) AS played_points, sum(gain_squares) AS gain_squares
-    FROM compared_summary($rules, $player, $variant, $since)
+    FROM compared_summary($rules, $player, $variant, $since, $until)
     GROUP BY compared, player
 ),
 per AS (

@@ -4,10 +4,11 @@
 -- @param player text: the player
 -- @param variant text?: only this variant
 -- @param since date?: only hands played on or after this day (UTC)
+-- @param until date?: only hands played on or before this day (UTC)
 -- @param sessions int = 200: how many of the latest sessions
 WITH mine AS (
     SELECT *, coalesce(session, 'day ' || CAST(day AS VARCHAR), 'unknown') AS session
-    FROM scored_sessions($rules, $player, $variant, $since)
+    FROM scored_sessions($rules, $player, $variant, $since, $until)
 ),
 per AS (
     SELECT

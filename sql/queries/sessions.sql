@@ -4,10 +4,11 @@
 -- @param player text: the player
 -- @param variant text?: only this variant
 -- @param since date?: only hands played on or after this day (UTC)
+-- @param until date?: only hands played on or before this day (UTC)
 -- @param sessions int = 6: how many of the latest sessions
 WITH latest AS (
     SELECT coalesce(session, 'day ' || CAST(day AS VARCHAR), 'unknown') AS session, min(first_played) AS started
-    FROM scored_sessions($rules, $player, $variant, $since)
+    FROM scored_sessions($rules, $player, $variant, $since, $until)
     GROUP BY 1
     ORDER BY max(last_played) DESC NULLS LAST, session DESC
     LIMIT $sessions
@@ -22,11 +23,11 @@ hands_in AS MATERIALIZED (
     FROM hands
     WHERE played_at >= coalesce((SELECT min(started) FROM latest), TIMESTAMPTZ '0001-01-01 00:00:00+00')
       AND ($variant IS NULL OR variant = $variant)
-      AND ($since IS NULL OR played_at >= timezone('UTC', $since::TIMESTAMP))
+      AND played_between(played_at, $since, $until)
     UNION ALL
     SELECT hand_key, hand_number, played_at, coalesce(session, 'unknown')
     FROM hands
-    WHERE played_at IS NULL AND $since IS NULL AND ($variant IS NULL OR variant = $variant)
+    WHERE played_at IS NULL AND $since IS NULL AND $until IS NULL AND ($variant IS NULL OR variant = $variant)
 ),
 mine AS MATERIALIZED (
     SELECT h.session, h.hand_number, h.played_at, b.hand_key, b.seat

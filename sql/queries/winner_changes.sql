@@ -6,12 +6,13 @@
 -- @param player text?: only the hands this player played in
 -- @param variant text?: only this variant
 -- @param since date?: only hands played on or after this day (UTC)
+-- @param until date?: only hands played on or before this day (UTC)
 WITH fine AS (
     SELECT rules, rules_key, variant, sum(boards) AS hands, sum(winner_changes) AS changed
     FROM board_summary
     WHERE list_contains($rules, rules_key)
       AND (CASE WHEN $player IS NULL THEN position = 0 ELSE player = $player END)
-      AND summary_kept(player, variant, day, NULL, $variant, $since)
+      AND summary_kept(player, variant, day, NULL, $variant, $since, $until)
     GROUP BY ALL
 ),
 per AS (
