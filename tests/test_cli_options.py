@@ -109,6 +109,25 @@ def test_the_default_lake_is_said_by_its_folder_in_the_help_and_first_line(tmp_p
     assert "lake:" not in told.stderr  # a lake given is not said again
 
 
+@pytest.mark.parametrize(
+    ("option", "taken_by", "metavar"),
+    [("--player", {"analyse", "report"}, "NAME"), ("--seed", {"analyse", "simulate", "demo"}, "N"),
+     ("--rollouts", {"analyse", "simulate"}, "N")],
+)  # fmt: skip
+def test_player_seed_and_rollouts_are_one_option_wherever_taken(option: str, taken_by: set[str], metavar: str) -> None:
+    """Declared once (``cli/options.py``): the same name, value name and bounds in every command."""
+    having = {name: p for name, p in options() if option in p.opts}
+    assert taken_by <= set(having)
+    for name, p in having.items():
+        assert p.metavar == metavar, name
+        if option != "--player":
+            below = "-1" if option == "--seed" else "1"
+            result = runner.invoke(app, [*name.split(), option, below])
+            assert result.exit_code == 2, (name, result.output)
+            said = " ".join(result.output.replace("│", " ").split())
+            assert f"Invalid value for '{option}': Input should be greater than or equal to {int(below) + 1}" in said
+
+
 def test_rules_is_repeatable_with_its_short_name_wherever_rules_are_taken() -> None:
     taking = {name for name, p in options() if "--rules" in p.opts}
     assert {"score", "rescore", "simulate", "report"} <= taking

@@ -18,7 +18,10 @@ from pipeline.cli.options import (
     json_option,
     lake_option,
     load_rules,
+    player_option,
+    rollouts_option,
     rules_option,
+    seed_option,
     since_option,
     until_option,
     variant_option,
@@ -27,13 +30,7 @@ from pipeline.cli.options import (
 
 def analyse(
     lake: Path | None = lake_option(),
-    player: str | None = typer.Option(
-        None,
-        "--player",
-        metavar="NAME",
-        help="Weigh this player's decisions only (any case). Default: every seat's.",
-        show_default=False,
-    ),
+    player: str | None = player_option("Weigh this player's decisions only (any case). Default: every seat's."),
     variant: str | None = variant_option(),
     since: str | None = since_option(),
     until: str | None = until_option(),
@@ -56,12 +53,9 @@ def analyse(
         help="Only the latest N hands the other filters keep (those weighed before are not weighed again).",
         show_default=False,
     ),
-    rollouts: int = typer.Option(
+    rollouts: int = rollouts_option(
         DEFAULT_ROLLOUTS,
-        "--rollouts",
-        metavar="N",
-        min=2,
-        help="Rollouts of the move played against its strongest rival in a round; a decision still uncertain "
+        "Rollouts of the move played against its strongest rival in a round; a decision still uncertain "
         "takes more rounds. More: slower, and more precise.",
     ),
     moves: int = typer.Option(
@@ -72,7 +66,7 @@ def analyse(
         max=20,
         help="Moves the planner rates best that are weighed beside the move played.",
     ),
-    seed: int = typer.Option(0, "--seed", metavar="S", min=0, help="The same seed gives the same table."),
+    seed: int = seed_option(0, "The same seed gives the same table."),
     rules: list[str] | None = rules_option(
         "A rule file the hands' recorded house rules name, when the lake does not know it yet (repeatable)."
     ),

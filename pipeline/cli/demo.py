@@ -8,12 +8,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import typer
 from rich.table import Table
 
 from pipeline.cli.console import err, interrupts, out, print_json, user_errors
 from pipeline.cli.evaluate import board_report, render
-from pipeline.cli.options import json_option, lake_at, lake_option, out_option
+from pipeline.cli.options import json_option, lake_at, lake_option, out_option, seed_option
 from pipeline.errors import InputError
 from pipeline.files import written
 from pipeline.paths import SAMPLES, default_out
@@ -112,7 +111,7 @@ def _step(progress: Progress, what: str) -> Iterator[TaskID]:
 
 
 def demo(
-    seed: int = typer.Option(7, "--seed", metavar="N", help="Seed of the simulated sessions."),
+    seed: int = seed_option(7, "Seed of the simulated sessions."),
     lake_dir: Path | None = lake_option(),
     out_file: Path | None = out_option(
         "Where to write the report (default: report.html in $OFC_OUT, else data/out); missing folders are made."

@@ -1,6 +1,8 @@
 """The options several commands take, declared once so that each reads and is explained the same everywhere:
 ``--lake DIR``, ``-r/--rules RULES``, ``--json``, ``-o/--out FILE``, ``-f/--format FORMAT``, ``--variant``,
-``--since`` and ``--until``; and the lake and rule sets they name, opened with the errors every command gives."""
+``--since``, ``--until``, ``--player NAME``, ``--seed N`` and ``--rollouts N``; and the lake and rule sets they
+name, opened with the errors every command gives. Where a command's use differs (whom ``--player`` picks, what
+``--seed`` makes the same), its help says so; the name, its value's name and its bounds are the same."""
 
 from __future__ import annotations
 
@@ -46,6 +48,21 @@ def variant_option() -> Any:
     return typer.Option(
         None, "--variant", metavar="VARIANT", help="Only this variant, e.g. pineapple.", show_default=False
     )
+
+
+def player_option(help: str) -> Any:
+    """``--player NAME``: one player, in any case."""
+    return typer.Option(None, "--player", metavar="NAME", help=help, show_default=False)
+
+
+def seed_option(default: int, help: str) -> Any:
+    """``--seed N``: the same seed gives the same result."""
+    return typer.Option(default, "--seed", metavar="N", min=0, help=help)
+
+
+def rollouts_option(default: int | None, help: str) -> Any:
+    """``--rollouts N``: Monte-Carlo rollouts of each move weighed (two at least: one tells nothing of the spread)."""
+    return typer.Option(default, "--rollouts", metavar="N", min=2, help=help, show_default=default is not None)
 
 
 def since_option() -> Any:

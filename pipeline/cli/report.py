@@ -13,6 +13,7 @@ from pipeline.cli.options import (
     json_option,
     lake_option,
     out_option,
+    player_option,
     rules_option,
     since_option,
     until_option,
@@ -24,13 +25,9 @@ from pipeline.files import written
 def report(
     out: Path | None = out_option("Where to write the report (HTML; JSON with --json). Folders are made."),
     lake: Path | None = lake_option(),
-    player: str | None = typer.Option(
-        None,
-        "--player",
-        metavar="NAME",
-        help="Report on this player only, and feature them (any case; an alias from the settings file works too). "
-        "Default: every player, featuring OFC_PLAYER or the settings file's player, else the one with the most hands.",
-        show_default=False,
+    player: str | None = player_option(
+        "Report on this player only, and feature them (any case; an alias from the settings file works too). "
+        "Default: every player, featuring OFC_PLAYER or the settings file's player, else the one with the most hands."
     ),
     variant: str | None = variant_option(),
     rules: list[str] | None = rules_option(

@@ -20,7 +20,9 @@ from pipeline.cli.options import (
     lake_option,
     load_rules,
     out_option,
+    rollouts_option,
     rules_option,
+    seed_option,
 )
 
 BOTS_HELP = (
@@ -57,16 +59,8 @@ def simulate(
     rules: list[str] | None = rules_option(
         "Preset name or rule file (.toml) the hands are played under (one; default: the variant's preset)."
     ),
-    seed: int = typer.Option(
-        0, "--seed", metavar="N", help="Seed: the same seed and arguments give the same hands, byte for byte."
-    ),
-    rollouts: int | None = typer.Option(
-        None,
-        "--rollouts",
-        metavar="N",
-        help="mc: rollouts of each placement it weighs (default 12).",
-        show_default=False,
-    ),
+    seed: int = seed_option(0, "Seed: the same seed and arguments give the same hands, byte for byte."),
+    rollouts: int | None = rollouts_option(None, "mc: rollouts of each placement it weighs (default 12)."),
     session_hands: int = typer.Option(
         100,
         "--session-hands",
