@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from pipeline.atomic_files import written
 from pipeline.cli import app
 from pipeline.errors import InputError
-from pipeline.files import written
 from pipeline.paths import SAMPLES
 
 runner = CliRunner()

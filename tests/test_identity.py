@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pipeline.ingest.known import CONFLICT_CARDS, CONFLICT_DEAL, CONFLICT_DETAILS, DUPLICATE, NEW, Known
+from pipeline.ingest.duplicates import CONFLICT_CARDS, CONFLICT_DEAL, CONFLICT_DETAILS, DUPLICATE, NEW, Known
 from pipeline.ingest.run import Report, ingest
 from pipeline.lake.store import Lake
 from pipeline.paths import SAMPLES

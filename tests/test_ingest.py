@@ -319,7 +319,7 @@ def test_hand_numbers_repeat_across_sessions_without_being_duplicates(tmp_path: 
 
 
 def test_seen_keys_survive_many_chunks() -> None:
-    from pipeline.ingest.known import KeyMap
+    from pipeline.ingest.duplicates import KeyMap
 
     rng = np.random.default_rng(1)
     known = rng.integers(0, 2**63, 5000, dtype=np.uint64)

@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
 
+from pipeline.atomic_files import written
 from pipeline.cli.console import err, interrupts, out, print_json, user_errors
 from pipeline.cli.evaluate import board_report, render
 from pipeline.cli.options import json_option, lake_at, lake_option, out_option, seed_option
 from pipeline.errors import InputError
-from pipeline.files import written
 from pipeline.paths import SAMPLES, default_out
 
 if TYPE_CHECKING:

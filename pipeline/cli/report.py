@@ -7,6 +7,7 @@ from pathlib import Path
 
 import typer
 
+from pipeline.atomic_files import written
 from pipeline.cli.console import EXIT_USAGE, err, fail, interrupts, parse_day, user_errors
 from pipeline.cli.options import (
     existing_lake,
@@ -19,7 +20,6 @@ from pipeline.cli.options import (
     until_option,
     variant_option,
 )
-from pipeline.files import written
 
 
 def report(

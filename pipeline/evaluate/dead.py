@@ -33,7 +33,7 @@ from numba import njit, prange
 
 from pipeline.evaluate import lowball27, strength3, strength5, tables
 from pipeline.evaluate.tables import FLUSH_OFFSET
-from pipeline.pointers import address
+from pipeline.raw_pointers import address
 
 NEVER: Final = -1
 """``dead_streets``' value for a board that never became impossible (or had no placements to judge)."""
@@ -116,7 +116,7 @@ def _bits(x: np.int64) -> np.int64:
 
 
 # The working state of one board check lives in one int64 array per thread, read through a pointer
-# (:mod:`pipeline.pointers`): arrays handed to the dozens of inlined steps of a check cost more in reference
+# (:mod:`pipeline.raw_pointers`): arrays handed to the dozens of inlined steps of a check cost more in reference
 # counts than the check itself. Its layout:
 _FIXED = 0  # rank counts of each row's cards, 3 x 13
 _RANKS = 39  # ranks of each row's cards, 3 x 5

@@ -49,7 +49,7 @@ from pipeline.ingest.checks import (
 )
 from pipeline.ingest.columns import TEXT_FIELDS, BoardColumns, HandColumns, PlacementColumns, Scanned
 from pipeline.ingest.times import iso_time, to_utc
-from pipeline.pointers import address, load8
+from pipeline.raw_pointers import address, load8
 from schemas.hand import HandRecord, Placement, PlayerRecord
 
 
@@ -157,7 +157,7 @@ B_SEAT, B_FL, B_FL_CARDS, B_DISCARDS, B_PLACEMENTS, B_HAS_PLACEMENTS, B_POINTS, 
 
 # ---------------------------------------------------------------- JSON primitives (position in, position out)
 
-# The scanner's functions see the bytes as a raw pointer (:mod:`pipeline.pointers`): passed as an
+# The scanner's functions see the bytes as a raw pointer (:mod:`pipeline.raw_pointers`): passed as an
 # array to the dozens of small parsing steps of every line, the reference counts took over half of the scan.
 
 
@@ -359,7 +359,7 @@ def _cards(
 
 
 def _word8(text: bytes, at: int = 0) -> np.uint64:
-    """Bytes ``text[at:at + 8]`` as :func:`~pipeline.pointers.load8` reads them (zero-padded)."""
+    """Bytes ``text[at:at + 8]`` as :func:`~pipeline.raw_pointers.load8` reads them (zero-padded)."""
     return np.frombuffer(text[at : at + 8].ljust(8, b"\0"), dtype=np.uint64)[0]
 
 

@@ -2,7 +2,7 @@
 
 Every record read ends up accepted, quarantined with its reason, or counted as
 a duplicate (the same hand with the same content, already in the lake or
-earlier in the run: see ``pipeline.ingest.known``), and the summary checks
+earlier in the run: see ``pipeline.ingest.duplicates``), and the summary checks
 ``read == accepted + quarantined + duplicates`` per file. A file whose bytes
 were already ingested whole (same digest) is not parsed again: its records
 count as duplicates.
@@ -30,14 +30,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipeline import __version__
-from pipeline.ahead import ahead, result_of
 from pipeline.errors import InputError
 from pipeline.ingest.base import Chunk, Ingester, Problem
-from pipeline.ingest.known import DUPLICATE, NEW, REPLACES, Known, conflict_reason
+from pipeline.ingest.duplicates import DUPLICATE, NEW, REPLACES, Known, conflict_reason
 from pipeline.ingest.labels import SAMPLE, Labels, Recognised, label_by_variant, label_chunk, recognise
 from pipeline.ingest.validate import validate
 from pipeline.lake.edit import remove_hands
 from pipeline.lake.store import BatchWriter, Lake
+from pipeline.read_ahead import ahead, result_of
 
 if TYPE_CHECKING:
     from schemas.rules import RuleSet

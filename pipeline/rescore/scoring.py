@@ -18,10 +18,10 @@ import numba
 import pyarrow as pa
 
 from pipeline import __version__
-from pipeline.ahead import ahead, result_of
 from pipeline.lake.snapshot import RESULT_FORMAT
 from pipeline.lake.store import BatchWriter, Lake
 from pipeline.native import Natives
+from pipeline.read_ahead import ahead, result_of
 from pipeline.rescore.batch import (
     Scorer,
     Scoring,

@@ -28,13 +28,13 @@ from typing import Any
 
 import numpy as np
 
-from pipeline.ahead import ahead
+from pipeline.atomic_files import written
 from pipeline.errors import InputError
-from pipeline.files import written
 from pipeline.ingest.base import Chunk
 from pipeline.ingest.run import Report, ingest_chunks
 from pipeline.lake.store import Lake
 from pipeline.native import VARIANT_PRESETS
+from pipeline.read_ahead import ahead
 from pipeline.rule_files import load_rules
 from pipeline.score.compile import compile_rules
 from pipeline.simulate.batch import HandBatch
