@@ -188,16 +188,21 @@ def _analysed(snapshot: Snapshot) -> set[str]:
 
 def _boards_by_variant(con: duckdb.DuckDBPyConnection, options: Options) -> dict[str, dict[str, int]]:
     """Boards of each player in each variant the filters keep."""
+    # The hands of those days only when a day is given: DuckDB reads every hand for the subquery even when a
+    # parameter makes it moot (over 10 M hands 0.9 s against 0.2 s for the boards alone).
+    days = (
+        ""
+        if options.since is None and options.until is None
+        else "AND b.hand_key IN (SELECT hand_key FROM hands WHERE played_between(played_at, $since, $until))"
+    )
     rows = con.execute(
-        """
+        f"""
         SELECT b.variant, b.player, count(*)
         FROM boards b
-        WHERE ($variant IS NULL OR b.variant = $variant)
-          AND (($since IS NULL AND $until IS NULL) OR b.hand_key IN (
-              SELECT hand_key FROM hands WHERE played_between(played_at, $since, $until)))
+        WHERE ($variant IS NULL OR b.variant = $variant) {days}
         GROUP BY ALL
         """,
-        {"variant": options.variant, "since": options.since, "until": options.until},
+        {"variant": options.variant, **({"since": options.since, "until": options.until} if days else {})},
     ).fetchall()
     out: dict[str, dict[str, int]] = {}
     for v, who, n in rows:
