@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from pipeline.ingest.duplicates import CONFLICT_CARDS, CONFLICT_DEAL, CONFLICT_DETAILS, DUPLICATE, NEW, Known
-from pipeline.ingest.run import Report, ingest
+from pipeline.ingest.run import IngestReport, ingest
 from pipeline.lake.store import Lake
 from pipeline.paths import SAMPLES
 from pipeline.query.db import connect
@@ -30,7 +30,7 @@ def write(path: Path, recs: list[dict]) -> Path:
     return path
 
 
-def counts(report: Report) -> tuple[int, int, int, int]:
+def counts(report: IngestReport) -> tuple[int, int, int, int]:
     t = report.totals
     assert t.read == t.accepted + t.quarantined + t.duplicates
     return t.read, t.accepted, t.quarantined, t.duplicates

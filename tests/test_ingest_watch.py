@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.ingest.run import Report, ingest
+from pipeline.ingest.run import IngestReport, ingest
 from pipeline.ingest.watch import Settling, WatchTotals, wanted, watch
 from pipeline.lake.store import Lake
 from pipeline.paths import ROOT, SAMPLES
@@ -113,7 +113,7 @@ def test_the_watch_reads_new_and_changed_files_and_never_half_of_one(tmp_path: P
     batches: list[list[tuple[str, int, int, int]]] = []
     ended: list[WatchTotals] = []
 
-    def on_batch(report: Report, totals: WatchTotals) -> None:
+    def on_batch(report: IngestReport, totals: WatchTotals) -> None:
         batches.append([(Path(f.source).name, f.accepted, f.quarantined, f.duplicates) for f in report.files])
 
     def run() -> None:
@@ -282,7 +282,7 @@ def test_ctrl_c_in_the_middle_of_a_batch_exits_130(tmp_path: Path, capsys: pytes
     folder.mkdir()
     shutil.copy(SHEET, folder / "night.csv")
 
-    def cut(files: list[Path], on_progress: object) -> Report:
+    def cut(files: list[Path], on_progress: object) -> IngestReport:
         raise KeyboardInterrupt  # as Ctrl-C lands while the batch is written
 
     with pytest.raises(typer.Exit) as ended:

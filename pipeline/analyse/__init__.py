@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING, Any
 from pipeline.analyse.defaults import DEFAULT_MOVES, DEFAULT_ROLLOUTS
 
 if TYPE_CHECKING:
-    from pipeline.analyse.run import AnalyseError, Filters, Settings, Summary, analyse
+    from pipeline.analyse.run import AnalyseError, AnalysisSummary, Filters, Settings, analyse
 
-__all__ = ["DEFAULT_MOVES", "DEFAULT_ROLLOUTS", "AnalyseError", "Filters", "Settings", "Summary", "analyse"]
+__all__ = ["DEFAULT_MOVES", "DEFAULT_ROLLOUTS", "AnalyseError", "AnalysisSummary", "Filters", "Settings", "analyse"]
 
 
-_LAZY = dict.fromkeys(("AnalyseError", "Filters", "Settings", "Summary", "analyse"), "pipeline.analyse.run")
+_LAZY = dict.fromkeys(("AnalyseError", "Filters", "Settings", "AnalysisSummary", "analyse"), "pipeline.analyse.run")
 
 
 def __getattr__(name: str) -> Any:

@@ -51,7 +51,17 @@ from pipeline.suggest import no_such
 from schemas.lake import ANALYSED_BOARDS, DECISIONS
 from schemas.rules import RuleSet, Variant
 
-__all__ = ["BOARDS", "METHOD", "PLACEMENTS", "AnalyseError", "Filters", "Settings", "Summary", "analyse", "replayable"]
+__all__ = [
+    "BOARDS",
+    "METHOD",
+    "PLACEMENTS",
+    "AnalyseError",
+    "AnalysisSummary",
+    "Filters",
+    "Settings",
+    "analyse",
+    "replayable",
+]
 
 METHOD = 3
 """The version of the method: a change to how decisions are weighed or what is written of them is a new analysis,
@@ -106,7 +116,7 @@ class Filters:
 
 
 @dataclass
-class Summary:
+class AnalysisSummary:
     analysis: str
     player: str | None = None
     """The player weighed, as the lake spells them (None: every seat)."""
@@ -260,12 +270,12 @@ def analyse(
     on_progress: Progress | None = None,
     *,
     given: list[RuleSet] | None = None,
-) -> Summary:
+) -> AnalysisSummary:
     """Weigh every decision of the chosen boards not yet analysed under ``settings``; commit a batch a chunk."""
     settings = settings or Settings()
     filters = filters or Filters()
     t0 = time.perf_counter()
-    summary = Summary(settings.key)
+    summary = AnalysisSummary(settings.key)
     with lake.locked():
         snapshot = lake.snapshot()
         con = connect(snapshot)
@@ -320,7 +330,7 @@ def _weigh_chunk(
     placed: pa.Table,
     settings: Settings,
     natives: Natives,
-    summary: Summary,
+    summary: AnalysisSummary,
     weighed: Callable[[int], None],
 ) -> str:
     """Weigh the wanted boards of some hands (``rows``: all their boards, a hand's together; ``placed``: all their
@@ -411,7 +421,7 @@ def replayable(
 
 
 def _weigh_rules(
-    rows: pa.Table, wanted: np.ndarray, placed: pa.Table, rules: RuleSet, settings: Settings, summary: Summary
+    rows: pa.Table, wanted: np.ndarray, placed: pa.Table, rules: RuleSet, settings: Settings, summary: AnalysisSummary
 ) -> tuple[pa.Table, pa.Table]:
     """The decisions of boards of hands played under one rule set, and what became of each board."""
     variant = rows.column("variant")[0].as_py()

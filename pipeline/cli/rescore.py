@@ -24,7 +24,7 @@ from pipeline.cli.options import (
 
 if TYPE_CHECKING:
     from pipeline.lake.store import Lake
-    from pipeline.rescore.report import Report, RuleTotals
+    from pipeline.rescore.report import RescoreReport, RuleTotals
     from schemas.rules import RuleSet
 
 MISMATCHES = 'ofc sql "SELECT * FROM recorded_mismatches"'
@@ -51,7 +51,7 @@ def _totals(t: RuleTotals) -> dict[str, Any]:
     }
 
 
-def summary_of(report: Report) -> dict[str, Any]:
+def summary_of(report: RescoreReport) -> dict[str, Any]:
     rules = [
         {
             "rules": run.rules,

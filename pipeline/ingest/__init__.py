@@ -1,11 +1,11 @@
 """Reading hand histories (canonical JSONL, poker-arena logs, scoresheets) into the lake as one batch."""
 
-from pipeline.ingest.run import FORMATS, IngestError, Report, ingest, ingest_chunks
+from pipeline.ingest.run import FORMATS, IngestError, IngestReport, ingest, ingest_chunks
 
 __all__ = [
     "FORMATS",
     "IngestError",
-    "Report",
+    "IngestReport",
     "ingest",
     "ingest_chunks",
 ]

@@ -150,7 +150,7 @@ class FileReport:
 
 
 @dataclass
-class Report:
+class IngestReport:
     files: list[FileReport]
     batch: str | None = None
     replaced: int = 0
@@ -435,7 +435,7 @@ def ingest(
     on_problems: Callable[[str, list[Problem]], None] | None = None,
     labels: Labels | None = None,
     readers: Mapping[str, Ingester] | None = None,
-) -> Report:
+) -> IngestReport:
     """Read ``paths`` into ``lake`` as one batch (``lake=None``: validate only, write nothing).
 
     ``on_progress(source, bytes, hands)`` is called after each chunk, ``on_problems(source, problems)`` with the
@@ -468,7 +468,7 @@ def ingest_chunks(
     kind: str,
     on_progress: Callable[[str, int, int], None] | None = None,
     rule_sets: Sequence[RuleSet] = (),
-) -> Report:
+) -> IngestReport:
     """Commit records made in process (the simulator's) as one batch, through the same checks as any file.
 
     ``source`` names the records' origin in the manifest and quarantine; ``kind`` is the batch kind;
@@ -487,7 +487,7 @@ def ingest_chunks(
                 consumed += chunk.bytes_read
                 if on_progress:
                     on_progress(source, consumed, report.read)
-            result = Report([report], writer.batch)
+            result = IngestReport([report], writer.batch)
             entry = {"path": source, "member": "", "digest": "", "format": kind, **report.counts()}
             extra = {"rule_sets": [r.model_dump(mode="json") for r in rule_sets]} if rule_sets else None
             writer.commit({**report.counts(), "version": __version__}, [{**entry, "batch": writer.batch}], extra)
@@ -556,7 +556,7 @@ def _run(
     on_problems: Callable[[str, list[Problem]], None] | None = None,
     labels: Labels | None = None,
     readers: Mapping[str, Ingester] | None = None,
-) -> Report:
+) -> IngestReport:
     labels = labels or Labels()
     done: dict[str, dict] = {}
     keys = _known(against) if against is not None and against.exists() else Known()
@@ -636,7 +636,7 @@ def _run(
                         **({"rules": report.rules} if report.rules else {}),
                     }
                 )
-        result = Report(reports, batch if writer else None)
+        result = IngestReport(reports, batch if writer else None)
         if writer is not None and result.totals.read == 0:
             writer.abort()  # nothing read: no batch, not even an empty one
             result.batch = None

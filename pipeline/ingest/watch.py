@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pipeline.errors import InputError, OfcError
-from pipeline.ingest.run import Report, history_file, is_lake, sources
+from pipeline.ingest.run import IngestReport, history_file, is_lake, sources
 
 SETTLE = 2.0
 """Seconds a file must hold still before it is read."""
@@ -122,7 +122,7 @@ class WatchTotals:
     last: list[str] = field(default_factory=list)
     """The files of the last batch."""
 
-    def add(self, report: Report) -> None:
+    def add(self, report: IngestReport) -> None:
         t = report.totals
         self.batches += report.batch is not None
         self.files += len(report.files)
@@ -189,12 +189,12 @@ def _readable(files: list[Path]) -> tuple[list[Path], list[tuple[Path, OfcError]
 
 def watch(
     roots: list[Path],
-    ingest_files: Callable[[list[Path]], Report],
+    ingest_files: Callable[[list[Path]], IngestReport],
     *,
     settle: float = SETTLE,
     stop: threading.Event | None = None,
     exclude: Iterable[Path] = (),
-    on_batch: Callable[[Report, WatchTotals], None] | None = None,
+    on_batch: Callable[[IngestReport, WatchTotals], None] | None = None,
     on_tick: Callable[[WatchTotals], None] | None = None,
     on_error: Callable[[OfcError, list[Path]], None] | None = None,
 ) -> WatchTotals:

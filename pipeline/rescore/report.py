@@ -60,7 +60,7 @@ class RuleTotals:
 
 
 @dataclass
-class Report:
+class RescoreReport:
     run: list[RuleTotals]
     """This run, per rule set scored (those asked for first, then native rule sets scored for their hands)."""
     lake: list[RuleTotals]

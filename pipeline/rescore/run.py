@@ -16,7 +16,7 @@ from pipeline.errors import InputError
 from pipeline.lake.store import Lake
 from pipeline.native import Natives
 from pipeline.rescore import plan as planning
-from pipeline.rescore.report import Report, RuleTotals, lake_totals
+from pipeline.rescore.report import RescoreReport, RuleTotals, lake_totals
 from pipeline.rescore.source import count_hands, groups, partitions
 from schemas.rules import RuleSet
 
@@ -34,7 +34,7 @@ def rescore(
     *,
     engine: str = "local",
     address: str | None = None,
-) -> Report:
+) -> RescoreReport:
     """Score every committed batch of boards that lacks results under each of ``rules`` (all, with ``force``) and
     under its hands' native rule sets. ``engine``: ``"local"`` (this process) or ``"ray"`` (a Ray cluster at
     ``address``, or one started here; see :mod:`pipeline.rescore.distributed`): the results are the same."""
@@ -102,4 +102,6 @@ def rescore(
     natives_summary = [
         {"variant": v, "house_rules": h, "native": key, "how": how, "hands": n} for (v, h, key, how), n in counts
     ]
-    return Report(list(run.values()), lake_totals(snapshot, keys), natives_summary, committed, time.perf_counter() - t0)
+    return RescoreReport(
+        list(run.values()), lake_totals(snapshot, keys), natives_summary, committed, time.perf_counter() - t0
+    )

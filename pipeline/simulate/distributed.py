@@ -18,14 +18,14 @@ from pipeline.ingest.run import ingest_chunks
 from pipeline.lake.store import Lake
 from pipeline.simulate.records import SOURCE, to_chunk
 from pipeline.simulate.run import Outcome, Shard, Spec, meta, play, shards_of
-from pipeline.simulate.summary import Summary
+from pipeline.simulate.summary import SimulationSummary
 
 __all__ = ["to_lake_ray"]
 
 
-def shard_items(spec: Spec, shard: Shard) -> Iterator[Chunk | Summary]:
+def shard_items(spec: Spec, shard: Shard) -> Iterator[Chunk | SimulationSummary]:
     """A shard's hands as chunks ready for the lake, then its tallies (run on a worker)."""
-    summary = Summary(list(spec.bots))
+    summary = SimulationSummary(list(spec.bots))
     m, done = meta(spec), shard.first_hand
     for batch in play(spec, None, shard):
         summary.add(batch)
@@ -38,14 +38,14 @@ def to_lake_ray(spec: Spec, lake: Lake, ray: Any, on_progress: Callable[[int], N
     """Play every shard on the cluster and commit the run as one batch, the shards in order."""
     remote = ray.remote(shard_items).options(num_returns="streaming")
     streams = [remote.remote(spec, shard) for shard in shards_of(spec)]  # all start now; read in order
-    summary = Summary(list(spec.bots))
+    summary = SimulationSummary(list(spec.bots))
 
     def chunks() -> Iterator[Chunk]:
         done = 0
         for stream in streams:
             for ref in stream:
                 item = ray.get(ref)
-                if isinstance(item, Summary):
+                if isinstance(item, SimulationSummary):
                     summary.merge(item)
                     continue
                 yield item

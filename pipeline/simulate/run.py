@@ -31,7 +31,7 @@ import numpy as np
 from pipeline.atomic_files import written
 from pipeline.errors import InputError
 from pipeline.ingest.base import Chunk
-from pipeline.ingest.run import Report, ingest_chunks
+from pipeline.ingest.run import IngestReport, ingest_chunks
 from pipeline.lake.store import Lake
 from pipeline.native import VARIANT_PRESETS
 from pipeline.read_ahead import ahead
@@ -44,7 +44,7 @@ from pipeline.simulate.model import model_of
 from pipeline.simulate.pace import Pace
 from pipeline.simulate.records import SOURCE, RecordMeta, to_chunk, to_records, write_jsonl
 from pipeline.simulate.streets import streets_of
-from pipeline.simulate.summary import Summary
+from pipeline.simulate.summary import SimulationSummary
 from schemas.rules import Dealing, RuleSet, Variant
 
 DEFAULT_SESSION = 100
@@ -248,14 +248,14 @@ class Outcome:
     """What a run produced."""
 
     spec: Spec
-    summary: Summary
-    report: Report | None = None
+    summary: SimulationSummary
+    report: IngestReport | None = None
     """The ingest report when hands went to the lake."""
     written: dict[str, Any] = field(default_factory=dict)
 
 
 def _tallied(
-    batches: Iterator[HandBatch], summary: Summary, on_progress: Callable[[int], None] | None
+    batches: Iterator[HandBatch], summary: SimulationSummary, on_progress: Callable[[int], None] | None
 ) -> Iterator[HandBatch]:
     for batch in batches:
         summary.add(batch)
@@ -276,7 +276,7 @@ def to_lake(
     An interrupt (or any error) stops the simulator's thread at its next step, within a fraction of a second,
     and the batch is aborted: nothing of it is committed.
     """
-    summary = Summary(list(spec.bots))
+    summary = SimulationSummary(list(spec.bots))
     stop = threading.Event()
     batches = play(spec, Pace(on_progress, stop, on_stage))
 
@@ -305,7 +305,7 @@ def to_jsonl(
     on_stage: Callable[[str | None, float], None] | None = None,
 ) -> Outcome:
     """Simulate into canonical JSONL at ``path`` (replaced if it exists, only once every hand is written)."""
-    summary = Summary(list(spec.bots))
+    summary = SimulationSummary(list(spec.bots))
     with written(path) as stream:
         m = meta(spec)
         for batch in _tallied(play(spec, Pace(on_progress, on_stage=on_stage)), summary, on_progress):

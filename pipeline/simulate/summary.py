@@ -82,7 +82,7 @@ class BotTally:
         }
 
 
-class Summary:
+class SimulationSummary:
     """The tallies of every bot of a run, in seat order of first appearance."""
 
     def __init__(self, seat_bots: list[str]) -> None:
@@ -97,7 +97,7 @@ class Summary:
         for seat, name in enumerate(self.of_seat):
             self.bots[name].add(b, seat)
 
-    def merge(self, other: Summary) -> None:
+    def merge(self, other: SimulationSummary) -> None:
         """Add another part's tallies (a shard played elsewhere) to these."""
         self.hands += other.hands
         for name, theirs in other.bots.items():
