@@ -436,7 +436,9 @@ def make_app(site: Site) -> Starlette:
     def hand_page(request: Request) -> Response:
         filters = Filters.parse(request.query_params)
         raw = request.path_params["key"]
-        if not raw.isdigit() or len(raw) > 20 or int(raw) >= 2**64:  # a hand's id, as its history names it
+
+        def by_id() -> Response:
+            """The hand whose id, as its history names it, is ``raw`` (an id may be a number that is no key)."""
             with site.reading() as snapshot:
                 keys = _keys_of(site, snapshot, raw[:200])
             if len(keys) == 1:
@@ -445,6 +447,9 @@ def make_app(site: Site) -> Starlette:
                 raise HTTPException(404, f"no hand has the key or id {raw[:40]!r}")
             listed = ", ".join(str(k) for k in keys[:10])
             raise RequestError(f"{len(keys)} hands have the id {raw[:40]!r} (in different sources): keys {listed}")
+
+        if not raw.isdigit() or len(raw) > 20 or int(raw) >= 2**64:
+            return by_id()
         key = int(raw)
         with site.reading() as snapshot:
             try:
@@ -452,7 +457,7 @@ def make_app(site: Site) -> Starlette:
             except OfcError as exc:
                 return _error_page(site, filters, 400, str(exc))
             if viewer is None:
-                raise HTTPException(404, f"the lake holds no hand with the key {key}")
+                return by_id()
             bar = _bar(site, snapshot, filters, "/")
         ident = hand_id(key)
         data = json.dumps({"hands": viewer}, ensure_ascii=True, default=str)
