@@ -137,3 +137,43 @@ def test_a_broken_reference_is_caught(broken: str) -> None:
     """The patterns read what a row writes: a file or a test that is not there is seen as such."""
     ((name, test),) = PY_FILE.findall(broken)
     assert not under_tests(name).is_file() or test not in names_of_tests(under_tests(name))
+
+
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
+
+
+def _modules() -> list[str]:
+    """Every module of the three packages, dotted (a package by its name)."""
+    found = []
+    for top in ("pipeline", "schemas", "reports"):
+        for path in sorted((ROOT / top).rglob("*.py")):
+            if "__pycache__" in path.parts:
+                continue
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            found.append(".".join(parts))
+    return found
+
+
+def test_the_module_map_names_every_module() -> None:
+    """docs/architecture.md says what each module does: a module it does not name is one a newcomer cannot
+    place (named in full, by its name within its package, or as ``folder/name``)."""
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    missing = []
+    for name in _modules():
+        parts = name.split(".")
+        said = {f"`{name}`", f"`{parts[-1]}`", f"`{'/'.join(parts[-2:])}`", f"`{parts[-1]}/`"}
+        if parts[-1] == "__main__":  # every package's is called so: named in full
+            said = {f"`{name}`"}
+        if not any(s in text for s in said):
+            missing.append(name)
+    assert missing == [], missing
+
+
+def test_the_module_map_names_no_module_that_is_gone() -> None:
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    named = set(re.findall(r"`((?:pipeline|schemas|reports)(?:\.\w+)+)`", text))
+    modules = set(_modules())
+    assert named, "the module map names no module in full"
+    assert sorted(named - modules) == []
