@@ -47,7 +47,6 @@ from pipeline.lake.store import Lake
 from pipeline.native import Natives
 from pipeline.query.db import connect
 from pipeline.query.players import LakeFilters
-from pipeline.suggest import no_such
 from schemas.lake import ANALYSED_BOARDS, DECISIONS
 from schemas.rules import RuleSet, Variant
 
@@ -203,15 +202,8 @@ def _checked(con: duckdb.DuckDBPyConnection, filters: Filters) -> Filters:
         raise AnalyseError(f"{filters.variant} hands are set all at once: there are no street decisions to weigh")
     found = LakeFilters(con).check(filters.player, filters.variant, filters.since, filters.until)
     if filters.session is not None:
-        _check_session(con, filters.session)
+        LakeFilters(con).check_session(filters.session)
     return replace(filters, player=found.player)
-
-
-def _check_session(con: duckdb.DuckDBPyConnection, session: str) -> None:
-    """A session the lake does not have is an error naming the closest it has."""
-    sessions = [s for (s,) in con.execute("SELECT DISTINCT session FROM hands WHERE session IS NOT NULL").fetchall()]
-    if session not in sessions:
-        raise AnalyseError(no_such("session", session, sorted(sessions), shown=20))
 
 
 def _mix(x: np.ndarray) -> np.ndarray:
@@ -342,7 +334,7 @@ def _weigh_chunk(
         keys = rows.column("hand_key").to_numpy()
         starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
         bounds = np.r_[starts[::STEP], keys.size]
-        for lo, hi in itertools.pairwise(bounds.tolist()):
+        for first, (lo, hi) in zip(range(0, starts.size, STEP), itertools.pairwise(bounds.tolist()), strict=True):
             step = rows.slice(lo, hi - lo)
             # One group of boards per (variant, house rules): each resolves to its hands' native rule set.
             groups = (
@@ -358,7 +350,7 @@ def _weigh_chunk(
                 d, b = _weigh_rules(step.take(pa.array(index)), picked, placed, rules, settings, summary)
                 decisions.append(d)
                 boards_out.append(b)
-            weighed(int(np.count_nonzero((starts >= lo) & (starts < hi))))
+            weighed(min(STEP, starts.size - first))  # the step's hands
         for name, parts in (("decisions", decisions), ("analysed_boards", boards_out)):
             for t in parts:
                 batch = pa.array([writer.batch] * t.num_rows, type=pa.string())

@@ -165,6 +165,13 @@ class LakeFilters:
             )
         return f"no{scope} hands were played between {since} and {until} (the lake's hands run from {first} to {last})"
 
+    def check_session(self, session: str) -> None:
+        """A session the lake does not have is a :class:`FilterError` naming the closest it has."""
+        found = self.con.execute("SELECT DISTINCT session FROM hands WHERE session IS NOT NULL").fetchall()
+        sessions = sorted(s for (s,) in found)
+        if session not in sessions:
+            raise FilterError(suggest.no_such("session", session, sessions, shown=20))
+
     def check(self, player: str | None, variant: str | None, since: date | None, until: date | None = None) -> Found:
         """The filters' matches; a filter that matches no hand is a :class:`FilterError` naming the closest, and
         days that cannot hold one (the last before the first) are one naming both."""

@@ -41,7 +41,6 @@ from pipeline.lake.store import Lake
 from pipeline.query import lookup, named
 from pipeline.query.db import connect
 from pipeline.query.players import LakeFilters, apply_aliases
-from pipeline.suggest import no_such
 from reports.hands import hand_id, load
 from reports.html import PAGE_CSS, Served, asset, plotly_js, render
 from reports.queries import QueryRunner, Scope
@@ -161,6 +160,11 @@ def _whole(query: Mapping[str, str], name: str, default: int | None, low: int, h
     if not low <= value <= high:
         raise RequestError(f"{name}: {value:,} is not from {low:,} to {high:,}")
     return value
+
+
+def _hand_key(raw: str) -> int | None:
+    """``raw`` as a hand's key (a whole number below 2**64), or None: an id, or nothing a key can be."""
+    return int(raw) if raw.isdigit() and len(raw) <= 20 and int(raw) < 2**64 else None
 
 
 def _choice(query: Mapping[str, str], name: str, allowed: tuple[str, ...]) -> str:
@@ -448,9 +452,9 @@ def make_app(site: Site) -> Starlette:
             listed = ", ".join(str(k) for k in keys[:10])
             raise RequestError(f"{len(keys)} hands have the id {raw[:40]!r} (in different sources): keys {listed}")
 
-        if not raw.isdigit() or len(raw) > 20 or int(raw) >= 2**64:
+        key = _hand_key(raw)
+        if key is None:
             return by_id()
-        key = int(raw)
         with site.reading() as snapshot:
             try:
                 viewer = _hand(site, snapshot, key, filters)
@@ -496,9 +500,9 @@ def make_app(site: Site) -> Starlette:
         query = request.query_params
         try:
             raw = (query.get("hand") or "").strip()
-            if raw and (not raw.isdigit() or len(raw) > 20 or int(raw) >= 2**64):
+            hand = _hand_key(raw)
+            if raw and hand is None:
                 raise RequestError(f"hand: not a hand's key (a whole number below 2**64): {raw[:40]!r}")
-            hand = int(raw) if raw else None
             street = _whole(query, "street", None, 1, 13)
             player = (query.get("player") or "").strip()[:200]
             move = (query.get("move") or "").strip()[:20]
@@ -581,10 +585,7 @@ def _hand_list(
         found = lake_filters.check(filters.player, filters.variant, filters.since, filters.until)
         opponent = lake_filters.check(narrower.opponent, None, None).player if narrower.opponent else None
         if narrower.session is not None:
-            found_sessions = con.execute("SELECT DISTINCT session FROM hands WHERE session IS NOT NULL").fetchall()
-            sessions = [s for (s,) in found_sessions]
-            if narrower.session not in sessions:
-                raise RequestError(no_such("session", narrower.session, sorted(sessions), shown=20))
+            lake_filters.check_session(narrower.session)
         rules = in_lake.resolve(filters.rules) if filters.rules else None
         if rules is not None and (problem := in_lake.problem(rules, filters.variant)) is not None:
             raise named.NamedQueryError(problem)
