@@ -17,7 +17,7 @@ from typing import Any
 import duckdb
 
 from pipeline.lake.snapshot import Snapshot
-from pipeline.query import named
+from pipeline.query import lookup, named
 
 __all__ = ["Asker", "QueryRunner", "Rows", "Scope"]
 
@@ -53,6 +53,7 @@ class QueryRunner:
         self._local = threading.local()
         self._cursors: list[duckdb.DuckDBPyConnection] = []
         self._ahead = ThreadPoolExecutor(max_workers=2, thread_name_prefix="report-query")
+        self._shared = lookup.SharedReads(snapshot)  # the viewer's hands, read once for all its queries
 
     def game(self, scope: Scope) -> Asker:
         return Asker(self, scope)
@@ -91,7 +92,9 @@ class QueryRunner:
     def _fill(self, future: Future[Rows], name: str, values: dict[str, Any]) -> None:
         try:
             t0 = time.perf_counter()
-            rows = named.run(self._cursor(), self.snapshot, name, values, check_filters=False).to_pylist()
+            rows = named.run(
+                self._cursor(), self.snapshot, name, values, check_filters=False, shared=self._shared
+            ).to_pylist()
             with self._lock:
                 self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - t0
             future.set_result(rows)

@@ -538,6 +538,45 @@ def test_hands_looked_up_in_their_variant_are_the_same_rows(con: duckdb.DuckDBPy
         named.run(con, snapshot, "hand_boards", {"hands": str(rows[0][0]), "variant": other})
 
 
+def test_hands_looked_up_through_shared_reads_are_the_same_rows_read_once(
+    report_lake: ReportLake, con: duckdb.DuckDBPyConnection, snapshot: Snapshot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The viewer's queries share one read of each table's rows of their hands: under the rules read and the
+    rule sets compared, each query returns the rows it returns alone, and a table's files are read once for all
+    of them (hand_boards' results under the hands' own rules come from hand_pairs' read under every rule set)."""
+    from pipeline.query import lookup
+
+    keys = [k for (k,) in con.sql("SELECT hand_key FROM hands ORDER BY hand_key LIMIT 30").fetchall()]
+    wanted = ",".join(map(str, keys))
+    reads: list[tuple[str, object]] = []
+    real = lookup.hand_rows
+
+    def counted(snapshot: Snapshot, table: str, *args: object, **kwargs: object) -> object:
+        reads.append((table, args[1] if len(args) > 1 else kwargs.get("rule_sets")))
+        return real(snapshot, table, *args, **kwargs)
+
+    for rules in (None, report_lake.rule_keys[1]):
+        values = {"hands": wanted, "rules": rules}
+        alone = {q: named.run(con, snapshot, q, values).to_pylist() for q in ("hand_pairs", "hand_boards")}
+        monkeypatch.setattr(lookup, "hand_rows", counted)
+        reads.clear()
+        shared = lookup.SharedReads(snapshot)
+        for q in ("hand_pairs", "hand_boards", "hand_pairs"):
+            assert named.run(con, snapshot, q, values, shared=shared).to_pylist() == alone[q]
+        monkeypatch.setattr(lookup, "hand_rows", real)
+        assert sorted(table for table, _ in reads) == ["board_results", "boards", "hands", "pair_results"]
+        assert len(alone["hand_boards"]) >= 60
+        assert any(p["player_b"] is None for p in alone["hand_pairs"])
+    shared = lookup.SharedReads(snapshot)
+    every = shared.rows("board_results", keys, [None, *report_lake.rule_keys], None, None)
+    for subset in ([None], [report_lake.rule_keys[1]], [None, report_lake.rule_keys[0]]):
+        got = shared.rows("board_results", keys, subset, None, None).sort_by([("hand_key", "ascending")])
+        alone_rows = lookup.hand_rows(snapshot, "board_results", keys, subset).sort_by([("hand_key", "ascending")])
+        order = ["hand_key", "rules_key", "seat"]
+        assert sorted(got.select(order).to_pylist(), key=str) == sorted(alone_rows.select(order).to_pylist(), key=str)
+        assert 0 < got.num_rows < every.num_rows
+
+
 def test_a_hand_key_the_lake_does_not_hold_is_an_error(con: duckdb.DuckDBPyConnection, snapshot: Snapshot) -> None:
     for hands, said in (("123", "no results for hand 123"), ("abc", "whole numbers"), ("", "at least one hand key")):
         with pytest.raises(named.NamedQueryError, match=said):

@@ -362,18 +362,20 @@ def run(
     values: Mapping[str, Any] | None = None,
     *,
     check_filters: bool = True,
+    shared: lookup.SharedReads | None = None,
 ) -> pa.Table:
     """Run a named query on ``con``, a connection over ``snapshot`` (``pipeline.query.db.connect``).
 
     A player, variant or day given is checked against the lake first (``check_filters``): one that matches no
     hand is a :class:`~pipeline.query.players.FilterError` naming the closest, and a player is found without
-    regard to case. A caller that has checked them already (the report) leaves the check out.
+    regard to case. A caller that has checked them already (the report) leaves the check out. ``shared``: the
+    hands a query looks up are read from these reads, shared with the queries that look up the same hands.
     """
     query = get(name)
     values = _matched(con, query, dict(values or {})) if check_filters else values or {}
     bound = bind(query, values, RuleSetsInLake(snapshot))
     if query.lookups:
-        _look_up(con, snapshot, query, bound)
+        _look_up(con, snapshot, query, bound, shared)
     try:
         result = run_query(con, query.sql, bound)
     except QueryError as exc:
@@ -381,7 +383,13 @@ def run(
     return plain_numbers(result)
 
 
-def _look_up(con: duckdb.DuckDBPyConnection, snapshot: Snapshot, query: NamedQuery, bound: dict[str, Any]) -> None:
+def _look_up(
+    con: duckdb.DuckDBPyConnection,
+    snapshot: Snapshot,
+    query: NamedQuery,
+    bound: dict[str, Any],
+    shared: lookup.SharedReads | None,
+) -> None:
     """Fetch the rows of the hands ``$hands`` names from each table the query looks up, under the rule sets it
     reads there (``$rules``, the hands' own when null; ``$compared``), and only the columns its SQL names. Keys
     of which no table holds a row are an error."""
@@ -400,12 +408,15 @@ def _look_up(con: duckdb.DuckDBPyConnection, snapshot: Snapshot, query: NamedQue
     if query.lookups and query.lookups[0][0] != "hands":
         # The hands' rows tell which month folders hold their boards and which variants' folders their results:
         # the hands of a game are of one variant, a third of the results.
-        rows = lookup.hand_rows(snapshot, "hands", keys, columns=["variant", "month"], variants=variants)
+        if shared is not None:
+            rows = shared.rows("hands", keys, None, None, variants)
+        else:
+            rows = lookup.hand_rows(snapshot, "hands", keys, columns=["variant", "month"], variants=variants)
         months = set(zip(rows.column("variant").to_pylist(), rows.column("month").to_pylist(), strict=True))
     for table, by, listed in query.lookups:
         rule_sets = under[by] if by else [s for p in under if p in bound for s in under[p]]
         columns = [c for c in TABLES[table].names if c in (listed or named) or c in ("variant", "month")]
-        rows = lookup.register(con, snapshot, table, keys, rule_sets, aliases, columns, months, variants)
+        rows = lookup.register(con, snapshot, table, keys, rule_sets, aliases, columns, months, variants, shared)
         here = set(rows.column("hand_key").to_pylist())
         found |= here
         if months is None and "month" in columns and here >= set(keys):  # every hand's month is known now

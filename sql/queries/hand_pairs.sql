@@ -5,8 +5,8 @@
 -- @param compared rules[]: the rule sets whose points are shown beside (every one asked for by default)
 -- @param hands text: the hands' keys (hand_key), comma-separated
 -- @param variant text?: only hands of this variant (whose files alone are then read: found sooner)
--- @lookup pair_results under $rules: the pairs of those hands
 -- @lookup board_results: their boards' royalties under the rules read, and their points under the rule sets compared
+-- @lookup pair_results under $rules: the pairs of those hands
 -- @lookup boards (seat, player): their players
 WITH wanted AS (
     SELECT unnest(string_split($hands, ','))::UBIGINT AS hand_key
