@@ -357,7 +357,7 @@ def score(
     import numpy as np
     import polars as pl
 
-    from pipeline.rule_files import load_rules
+    from pipeline.rules.files import load_rules
     from pipeline.score.engine import prepare
     from pipeline.score.engine import score as score_boards
     from pipeline.score.records import board_keys, read_records, to_boards

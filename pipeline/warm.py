@@ -23,7 +23,7 @@ def warm() -> None:
     from pipeline.lake.store import Lake
     from pipeline.paths import SAMPLES
     from pipeline.rescore.run import rescore
-    from pipeline.rule_files import load_rules, preset_names
+    from pipeline.rules.files import load_rules, preset_names
     from pipeline.score.engine import Boards, score
     from pipeline.simulate.run import warm as simulate_warm
 

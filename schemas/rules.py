@@ -1,7 +1,7 @@
 """Rule sets: every scoring variant of the game family, as data.
 
 A rule set is a TOML file validated by :class:`RuleSet` (read by
-:mod:`pipeline.rule_files`). The scoring engine reads its tables and switches;
+:mod:`pipeline.rules.files`). The scoring engine reads its tables and switches;
 no variant is a special case in code.
 
 Hands in thresholds (Fantasyland entry and stay, the lowball qualifier and

@@ -335,7 +335,7 @@ def test_a_last_decision_after_every_other_board_is_exact_by_the_reference_score
 ) -> None:
     # The hero on the button acts last: at their last street every other board is complete, so each move's
     # worth is one number, which the tests' reference scorer gives (no Fantasyland is in reach here).
-    from pipeline.rule_files import load_rules
+    from pipeline.rules.files import load_rules
     from tests.reference.slow_scorer import score_hand
 
     record = {**json.loads(json.dumps(position)), "button": 0, "hand_id": "last"}

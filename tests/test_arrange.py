@@ -16,8 +16,8 @@ import pytest
 
 from pipeline.cards import NO_CARD, deal, parse_row
 from pipeline.evaluate import evaluate_boards, fouled, lowball27, tables
-from pipeline.rule_files import load_rules
-from pipeline.score.compile import compile_rules
+from pipeline.rules.compile import compile_rules
+from pipeline.rules.files import load_rules
 from pipeline.score.engine import BoardFacts, Boards, board_facts, score
 from pipeline.score.naturals import natural_kinds
 from pipeline.simulate.arrange import (

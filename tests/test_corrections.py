@@ -24,7 +24,7 @@ from pipeline.lake.store import LAKE_FORMAT, Lake, LakeError
 from pipeline.paths import SAMPLES
 from pipeline.query.db import connect
 from pipeline.rescore.run import rescore
-from pipeline.rule_files import load_rules
+from pipeline.rules.files import load_rules
 
 CLUB = SAMPLES / "scoresheet" / "club-night.csv"
 EXAMPLES = SAMPLES / "worked-examples.jsonl"

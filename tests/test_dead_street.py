@@ -8,8 +8,8 @@ import pytest
 from pipeline.cards import deal, parse_card
 from pipeline.evaluate import evaluate_boards, fouled, lowball27
 from pipeline.evaluate.dead import NEVER, ROW_CODES, board_dead_streets, dead_streets
-from pipeline.rule_files import load_rules
-from pipeline.score.compile import compile_rules
+from pipeline.rules.compile import compile_rules
+from pipeline.rules.files import load_rules
 
 TEN_LOW = compile_rules(load_rules("pineapple-27")).qualifier
 """The qualifier of the 2-7 preset: the worst ten-low."""

@@ -74,7 +74,7 @@ RESCORE = """
 import sys
 from pipeline.lake.store import Lake
 from pipeline.rescore.run import rescore
-from pipeline.rule_files import load_rules
+from pipeline.rules.files import load_rules
 rescore(Lake(sys.argv[1]), [load_rules(r) for r in sys.argv[2:]])
 """
 RULES = ["ofc", "pineapple", "progressive-pineapple", "classic-2-4"]
@@ -82,7 +82,7 @@ SIMULATE = """
 import sys
 from pipeline.lake.store import Lake
 from pipeline.simulate.run import plan, to_lake
-from pipeline.rule_files import load_rules
+from pipeline.rules.files import load_rules
 to_lake(plan("pineapple", 3, 3000, "heuristic,random,heuristic", load_rules("pineapple"), seed=5), Lake(sys.argv[1]))
 """
 
@@ -197,7 +197,7 @@ def test_rescore_killed_at_random_moments_then_rerun(inputs: list[Path], tmp_pat
     import shutil
 
     from pipeline.rescore.run import rescore
-    from pipeline.rule_files import load_rules
+    from pipeline.rules.files import load_rules
 
     base = Lake(tmp_path / "base")
     ingest(inputs[:1], base)

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from pipeline.ingest.run import FORMATS, ingest
 from pipeline.lake.store import Lake
 from pipeline.paths import SAMPLES
-from pipeline.rule_files import RuleSetError, load_rules, preset_names
+from pipeline.rules.files import RuleSetError, load_rules, preset_names
 from schemas.hand import HandRecord
 
 SAMPLE_FILES = {

@@ -17,8 +17,8 @@ from pipeline.game import (
     table_order,
     turns,
 )
-from pipeline.native import VARIANT_PRESETS
-from pipeline.rule_files import load_rules
+from pipeline.rules.files import load_rules
+from pipeline.rules.native import VARIANT_PRESETS
 from schemas.rules import Variant
 
 

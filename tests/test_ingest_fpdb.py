@@ -19,8 +19,8 @@ from pipeline.ingest import fpdb, run
 from pipeline.ingest.base import RAW_LIMIT, Problem
 from pipeline.ingest.fpdb import CARD_NAMES, INGESTER
 from pipeline.ingest.validate import validate
-from pipeline.native import VARIANT_PRESETS
-from pipeline.rule_files import load_rules
+from pipeline.rules.files import load_rules
+from pipeline.rules.native import VARIANT_PRESETS
 from pipeline.score.records import score_records
 from schemas.hand import HandRecord
 

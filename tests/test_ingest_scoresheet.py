@@ -151,7 +151,7 @@ def test_sample_reads_into_valid_records() -> None:
 
 def test_sample_points_agree_with_the_scorer() -> None:
     """The points written on the sample were worked out by hand; the engine must agree (and find the one foul)."""
-    from pipeline.rule_files import load_rules
+    from pipeline.rules.files import load_rules
     from pipeline.score.records import score_records
 
     records, _, _ = read(SAMPLE.read_bytes(), str(SAMPLE))

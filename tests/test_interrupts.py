@@ -26,7 +26,7 @@ import pytest
 from pipeline.cli.exits import EXIT_INTERRUPTED, NOTHING_COMMITTED
 from pipeline.ingest.run import ingest
 from pipeline.lake.store import Lake
-from pipeline.rule_files import load_rules
+from pipeline.rules.files import load_rules
 from pipeline.simulate import arrange
 from pipeline.simulate.batch import HandBatch
 from pipeline.simulate.pace import Portions

@@ -24,8 +24,8 @@ from pipeline.evaluate.dead import NEVER, ROW_CODES, dead_streets
 from pipeline.lake.store import Lake
 from pipeline.query import named
 from pipeline.query.db import connect
-from pipeline.rule_files import load_rules, preset_names
-from pipeline.score.compile import compile_rules
+from pipeline.rules.compile import compile_rules
+from pipeline.rules.files import load_rules, preset_names
 from schemas.rules import RuleSet
 from tests.reference.slow_scorer import score_hand
 from tests.test_report_lake import SAMPLES, make_records
@@ -308,7 +308,7 @@ def test_named_query_counts_equal_a_polars_computation(
 def test_variant_facts_are_the_presets() -> None:
     """What the lake's readers know of each variant without loading rule files is what its preset says."""
     from pipeline.game import facts
-    from pipeline.native import VARIANT_PRESETS, variant_rules
+    from pipeline.rules.native import VARIANT_PRESETS, variant_rules
 
     for variant in VARIANT_PRESETS:
         rules = variant_rules(variant)

@@ -27,7 +27,7 @@ from pipeline.query import NamedQueryError, QueryError, named
 from pipeline.query.db import connect
 from pipeline.query.players import FilterError
 from pipeline.rescore.run import rescore
-from pipeline.rule_files import load_rules
+from pipeline.rules.files import load_rules
 from pipeline.simulate.run import plan, to_lake
 from reports.report import Options, build
 from tests.reference.deals import random_records

@@ -23,7 +23,7 @@ from pipeline.cli import app
 from pipeline.lake.store import Lake
 from pipeline.paths import ROOT, SAMPLES
 from pipeline.rescore.run import rescore
-from pipeline.rule_files import load_rules
+from pipeline.rules.files import load_rules
 from pipeline.simulate.run import Spec
 
 RESULT_TABLES = ("board_results", "pair_results")

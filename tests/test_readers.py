@@ -24,7 +24,7 @@ from pipeline.lake.edit import remove, vacuum
 from pipeline.lake.store import Lake
 from pipeline.rescore.run import rescore
 from reports.report import Options, build
-from pipeline.rule_files import load_rules
+from pipeline.rules.files import load_rules
 
 lake, samples, fixed, log = Lake(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3]), open(sys.argv[4], "w")
 ofc = [load_rules("ofc"), load_rules("pineapple")]

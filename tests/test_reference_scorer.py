@@ -22,8 +22,8 @@ from hypothesis import strategies as st
 from phevaluator import evaluate_cards
 
 from pipeline.evaluate import tables
-from pipeline.rule_files import load_rules, parse_rules, preset_names
-from pipeline.score.compile import compile_rules
+from pipeline.rules.compile import compile_rules
+from pipeline.rules.files import load_rules, parse_rules, preset_names
 from pipeline.score.engine import Boards, _table_stakes
 from pipeline.score.records import score_records as engine_score_records
 from schemas.rules import NATURAL_VALUE_MAX, RuleSet

@@ -18,7 +18,7 @@ from pipeline.cli import app
 from pipeline.ingest.run import ingest
 from pipeline.lake.store import Lake
 from pipeline.rescore.run import rescore
-from pipeline.rule_files import load_rules
+from pipeline.rules.files import load_rules
 from reports.report import Options, build, game_data
 from reports.sections.common import FANTASYLAND_COLUMNS, STREET_COLUMNS, auto_min_hands
 from tests.test_report_lake import VARIANTS, make_records

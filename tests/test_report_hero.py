@@ -16,9 +16,9 @@ from typer.testing import CliRunner
 from pipeline.cli import app
 from pipeline.config import Config, ConfigError, load_config
 from pipeline.lake.store import Lake
-from pipeline.native import deal_only_difference
 from pipeline.query.players import FilterError
-from pipeline.rule_files import load_rules
+from pipeline.rules.files import load_rules
+from pipeline.rules.native import deal_only_difference
 from reports.html import render
 from reports.report import Options, build
 from tests.test_report_lake import ReportLake, make_records, shared_lake

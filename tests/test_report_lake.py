@@ -151,7 +151,7 @@ class ReportLake:
 def build(root: Path, hands: int = 300, rules: tuple[str, ...] = RULES) -> ReportLake:
     from pipeline.ingest.run import ingest
     from pipeline.rescore.run import rescore
-    from pipeline.rule_files import load_rules
+    from pipeline.rules.files import load_rules
 
     generated = root / "generated.jsonl"
     generated.write_text("".join(json.dumps(r) + "\n" for r in make_records(hands)), encoding="utf-8")

@@ -19,8 +19,8 @@ from pipeline.query.db import connect, run_query
 from pipeline.rescore import batch, scoring
 from pipeline.rescore.plan import RuleSetNameError
 from pipeline.rescore.run import rescore
-from pipeline.rule_files import load_rules
-from pipeline.score.compile import NATURALS
+from pipeline.rules.compile import NATURALS
+from pipeline.rules.files import load_rules
 from pipeline.score.engine import score
 from pipeline.score.records import to_boards
 from schemas.rules import RuleSet
@@ -514,7 +514,7 @@ def test_a_rule_set_whose_name_cannot_name_a_folder_is_not_native(tmp_path: Path
     lake = lake_with(tmp_path, records)
     report = rescore(lake, [])
     assert {n["how"] for n in report.natives} == {"house rules unknown"}
-    from pipeline.native import How, Natives
+    from pipeline.rules.native import How, Natives
 
     native = Natives(given=[load_rules(slash)]).resolve("ofc", "club/house")
     assert (native.rules.name, native.how) == ("ofc", How.MISFIT)

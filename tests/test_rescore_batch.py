@@ -11,8 +11,8 @@ import pytest
 from pipeline.cards import deal
 from pipeline.rescore.batch import SETTLED, read_boards, rescore_batch, rescore_many
 from pipeline.rescore.plan import Job
-from pipeline.rule_files import load_rules
-from pipeline.score.compile import NATURALS
+from pipeline.rules.compile import NATURALS
+from pipeline.rules.files import load_rules
 from pipeline.score.engine import Boards, score
 from schemas.lake import BOARD_RESULTS, PAIR_RESULTS, RESCORE_INPUT
 from schemas.rules import RuleSet

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from pipeline.cli import app
 from pipeline.paths import SAMPLES
-from pipeline.rule_files import load_rules
+from pipeline.rules.files import load_rules
 
 runner = CliRunner()
 

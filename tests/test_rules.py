@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.rule_files import RuleSetError, load_rules, preset_names
+from pipeline.rules.files import RuleSetError, load_rules, preset_names
 from schemas.export import render_all
 from schemas.rules import RuleSet
 
@@ -176,3 +176,18 @@ def test_generated_schema_and_reference_are_in_sync() -> None:
     here = Path(__file__).resolve().parent.parent / "schemas"
     schema = json.loads((here / "rules.schema.json").read_text())
     assert "extends" in schema["properties"]
+
+
+def test_a_rule_set_is_compiled_once_by_its_key() -> None:
+    """The compiled tables are cached by the rule set's key (name and content hash): the same rule set read twice
+    is compiled once, and one changed under the same name is compiled afresh."""
+    from pipeline.rules.compile import compile_rules
+
+    first, again = load_rules("pineapple"), load_rules("pineapple")
+    assert first is not again
+    assert compile_rules(first) is compile_rules(again)
+    changed = first.model_copy(update={"scoring": first.scoring.model_copy(update={"scoop_bonus": 7})})
+    assert changed.name == first.name
+    assert changed.key != first.key
+    assert compile_rules(changed) is not compile_rules(first)
+    assert compile_rules(changed).scoop_amount != compile_rules(first).scoop_amount

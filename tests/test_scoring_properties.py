@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipeline.cards import deal
-from pipeline.rule_files import load_rules, preset_names
+from pipeline.rules.files import load_rules, preset_names
 from pipeline.score.engine import Boards, score
 from pipeline.score.kernels import FOUL
 

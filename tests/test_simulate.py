@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from pipeline.evaluate import lowball27
-from pipeline.rule_files import load_rules
-from pipeline.score.compile import compile_rules
+from pipeline.rules.compile import compile_rules
+from pipeline.rules.files import load_rules
 from pipeline.score.engine import Boards, score
 from pipeline.simulate.batch import HandBatch
 from pipeline.simulate.run import Spec, plan, play

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from pipeline.cli import app
 from pipeline.ingest.run import ingest
 from pipeline.lake.store import Lake
-from pipeline.rule_files import load_rules
+from pipeline.rules.files import load_rules
 from pipeline.simulate.bots import DEFAULT_ROLLOUTS
 
 runner = CliRunner()

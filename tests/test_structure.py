@@ -217,3 +217,39 @@ def test_nothing_raises_a_builtin_error_on_purpose() -> None:
 def test_the_root_package_stays_cheap_to_import() -> None:
     """``import pipeline`` (and the command line's entry point) load nothing heavy."""
     assert pipeline.__all__ == ["__version__"]
+
+
+def _uses_in_the_map() -> tuple[dict[str, set[str]], set[str]]:
+    """docs/architecture.md's packages of ``pipeline`` with the packages each "uses", and the small modules any
+    package may use."""
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    uses: dict[str, set[str]] = {}
+    for block in re.split(r"^### ", text, flags=re.M)[1:]:
+        head = re.match(r"`(pipeline\.\w+|reports)`", block)
+        if head is None:
+            continue
+        said = re.search(r"^Uses ((?:`\w+`(?:, )?)+)", block, flags=re.M)
+        uses[head.group(1)] = set(re.findall(r"`(\w+)`", said.group(1))) if said else set()
+    small_table = text.split("### Definitions and small tools", 1)[1].split("###", 1)[0]
+    small = set(re.findall(r"^\| `pipeline\.(\w+)`", small_table, flags=re.M))
+    return uses, small
+
+
+def test_each_package_of_pipeline_uses_only_what_the_module_map_says() -> None:
+    """The "uses" of each package in docs/architecture.md are the packages of ``pipeline`` its modules import
+    (beside ``schemas`` and the small modules any package may use): no more, and none listed that is not."""
+    uses, small = _uses_in_the_map()
+    assert {"pipeline.rules", "pipeline.score", "pipeline.query", "reports"} <= set(uses)
+    assert {"errors", "game", "cards"} <= small
+    found: dict[str, set[str]] = {package: set() for package in uses}
+    for name, path in modules().items():
+        package = next((p for p in uses if name == p or name.startswith(p + ".")), None)
+        if package is None:
+            continue
+        for module, _, _ in imports(name, path):
+            parts = module.split(".")
+            if parts[0] == "pipeline" and len(parts) > 1 and parts[1] not in small:
+                used = parts[1]
+                if f"pipeline.{used}" != package and f"pipeline.{used}" in uses:
+                    found[package].add(used)
+    assert {p: sorted(f) for p, f in found.items()} == {p: sorted(u) for p, u in uses.items()}

@@ -17,7 +17,7 @@ from pipeline.query.db import connect
 from pipeline.rescore import scoring, summaries
 from pipeline.rescore.run import rescore
 from pipeline.rescore.summaries import _firsts, number
-from pipeline.rule_files import load_rules
+from pipeline.rules.files import load_rules
 from schemas.lake import NOTABLE_KINDS as KINDS
 from schemas.lake import NOTABLE_PER_MONTH
 from tests.test_report_lake import ReportLake, shared_lake

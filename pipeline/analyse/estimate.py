@@ -25,7 +25,7 @@ import numpy as np
 
 from pipeline.analyse.positions import Positions, action_index
 from pipeline.cards import NO_CARD
-from pipeline.score.compile import compile_rules
+from pipeline.rules.compile import compile_rules
 from pipeline.simulate.bots import Context, MonteCarloBot, StreetView
 from pipeline.simulate.model import Weights, model_of
 from pipeline.simulate.streets import actions, streets_of

@@ -44,9 +44,9 @@ from pipeline.cards import format_cards
 from pipeline.errors import InputError
 from pipeline.game import PLACEMENT_ROWS, Deal, facts, table_order
 from pipeline.lake.store import Lake
-from pipeline.native import Natives
 from pipeline.query.db import connect
 from pipeline.query.players import LakeFilters
+from pipeline.rules.native import Natives
 from schemas.lake import ANALYSED_BOARDS, DECISIONS
 from schemas.rules import RuleSet, Variant
 

@@ -37,7 +37,7 @@ def _examples() -> tuple[list[dict[str, Any]], np.ndarray]:
 
 def _example_points(records: list[dict[str, Any]], codes: np.ndarray) -> dict[str, dict[str, int]]:
     """``{"E1/A": {"ofc": 24, ...}}``: each player's result under each demo rule set."""
-    from pipeline.rule_files import load_rules
+    from pipeline.rules.files import load_rules
     from pipeline.score.engine import score
     from pipeline.score.records import to_boards, to_output
 
@@ -79,7 +79,7 @@ def _steps() -> Progress:
 
 def _simulate(lake: Any, seed: int, progress: Progress) -> list[dict[str, Any]]:
     from pipeline.cli.simulate import simulation_result
-    from pipeline.rule_files import load_rules
+    from pipeline.rules.files import load_rules
     from pipeline.simulate.run import PRESETS, plan, to_lake
     from schemas.rules import Variant
 
@@ -131,7 +131,7 @@ def demo(
     from pipeline.cli.rescore import summary_of as rescore_summary
     from pipeline.ingest.run import ingest
     from pipeline.rescore.run import rescore
-    from pipeline.rule_files import load_rules
+    from pipeline.rules.files import load_rules
 
     lake = lake_at(lake_dir)
     report_file = out_file or default_out() / "report.html"

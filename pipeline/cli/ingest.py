@@ -52,8 +52,8 @@ def labels_of(variant: str | None, house_rules: str | None) -> Any:
     cannot be read names its problems, and rules that cannot have been played as the variant say why."""
     from pipeline.errors import InputError
     from pipeline.ingest.labels import Labels
-    from pipeline.native import cannot_apply
-    from pipeline.rule_files import preset_names
+    from pipeline.rules.files import preset_names
+    from pipeline.rules.native import cannot_apply
 
     check_variant(variant)
     if house_rules is None:

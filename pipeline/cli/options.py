@@ -197,8 +197,8 @@ def existing_lake(path: Path | None) -> Lake:
 def load_rules(name_or_path: str | Path) -> RuleSet:
     """A preset or rule file; one that cannot be used is a usage error in one line naming the file and each
     problem by its TOML path."""
-    from pipeline.rule_files import RuleSetError
-    from pipeline.rule_files import load_rules as load
+    from pipeline.rules.files import RuleSetError
+    from pipeline.rules.files import load_rules as load
 
     try:
         return load(name_or_path)

@@ -109,7 +109,7 @@ OFC/P Variant, 84 OFC Variant) -> as ``LABELS``. fpdb does not keep the code, bu
 for ``"Poker (Type N)"``; a capture that keeps it (``gt``) is read by it."""
 _TYPE = re.compile(r"Poker \(Type (\d+)\)")
 HOUSE_RULES = {v: v for v in ("ofc", "pineapple", "progressive-pineapple", "pineapple-27")}
-"""The preset each variant is scored with (``pipeline.native.VARIANT_PRESETS``)."""
+"""The preset each variant is scored with (``pipeline.rules.native.VARIANT_PRESETS``)."""
 TABLES = ("HttpOFCHands", "HttpOFCPlayers", "HttpOFCRounds")
 _INT64 = 1 << 63
 _BOM = b"\xef\xbb\xbf"

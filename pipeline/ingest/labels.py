@@ -80,7 +80,7 @@ def label_chunk(chunk: Chunk, labels: Labels, option: dict[str, str]) -> Chunk:
 def label_by_variant(chunk: Chunk, found: Recognised) -> Chunk:
     """``chunk`` with each record labelled as its variant was recognised (house rules filled, a guessed variant
     replaced)."""
-    from pipeline.native import VARIANT_PRESETS
+    from pipeline.rules.native import VARIANT_PRESETS
     from schemas.rules import Variant
 
     guessed = chunk.guessed
@@ -165,7 +165,7 @@ def _problem(chunk: Chunk, i: int, reason: str) -> Problem:
 
 @cache
 def _presets() -> tuple[Any, ...]:
-    from pipeline.rule_files import load_rules, preset_names
+    from pipeline.rules.files import load_rules, preset_names
 
     return tuple(load_rules(name) for name in preset_names())
 
@@ -174,7 +174,7 @@ def _candidates(variant: str, guessed: bool) -> list[Any]:
     """The presets a hand read as ``variant`` may have been played by: those that fit the variant, or, when the
     variant was only guessed, every preset dealt the same way."""
     from pipeline.game import facts
-    from pipeline.native import does_not_fit
+    from pipeline.rules.native import does_not_fit
 
     presets = _presets()
     if guessed:
@@ -199,7 +199,7 @@ def recognise(records: Iterable[dict[str, Any]], guessed: bool, preferred: Seque
     ``guessed``: the reader only guessed the variant. ``preferred``: presets to take first when several reproduce
     the points (the command line's variant's)."""
     from pipeline.game import facts
-    from pipeline.native import VARIANT_PRESETS
+    from pipeline.rules.native import VARIANT_PRESETS
     from pipeline.score.records import score_records
     from schemas.rules import Variant
 

@@ -721,7 +721,7 @@ def _ingest_source(
 def _recognise(source: Source, reader: Ingester, labels: Labels, said: dict[str, str]) -> Recognised:
     """The preset that reproduces the recorded points of the file's first hands (``SAMPLE``, among at most
     ``_LOOKED_AT`` records), the command line's labels applied first."""
-    from pipeline.native import VARIANT_PRESETS
+    from pipeline.rules.native import VARIANT_PRESETS
     from schemas.rules import Variant
 
     sample: list[dict] = []

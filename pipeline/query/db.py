@@ -23,8 +23,8 @@ from pipeline.errors import InputError
 from pipeline.game import facts
 from pipeline.lake.snapshot import Snapshot
 from pipeline.lake.store import RESULT_TABLES, Lake
-from pipeline.native import VARIANT_PRESETS
 from pipeline.paths import SQL
+from pipeline.rules.native import VARIANT_PRESETS
 from schemas.lake import CARDS13, NOTABLE_PER_MONTH, TABLE_PARTITIONS, TABLES
 
 __all__ = ["CARD_CODES", "SQL_DIR", "QueryError", "connect", "partition_values", "plain_schema", "run_query"]

@@ -29,11 +29,11 @@ import pyarrow as pa
 from pipeline import suggest
 from pipeline.errors import InputError
 from pipeline.lake.snapshot import Snapshot
-from pipeline.native import cannot_apply
 from pipeline.query import lookup
 from pipeline.query.db import SQL_DIR, QueryError, run_query
 from pipeline.query.players import LakeFilters, aliases_of
-from pipeline.rule_files import preset_names
+from pipeline.rules.files import preset_names
+from pipeline.rules.native import cannot_apply
 from pipeline.suggest import closest, did_you_mean
 from schemas.lake import TABLES
 from schemas.rules import Variant, key_hash, key_name
@@ -239,7 +239,7 @@ class RuleSetsInLake:
         return matches[-1]
 
     def _from_file(self, path: str) -> str:
-        from pipeline.rule_files import load_rules
+        from pipeline.rules.files import load_rules
 
         key = load_rules(path).key
         if key in self.snapshot.scored_keys:

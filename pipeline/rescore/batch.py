@@ -23,7 +23,6 @@ from pipeline.errors import InputError
 from pipeline.evaluate.dead import NEVER, board_dead_streets
 from pipeline.game import default_buttons, facts, turns
 from pipeline.lake.board_cards import card_matrix
-from pipeline.native import Natives, cannot_apply
 from pipeline.rescore import kernels
 from pipeline.rescore.hands import hand_keys, in_key_order, run_starts
 from pipeline.rescore.plan import Job
@@ -37,8 +36,9 @@ from pipeline.rescore.summaries import (
     pair_summary,
     times_of,
 )
+from pipeline.rules.compile import NATURALS, CompiledRules, compile_rules
+from pipeline.rules.native import Natives, cannot_apply
 from pipeline.score import kernels as engine_kernels
-from pipeline.score.compile import NATURALS, CompiledRules, compile_rules
 from pipeline.score.engine import NO_NATURAL, Boards, Prepared, Scored, prepare, score
 from schemas.lake import BOARD_RESULTS, LABEL, PAIR_RESULTS, RESCORE_INPUT, RESCORE_REQUIRED
 from schemas.rules import RuleSet

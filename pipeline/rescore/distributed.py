@@ -29,7 +29,7 @@ from pipeline.rescore.source import READ_ROWS, Slice, partitions, read_slice, sl
 
 if TYPE_CHECKING:
     from pipeline.lake.store import Lake
-    from pipeline.native import Natives
+    from pipeline.rules.native import Natives
 
 __all__ = ["INSTALL", "RayUnavailableError", "connect", "score_source_ray"]
 

@@ -1,6 +1,6 @@
 """What a rescore has to do: which committed batches of boards lack which results.
 
-Every hand is scored under its native rule set (``pipeline.native``) and under every rule set asked for. A
+Every hand is scored under its native rule set (``pipeline.rules.native``) and under every rule set asked for. A
 result batch scores one source batch under some rule sets, and its manifest says so in ``covers``: per rule
 set, the counts, whether only the hands native to it were scored (``native_only``, a rule set nobody asked
 for) and the native rule set of each group of hands (variant, house rules). A rerun compares that with what
@@ -26,7 +26,7 @@ from typing import Any
 from pipeline.errors import RulesError
 from pipeline.lake.snapshot import RESULT_KIND, Snapshot
 from pipeline.lake.store import RESULT_TABLES, RETIRED_TABLES
-from pipeline.native import FOLDER_SAFE_KEY, Natives
+from pipeline.rules.native import FOLDER_SAFE_KEY, Natives
 from schemas.rules import RuleSet
 
 __all__ = ["KIND", "Group", "Job", "Plan", "RuleSetNameError", "Work", "check_key", "plan"]
@@ -56,7 +56,7 @@ class Group:
     hands: int
     native: RuleSet
     how: str
-    """How the native rule set was found (``pipeline.native.How``)."""
+    """How the native rule set was found (``pipeline.rules.native.How``)."""
     why: str = ""
 
     def record(self) -> dict[str, Any]:

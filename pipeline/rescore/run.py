@@ -14,10 +14,10 @@ from collections.abc import Callable
 
 from pipeline.errors import InputError
 from pipeline.lake.store import Lake
-from pipeline.native import Natives
 from pipeline.rescore import plan as planning
 from pipeline.rescore.report import RescoreReport, RuleTotals, lake_totals
 from pipeline.rescore.source import count_hands, groups, partitions
+from pipeline.rules.native import Natives
 from schemas.rules import RuleSet
 
 __all__ = ["Progress", "rescore"]

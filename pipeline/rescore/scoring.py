@@ -20,7 +20,6 @@ import pyarrow as pa
 from pipeline import __version__
 from pipeline.lake.snapshot import RESULT_FORMAT
 from pipeline.lake.store import BatchWriter, Lake
-from pipeline.native import Natives
 from pipeline.read_ahead import ahead, result_of
 from pipeline.rescore.batch import (
     Scorer,
@@ -36,8 +35,9 @@ from pipeline.rescore.batch import (
 from pipeline.rescore.batch import score_job as score_one
 from pipeline.rescore.plan import KIND, Work
 from pipeline.rescore.report import RuleTotals
-from pipeline.rescore.royalties import royalty_hands
 from pipeline.rescore.source import READ_ROWS, Partition, partitions, read_partition
+from pipeline.rules.native import Natives
+from pipeline.rules.royalties import royalty_hands
 
 PENDING = 4
 """Result tables waiting for their writer at most: with the read size, what bounds memory."""

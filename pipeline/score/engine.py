@@ -18,8 +18,8 @@ import numpy as np
 
 from pipeline.evaluate import evaluate_boards, lowball27
 from pipeline.game import default_buttons, table_order
+from pipeline.rules.compile import NATURALS, CompiledRules, compile_rules
 from pipeline.score import kernels
-from pipeline.score.compile import NATURALS, CompiledRules, compile_rules
 from pipeline.score.naturals import natural_kinds, natural_strength
 from schemas.rules import Natural, RuleSet
 

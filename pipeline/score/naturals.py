@@ -12,7 +12,7 @@ from functools import cache
 
 import numpy as np
 
-from pipeline.score.compile import NATURALS
+from pipeline.rules.compile import NATURALS
 from schemas.rules import Natural
 
 _BASE5 = 5 ** np.arange(13, dtype=np.int64)

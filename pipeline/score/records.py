@@ -21,7 +21,7 @@ from pipeline import game
 from pipeline.cards import parse_card_column
 from pipeline.errors import InputError
 from pipeline.game import default_buttons, facts
-from pipeline.score.compile import NATURALS
+from pipeline.rules.compile import NATURALS
 from pipeline.score.engine import NO_NATURAL, Boards, Scored, score
 from pipeline.suggest import closest, did_you_mean
 from schemas.rules import RuleSet, Variant

@@ -66,7 +66,7 @@ import numpy as np
 from pipeline.cards import NO_CARD, deal
 from pipeline.errors import InputError, RulesError
 from pipeline.evaluate import tables
-from pipeline.score.compile import NATURALS, CompiledRules, compile_rules
+from pipeline.rules.compile import NATURALS, CompiledRules, compile_rules
 from pipeline.score.engine import Boards, board_facts
 from pipeline.score.naturals import natural_kinds
 from pipeline.simulate import arrange_kernels as kernels

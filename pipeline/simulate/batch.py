@@ -37,7 +37,7 @@ class HandBatch:
     surrendered: np.ndarray
     """(n, P) bool."""
     natural: np.ndarray
-    """(n, P) int8: declared natural, an index into ``pipeline.score.compile.NATURALS``; -1 for none."""
+    """(n, P) int8: declared natural, an index into ``pipeline.rules.compile.NATURALS``; -1 for none."""
     points: np.ndarray
     """(n, P) int64: the hand's net result for each player under the rule set."""
     fouled: np.ndarray

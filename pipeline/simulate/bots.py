@@ -59,7 +59,7 @@ import numpy as np
 
 from pipeline.cards import NO_CARD
 from pipeline.game import Deal
-from pipeline.score.compile import NATURALS, CompiledRules
+from pipeline.rules.compile import NATURALS, CompiledRules
 from pipeline.score.engine import Boards, score
 from pipeline.score.naturals import natural_kinds
 from pipeline.simulate import heuristic_kernels, kernels

@@ -22,7 +22,7 @@ import numpy as np
 
 from pipeline.errors import RulesError
 from pipeline.evaluate import lowball27, strength3, tables
-from pipeline.score.compile import compile_rules
+from pipeline.rules.compile import compile_rules
 from schemas.rules import RuleSet
 
 N_CATEGORIES = 9

@@ -22,7 +22,7 @@ from pipeline.cards import CARD_NAMES
 from pipeline.ingest.base import Chunk
 from pipeline.ingest.checks import VARIANT_NAMES
 from pipeline.ingest.columns import TEXT_FIELDS, BoardColumns, HandColumns, PlacementColumns, Scanned
-from pipeline.score.compile import NATURALS
+from pipeline.rules.compile import NATURALS
 from pipeline.simulate.batch import HandBatch
 from schemas.hand import PLACEMENT_ROWS
 from schemas.lake import PLACEMENT, PLAYER, RECORD

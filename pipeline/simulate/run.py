@@ -33,10 +33,10 @@ from pipeline.errors import InputError
 from pipeline.ingest.base import Chunk
 from pipeline.ingest.run import IngestReport, ingest_chunks
 from pipeline.lake.store import Lake
-from pipeline.native import VARIANT_PRESETS
 from pipeline.read_ahead import ahead
-from pipeline.rule_files import load_rules
-from pipeline.score.compile import compile_rules
+from pipeline.rules.compile import compile_rules
+from pipeline.rules.files import load_rules
+from pipeline.rules.native import VARIANT_PRESETS
 from pipeline.simulate.batch import HandBatch
 from pipeline.simulate.bots import BOTS, DEFAULT_ROLLOUTS, MC_POLICY, Context
 from pipeline.simulate.dealer import Dealer

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from pipeline.lake.snapshot import Snapshot
-from pipeline.native import deal_only_difference
+from pipeline.rules.native import deal_only_difference
 from reports import figures
 from reports.headline import Stat
 from reports.queries import Rows

@@ -18,7 +18,7 @@ import pipeline.analyse.estimate as estimate
 from pipeline.analyse import Settings, analyse
 from pipeline.lake.store import Lake
 from pipeline.query.db import connect
-from pipeline.rule_files import load_rules
+from pipeline.rules.files import load_rules
 from pipeline.simulate.run import plan, to_lake
 from tests.bench.common import Figure, report, scale
 

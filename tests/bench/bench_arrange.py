@@ -13,7 +13,7 @@ import time
 import numpy as np
 
 from pipeline.cards import deal
-from pipeline.rule_files import load_rules
+from pipeline.rules.files import load_rules
 from pipeline.simulate.arrange import arrange_classic, arrange_fantasyland, classic_model
 from tests.bench.common import Figure, best_of, report, scale
 

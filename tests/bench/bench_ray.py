@@ -35,7 +35,7 @@ def WARM():
     from pipeline.lake.store import Lake
     from pipeline.paths import SAMPLES
     from pipeline.rescore.run import rescore
-    from pipeline.rule_files import load_rules
+    from pipeline.rules.files import load_rules
     with tempfile.TemporaryDirectory() as tmp:
         ingest([SAMPLES / "worked-examples.jsonl"], Lake(tmp))
         rescore(Lake(tmp), [load_rules("ofc")])
@@ -53,7 +53,7 @@ if engine == "ray":
     ray.get([ray.remote(WARM).remote() for _ in range(int(cpus))])  # workers up, kernels loaded: before the clock
 from pipeline.lake.store import Lake
 from pipeline.rescore.run import rescore
-from pipeline.rule_files import load_rules
+from pipeline.rules.files import load_rules
 rules = [load_rules(name) for name in rules]
 t0 = time.perf_counter()
 r = rescore(Lake(lake), rules, engine=engine)
@@ -65,7 +65,7 @@ SIMULATE_RUN = """
 import json, sys, time
 engine, cpus, lake, hands, shards = sys.argv[1:]
 from pipeline.lake.store import Lake
-from pipeline.rule_files import load_rules
+from pipeline.rules.files import load_rules
 from pipeline.simulate.run import plan, to_lake
 spec = plan("pineapple", 3, int(hands), "heuristic", load_rules("pineapple"), seed=5, shards=int(shards))
 if engine == "ray":

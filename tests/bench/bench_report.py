@@ -276,7 +276,7 @@ def _drawn(page: Path) -> tuple[float, float] | None:
 
 def _rescore(lake: Path) -> None:
     from pipeline.rescore.run import rescore
-    from pipeline.rule_files import load_rules
+    from pipeline.rules.files import load_rules
 
     rescore(Lake(lake), [load_rules(name) for name in RULES])
 

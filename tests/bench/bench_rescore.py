@@ -31,7 +31,7 @@ from numba import njit
 
 from pipeline.cards import CARD_NAMES
 from pipeline.lake.store import Lake
-from pipeline.rule_files import load_rules
+from pipeline.rules.files import load_rules
 from schemas.rules import RuleSet
 from tests.bench.common import THIS, Figure, Version, report, scale, versions
 from tests.reference.slow_scorer import score_hand
@@ -56,10 +56,12 @@ def peak_mb():
         if line.startswith("VmHWM:"):
             return int(line.split()[1]) / 1024
 
-import pipeline.score.thresholds  # noqa: F401 - imported by load_rules: an import, not the run's work
 from pipeline.lake.store import Lake
 from pipeline.rescore.run import rescore
-from pipeline.rule_files import load_rules
+try:
+    from pipeline.rules.files import load_rules
+except ImportError:  # a version before the rules had a package of their own
+    from pipeline.rule_files import load_rules
 
 t0, cpu0 = time.perf_counter(), time.process_time()
 rules = [load_rules(name) for name in sys.argv[2:]]
@@ -74,8 +76,11 @@ print(json.dumps({"seconds": time.perf_counter() - t0, "cpu": time.process_time(
 SIMULATE = """
 import sys
 from pipeline.lake.store import Lake
-from pipeline.rule_files import load_rules
 from pipeline.simulate.run import plan, to_lake
+try:
+    from pipeline.rules.files import load_rules
+except ImportError:  # a version before the rules had a package of their own
+    from pipeline.rule_files import load_rules
 
 root, players, hands, bots, seed = sys.argv[1:]
 to_lake(plan("pineapple", int(players), int(hands), bots, load_rules("pineapple"), seed=int(seed)), Lake(root))

@@ -12,8 +12,8 @@ import time
 import numpy as np
 
 from pipeline.cards import CARD_NAMES, deal
-from pipeline.rule_files import load_rules
-from pipeline.score.compile import compile_rules
+from pipeline.rules.compile import compile_rules
+from pipeline.rules.files import load_rules
 from pipeline.score.engine import Boards, score
 from tests.bench.common import Figure, best_of, report, scale
 from tests.reference.slow_scorer import score_hand

@@ -15,7 +15,7 @@ import tempfile
 import time
 
 from pipeline.lake.store import Lake
-from pipeline.rule_files import load_rules
+from pipeline.rules.files import load_rules
 from pipeline.simulate.run import Outcome, plan, to_lake
 from tests.bench.common import Figure, report, scale
 

@@ -238,7 +238,7 @@ def render(sample: Path, scratch: Path | None = None) -> dict[str, str]:
     from pipeline.ingest.run import ingest
     from pipeline.lake.store import Lake
     from pipeline.rescore.run import rescore
-    from pipeline.rule_files import load_rules
+    from pipeline.rules.files import load_rules
 
     lake = Lake(scratch / "lake")
     report = ingest([sample], lake)

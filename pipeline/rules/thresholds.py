@@ -19,6 +19,8 @@ from pipeline.evaluate.rows import lowball27, strength3, strength5
 from pipeline.game import ROW_SIZES, ROWS
 from schemas.rules import RANKS, Row, normalise_rank
 
+__all__ = ["HandPatternError", "threshold", "width_of"]
+
 _CATEGORY_WORDS: Final = {
     "high card": tables.HIGH_CARD,
     "pair": tables.PAIR,

@@ -2,19 +2,20 @@
 
 Royalties become one table per row indexed by strength (or by 2-7 value on a
 lowball middle); hand thresholds become points on those scales; the suit
-order becomes a 52-entry key. Compiled once per rule set and cached.
+order becomes a 52-entry key. Compiled once per rule set, cached by its key (name and content hash).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
 
 import numpy as np
 
 from pipeline.evaluate import tables
-from pipeline.score.thresholds import threshold
+from pipeline.rules.thresholds import threshold
 from schemas.rules import FiveCardRoyalties, Natural, Row, RuleSet, TopRoyalties
+
+__all__ = ["NATURALS", "ROW_INDEX", "CompiledRules", "compile_rules"]
 
 ROW_INDEX = {Row.TOP: 0, Row.MIDDLE: 1, Row.BOTTOM: 2}
 NATURALS = list(Natural)
@@ -104,9 +105,7 @@ def _suit_key(order: str | None) -> np.ndarray | None:
     return ((codes >> 2) * 4 + suit_rank[codes & 3]).astype(np.int16)
 
 
-@cache
-def _compile(rules_json: str) -> CompiledRules:
-    rules = RuleSet.model_validate_json(rules_json)
+def _compile(rules: RuleSet) -> CompiledRules:
     lowball = rules.game.lowball_middle
     fl = rules.fantasyland
     entry = fl.entry if fl.enabled else []
@@ -147,13 +146,12 @@ def _compile(rules_json: str) -> CompiledRules:
 
 
 def compile_rules(rules: RuleSet) -> CompiledRules:
-    """Compiled tables for ``rules`` (cached by content: name and hash)."""
+    """Compiled tables for ``rules``, compiled once per rule set (cached by its key: name and content hash)."""
     compiled = _BY_KEY.get(rules.key)
     if compiled is None:
-        compiled = _BY_KEY.setdefault(rules.key, _compile(rules.model_dump_json()))
+        compiled = _BY_KEY.setdefault(rules.key, _compile(rules))
     return compiled
 
 
 _BY_KEY: dict[str, CompiledRules] = {}
-"""Compiled rule sets by key: a cache of a pure function, so that a rule set is not written out as JSON again
-for every batch it scores."""
+"""Compiled rule sets by key: the cache of a pure function of the rule set's content."""

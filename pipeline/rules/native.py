@@ -21,7 +21,8 @@ from enum import StrEnum
 from functools import cache
 
 from pipeline.game import facts
-from pipeline.rule_files import load_rules
+from pipeline.rules.files import load_rules, preset_names
+from pipeline.rules.thresholds import threshold
 from schemas.rules import Dealing, RuleSet, Variant
 
 __all__ = [
@@ -114,8 +115,6 @@ class Natives:
     given: list[RuleSet] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        from pipeline.rule_files import preset_names
-
         presets = [load_rules(name) for name in preset_names()]
         self._by_key: dict[str, RuleSet] = {}
         self._by_name: dict[str, RuleSet] = {}
@@ -167,8 +166,6 @@ def _flat(value: object, path: str = "") -> dict[str, object]:
 def _scored_view(rules: RuleSet) -> dict[str, object]:
     """The rule set's fields, with Fantasyland's entry tiers cut to what a finished board is scored by: the least
     hand that enters on each row (the tiers above it only deal more cards)."""
-    from pipeline.score.thresholds import threshold
-
     doc = rules.model_dump(mode="json")
     least: dict[str, tuple[int, str]] = {}
     lowball = rules.game.lowball_middle

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ValidationError
 
 from pipeline.errors import RulesError
 from pipeline.paths import RULES
-from pipeline.score.thresholds import HandPatternError, threshold
+from pipeline.rules.thresholds import HandPatternError, threshold
 from pipeline.suggest import closest_names, did_you_mean
 from schemas.rules import Row, RuleSet
 

@@ -8,11 +8,11 @@ scored, so a report names royalties without evaluating anything (``pipeline.quer
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Any
 
 import numpy as np
 
+from pipeline.rules.compile import compile_rules
 from schemas.rules import RuleSet
 
 __all__ = ["royalty_hands"]
@@ -21,16 +21,20 @@ __all__ = ["royalty_hands"]
 def royalty_hands(rules: RuleSet) -> list[dict[str, Any]]:
     """Per row and royalty value of ``rules``: the hand that earns it (the rows of the lake's ``royalty_hands``,
     recorded in each result batch's manifest)."""
-    return list(_royalty_rows(rules.model_dump_json()))
+    rows = _BY_KEY.get(rules.key)
+    if rows is None:
+        rows = _BY_KEY.setdefault(rules.key, _royalty_rows(rules))
+    return list(rows)
 
 
-@cache
-def _royalty_rows(rules_json: str) -> tuple[dict[str, Any], ...]:
-    """A rule set's rows (cached by content: the same rule set always names the same hands)."""
+_BY_KEY: dict[str, tuple[dict[str, Any], ...]] = {}
+"""Each rule set's rows by its key (name and content hash): the same rule set always names the same hands."""
+
+
+def _royalty_rows(rules: RuleSet) -> tuple[dict[str, Any], ...]:
     from pipeline.evaluate import CATEGORY_NAMES, describe, tables
-    from pipeline.score.compile import compile_rules
 
-    c = compile_rules(RuleSet.model_validate_json(rules_json))
+    c = compile_rules(rules)
     key = c.rules.key
     out: list[dict[str, Any]] = []
     five = tables.N_CARDS == 5

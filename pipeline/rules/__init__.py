@@ -1,0 +1,51 @@
+"""Rule sets: everything between a rule file and the arrays the scorer gathers from.
+
+``files`` finds a preset or a file, merges its ``extends`` chain and validates it; ``thresholds`` reads the
+hands a rule file names (``"QQ"``, ``"trips"``) as points on the evaluator's scales; ``native`` decides the
+rules each hand was played by and which rule sets can score it; ``compile`` turns a rule set into the scorer's
+tables, once per rule set; ``royalties`` names the hand each royalty pays for. The rule set itself, as data,
+is :class:`schemas.rules.RuleSet`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pipeline.rules.compile import NATURALS, CompiledRules, compile_rules
+    from pipeline.rules.files import RuleSetError, load_rules, preset_names
+    from pipeline.rules.native import Native, Natives, variant_rules
+    from pipeline.rules.royalties import royalty_hands
+    from pipeline.rules.thresholds import HandPatternError, threshold
+
+_HOMES = {
+    **dict.fromkeys(("NATURALS", "CompiledRules", "compile_rules"), "compile"),
+    **dict.fromkeys(("RuleSetError", "load_rules", "preset_names"), "files"),
+    **dict.fromkeys(("Native", "Natives", "variant_rules"), "native"),
+    **dict.fromkeys(("royalty_hands",), "royalties"),
+    **dict.fromkeys(("HandPatternError", "threshold"), "thresholds"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Each name from its module on first use: loading a rule file compiles nothing."""
+    if name not in _HOMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{_HOMES[name]}"), name)
+
+
+__all__ = [
+    "NATURALS",
+    "CompiledRules",
+    "HandPatternError",
+    "Native",
+    "Natives",
+    "RuleSetError",
+    "compile_rules",
+    "load_rules",
+    "preset_names",
+    "royalty_hands",
+    "threshold",
+    "variant_rules",
+]
