@@ -270,7 +270,7 @@ class LakeView:
             Whether anything had been committed since: if not, the view is left as it was.
         """
         snapshot = self.lake.snapshot()
-        if snapshot.manifests == self.snapshot.manifests:
+        if snapshot.batches == self.snapshot.batches:
             return False
         con, old = self._connect(snapshot), self.con
         self.snapshot, self._con, self._report = snapshot, con, None
@@ -293,7 +293,7 @@ class LakeView:
         self.close()
 
     def __repr__(self) -> str:
-        state = "closed" if self._con is None else f"{len(self.snapshot.manifests)} batches"
+        state = "closed" if self._con is None else f"{len(self.snapshot.batches)} batches"
         return f"<LakeView {self.lake.root} ({state})>"
 
 

@@ -141,7 +141,7 @@ def game_data(game: Game) -> dict[str, Any]:
 
 def _notes(snapshot: Snapshot) -> list[str]:
     """What the figures leave out: hands without results yet."""
-    unscored = [m for m in snapshot.sources if not any(c.batch == m["batch"] for c in snapshot.coverage.values())]
+    unscored = [m for m in snapshot.sources if not any(c.batch == m.batch for c in snapshot.coverage.values())]
     if not unscored:
         return []
     hands = sum(snapshot.hands(m) for m in unscored)

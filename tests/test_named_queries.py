@@ -429,7 +429,7 @@ def test_results_of_an_older_format_are_refused(report_lake: ReportLake, tmp_pat
     doc.pop("format")
     manifest.write_text(json.dumps(doc))
     snapshot = lake.snapshot()
-    assert snapshot.stale
+    assert snapshot.has_stale
     said = (
         r"older version.*ofc rescore --lake \S+ scores them again \([\d,]+ hands under \d+ rule sets?, (about|under) "
     )

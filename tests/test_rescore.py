@@ -449,11 +449,11 @@ def test_results_of_an_older_format_are_scored_again(tmp_path: Path) -> None:
     doc = json.loads(manifest.read_text())
     doc.pop("format")
     manifest.write_text(json.dumps(doc))
-    assert lake.snapshot().stale
+    assert lake.snapshot().has_stale
     assert query(lake, "SELECT count(*) AS n FROM board_results") == [{"n": 0}]  # not read
     report = rescore(lake, [])  # by default: the rule sets the older results were asked for
     assert asked(report, ofc).hands == 20
-    assert not lake.snapshot().stale
+    assert not lake.snapshot().has_stale
     assert lake.snapshot().asked_keys() == [ofc.key]  # the natives are not compared over every hand
     assert {c.rules_key for c in lake.snapshot().covers()} == natives_only | {ofc.key}
     assert query(lake, "SELECT count(*) AS n FROM played_boards")[0]["n"] == sum(

@@ -253,3 +253,43 @@ def test_each_package_of_pipeline_uses_only_what_the_module_map_says() -> None:
                 if f"pipeline.{used}" != package and f"pipeline.{used}" in uses:
                     found[package].add(used)
     assert {p: sorted(f) for p, f in found.items()} == {p: sorted(u) for p, u in uses.items()}
+
+
+MANIFEST_KEYS = {"covers", "carries", "replaces", "royalty_hands", "lake_format", "sources", "groups", "not_applied"}
+"""Keys only a lake's manifests hold: read through ``pipeline.lake`` (its snapshot and covers), not as dicts."""
+
+
+def _manifest_reads(path: Path) -> Iterator[tuple[int, str]]:
+    """(line, what) for each read of a raw manifest in a module: its ``manifests``, or a key only manifests hold
+    read by subscript or ``.get``."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Attribute) and node.attr == "manifests":
+            yield node.lineno, ".manifests"
+        key = None
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
+            key = node.slice
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
+            key = node.args[0] if node.args else None
+        if isinstance(key, ast.Constant) and key.value in MANIFEST_KEYS:
+            yield node.lineno, repr(key.value)
+
+
+def test_no_file_outside_the_lake_and_the_command_line_reads_raw_manifests() -> None:
+    """A manifest's layout is the lake's to know: every other package asks the snapshot (its sources, covers,
+    royalty names, batches), so that the layout changes in one place. The command line's ``ofc lake`` lists the
+    batches as they are written."""
+    wrong = [
+        f"{path.relative_to(ROOT)}:{line} reads {what}"
+        for name, path in modules().items()
+        if not name.startswith(("pipeline.lake", "pipeline.cli"))
+        for line, what in _manifest_reads(path)
+    ]
+    assert wrong == []
+    lake = [
+        what
+        for name, path in modules().items()
+        if name.startswith("pipeline.lake")
+        for _, what in _manifest_reads(path)
+    ]
+    assert ".manifests" in lake
+    assert "'covers'" in lake

@@ -558,14 +558,11 @@ def _run(
     readers: Mapping[str, Ingester] | None = None,
 ) -> IngestReport:
     labels = labels or Labels()
-    done: dict[str, dict] = {}
+    done: dict[str, dict[str, Any]] = {}
     keys = _known(against) if against is not None and against.exists() else Known()
     writer = None
     if lake is not None:
-        for m in lake.manifests():
-            for s in m.get("sources", []):
-                if s.get("digest"):
-                    done.setdefault(s["digest"] + "|" + s.get("member", ""), s)
+        done = lake.ingested()
         keys = _known(lake)
         writer = BackgroundWriter(lake.begin("ingest"))
     batch = writer.batch if writer else "validate"

@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from schemas.rules import RuleSet
 
-__all__ = ["RESCORE_RATE", "RESULT_FORMAT", "RESULT_KIND", "Cover", "Snapshot"]
+__all__ = ["RESCORE_RATE", "RESULT_FORMAT", "RESULT_KIND", "Cover", "Snapshot", "SourceBatch"]
 
 RESULT_KIND = "rescore"
 """The kind of a batch of results."""
@@ -59,10 +59,45 @@ class Cover:
         """``[variant, house rules, native rule set key]`` of each group of the source batch's hands."""
         return [[g["variant"], g["house_rules"], g["native"]] for g in self.entry.get("groups", [])]
 
+    @property
+    def hands(self) -> int:
+        """Hands of the source batch scored under this rule set (0: it applies to none)."""
+        return int(self.entry.get("hands", 0))
+
+    def count(self, name: str) -> int:
+        """One of the counts the rescore recorded (``hands``, ``boards``, ``pairs``, ``recorded_checked``, ...)."""
+        return int(self.entry.get(name, 0))
+
+    @property
+    def not_applied(self) -> dict[str, int]:
+        """Hands the rule set could not score, per variant."""
+        return dict(self.entry.get("not_applied", {}))
+
+    @property
+    def why(self) -> dict[str, str]:
+        """Why, per variant it could not score."""
+        return dict(self.entry.get("why", {}))
+
+    @property
+    def groups(self) -> list[tuple[str, str | None, int]] | None:
+        """(variant, house rules, hands) of the source batch's hands as recorded (None: not recorded)."""
+        if "groups" not in self.entry:
+            return None
+        return [(g["variant"], g["house_rules"], int(g["hands"])) for g in self.entry["groups"]]
+
     def files(self) -> list[str]:
         """The result batch's files under this rule set (its partition folder)."""
         folder = f"rules_key={self.rules_key}"
         return [f for f in self.manifest["files"] if f.split("/")[1:2] == [folder]]
+
+
+@dataclass(frozen=True)
+class SourceBatch:
+    """A committed batch that holds boards (an ingest or simulation run), with its files as they are now: its
+    own files no later batch replaced, and the files rewritten for it since."""
+
+    batch: str
+    files: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -107,9 +142,13 @@ class Snapshot:
         return {f: b for m in self.manifests for f, b in m.get("carries", {}).items() if f not in self.replaced}
 
     @cached_property
-    def sources(self) -> list[dict[str, Any]]:
-        """Batches that hold boards (ingest and simulation runs), oldest first, each with ``files`` as they are
-        now: its own files no later batch replaced, and the files rewritten for it since."""
+    def batches(self) -> tuple[str, ...]:
+        """Every committed batch, oldest first: the state this snapshot saw (batches are never rewritten)."""
+        return tuple(str(m["batch"]) for m in self.manifests)
+
+    @cached_property
+    def sources(self) -> list[SourceBatch]:
+        """Batches that hold boards (ingest and simulation runs), oldest first, with their files as they are now."""
         for_batch: dict[str, list[str]] = {}
         for f, b in self.carried.items():
             for_batch.setdefault(b, []).append(f)
@@ -118,8 +157,26 @@ class Snapshot:
             own = [f for f in m["files"] if f not in self.replaced and f not in m.get("carries", {})]
             files = own + for_batch.get(m["batch"], [])
             if any(f.startswith("boards/") for f in files):
-                out.append({**m, "files": files})
+                out.append(SourceBatch(str(m["batch"]), tuple(files)))
         return out
+
+    def ingested(self) -> dict[str, dict[str, Any]]:
+        """The input files every batch read, by ``digest|member`` (a file's content, and its member in an
+        archive): what an ingest run recorded of each, the first time it was read."""
+        out: dict[str, dict[str, Any]] = {}
+        for m in self.manifests:
+            for s in m.get("sources", []):
+                if s.get("digest"):
+                    out.setdefault(s["digest"] + "|" + s.get("member", ""), s)
+        return out
+
+    def royalty_hands(self) -> dict[str, list[dict[str, Any]]]:
+        """Per rule set key, the hand each royalty pays for, as its result batches recorded them (the first)."""
+        rows: dict[str, list[dict[str, Any]]] = {}
+        for m in self.results:
+            for key, mine in m.get("royalty_hands", {}).items():
+                rows.setdefault(key, mine)
+        return rows
 
     def batch_files(self, batch: str) -> list[str]:
         """A batch's live files (see ``sources``), results included."""
@@ -143,7 +200,7 @@ class Snapshot:
         return [m for m in self.manifests if self.is_result(m) and not self.is_stale(m)]
 
     @cached_property
-    def stale(self) -> list[dict[str, Any]]:
+    def _stale(self) -> list[dict[str, Any]]:
         """Result batches of an older format, still listed until a rescore replaces them."""
 
         def results(m: dict[str, Any]) -> set[str]:
@@ -151,10 +208,28 @@ class Snapshot:
 
         return [m for m in self.manifests if self.is_stale(m) and not results(m) <= self.replaced]
 
+    @property
+    def has_stale(self) -> bool:
+        """The lake holds results of an older format, which this version does not read."""
+        return bool(self._stale)
+
+    def stale_covers(self, batch: str) -> list[Cover]:
+        """What the older results of a source batch held, per rule set, oldest first."""
+        return [
+            Cover(entry["batch"], entry["rules_key"], m, entry)
+            for m in self._stale
+            for entry in m.get("covers", [])
+            if entry["batch"] == batch
+        ]
+
+    def stale_files(self, batch: str) -> list[str]:
+        """Every file of the result batches of an older format that scored a source batch."""
+        return [f for m in self._stale if any(c["batch"] == batch for c in m.get("covers", [])) for f in m["files"]]
+
     def stale_work(self) -> str:
         """What scoring the older results again takes, for a person: '1,000,000 hands under 6 rule sets, about 12
         s' (``RESCORE_RATE``), or '' when there are none."""
-        pairs = {(c["batch"], c["rules_key"]): int(c.get("hands", 0)) for m in self.stale for c in m.get("covers", [])}
+        pairs = {(c["batch"], c["rules_key"]): int(c.get("hands", 0)) for m in self._stale for c in m.get("covers", [])}
         if not pairs:
             return ""
         hands: dict[str, int] = {}
@@ -215,10 +290,10 @@ class Snapshot:
     def keys_to_rescore(self) -> list[str]:
         """The rule sets a rescore scores when none is named: those asked for before, or, when every result is of
         an older format (to be scored again), those the older results were asked for."""
-        stale = [c["rules_key"] for m in self.stale for c in m.get("covers", []) if not c.get("native_only")]
+        stale = [c["rules_key"] for m in self._stale for c in m.get("covers", []) if not c.get("native_only")]
         return self.asked_keys() or list(dict.fromkeys(stale))
 
-    def hands(self, batch: dict[str, Any]) -> int:
-        """Hands a source batch (one of :attr:`sources`) holds now: the rows of its live ``hands`` files, so that
-        hands a later batch replaced or removed are not counted twice. Read from the files' footers."""
-        return sum(pq.read_metadata(self.root / f).num_rows for f in batch["files"] if f.startswith("hands/"))
+    def hands(self, source: SourceBatch) -> int:
+        """Hands a source batch holds now: the rows of its live ``hands`` files, so that hands a later batch
+        replaced or removed are not counted twice. Read from the files' footers."""
+        return sum(pq.read_metadata(self.root / f).num_rows for f in source.files if f.startswith("hands/"))

@@ -475,6 +475,11 @@ class Lake:
             out.append(manifest)
         return out
 
+    def ingested(self) -> dict[str, dict[str, Any]]:
+        """The input files the committed batches read (``Snapshot.ingested``), for a writer about to ingest more:
+        read without taking a lease."""
+        return Snapshot(self.root, tuple(self.manifests())).ingested()
+
     def snapshot(self) -> Snapshot:
         """The lake as committed now: what every reader of one command reads through.
 

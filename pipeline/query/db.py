@@ -13,7 +13,6 @@ inside the lake, nothing can be written, and ad-hoc SQL may only query.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import duckdb
 import pyarrow as pa
@@ -75,10 +74,7 @@ def _sql_value(value: str | int | None) -> str:
 def _royalty_hands(snapshot: Snapshot) -> str:
     """The ``royalty_hands`` table as SQL values: the rows the snapshot's result batches recorded, once per rule
     set. (An Arrow table built from Python values would load pandas: 0.2 s of every ``ofc sql``.)"""
-    rows: dict[str, list[dict[str, Any]]] = {}
-    for m in snapshot.results:
-        for key, mine in m.get("royalty_hands", {}).items():
-            rows.setdefault(key, mine)
+    rows = snapshot.royalty_hands()
     typed = ", ".join(f"{name}::{kind} AS {name}" for name, kind in ROYALTY_HANDS.items())
     values = [f"({', '.join(_sql_value(r.get(c)) for c in ROYALTY_HANDS)})" for mine in rows.values() for r in mine]
     if not values:

@@ -207,7 +207,7 @@ class RuleSetsInLake:
 
     def check_current(self) -> None:
         """Refuse a lake whose results were written by an older version: they are not read."""
-        if self.snapshot.stale:
+        if self.snapshot.has_stale:
             raise NamedQueryError(
                 "the lake's results were written by an older version of ofc-analytics and are not read: "
                 f"ofc rescore --lake {self.snapshot.root} scores them again ({self.snapshot.stale_work()})"
@@ -262,10 +262,10 @@ class RuleSetsInLake:
                 return f"rule set {name} cannot score {variant} hands: {reason}"
         coverage = self.snapshot.coverage
         mine = [c for (_, k), c in coverage.items() if k == key]
-        if mine and not any(c.entry.get("hands") for c in mine):
-            why = sorted({w for c in mine for w in c.entry.get("why", {}).values()})
+        if mine and not any(c.hands for c in mine):
+            why = sorted({w for c in mine for w in c.why.values()})
             return f"rule set {name} cannot score any hand of the lake: {'; '.join(why) or 'it has no results'}"
-        missing = [m for m in self.snapshot.sources if (c := coverage.get((m["batch"], key))) is None or c.native_only]
+        missing = [m for m in self.snapshot.sources if (c := coverage.get((m.batch, key))) is None or c.native_only]
         if missing:
             hands = sum(self.snapshot.hands(m) for m in missing)
             return (

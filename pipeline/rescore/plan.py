@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pipeline.errors import RulesError
-from pipeline.lake.snapshot import RESULT_KIND, Snapshot
+from pipeline.lake.snapshot import RESULT_KIND, Snapshot, SourceBatch
 from pipeline.lake.store import RESULT_TABLES, RETIRED_TABLES
 from pipeline.rules.native import FOLDER_SAFE_KEY, Natives
 from schemas.rules import RuleSet
@@ -82,8 +82,7 @@ class Job:
 class Work:
     """One source batch to score under some rule sets."""
 
-    source: dict[str, Any]
-    """The source batch's manifest."""
+    source: SourceBatch
     jobs: list[Job]
     groups: list[Group]
     replaces: list[str] = field(default_factory=list)
@@ -91,7 +90,7 @@ class Work:
 
     @property
     def batch(self) -> str:
-        return str(self.source["batch"])
+        return self.source.batch
 
 
 @dataclass(frozen=True)
@@ -104,15 +103,15 @@ class Plan:
     """Per source batch: its groups of hands and their native rule sets."""
 
 
-GroupsOf = Callable[[dict[str, Any]], list[tuple[str, str | None, int]]]
+GroupsOf = Callable[[SourceBatch], list[tuple[str, str | None, int]]]
 """(variant, house rules, hands) of a source batch's hands, read from its files."""
 
 
 def _recorded_groups(snapshot: Snapshot, batch: str) -> list[tuple[str, str | None, int]] | None:
     """The groups of a source batch as its latest results recorded them (so a rerun reads no data)."""
     for (source, _), cover in reversed(snapshot.coverage.items()):
-        if source == batch and "groups" in cover.entry:
-            return [(g["variant"], g["house_rules"], int(g["hands"])) for g in cover.entry["groups"]]
+        if source == batch and cover.groups is not None:
+            return cover.groups
     return None
 
 
@@ -123,12 +122,8 @@ def plan(snapshot: Snapshot, asked: list[RuleSet], natives: Natives, groups_of: 
     known = {**snapshot.rule_sets, **{r.key: r for r in asked}}
     work: list[Work] = []
     all_groups: dict[str, list[Group]] = {}
-    stale_by_batch: dict[str, list[dict[str, Any]]] = {}
-    for m in snapshot.stale:
-        for c in m.get("covers", []):
-            stale_by_batch.setdefault(c["batch"], []).append(m)
     for source in snapshot.sources:
-        batch = source["batch"]
+        batch = source.batch
         found = _recorded_groups(snapshot, batch) or sorted(groups_of(source), key=lambda g: (g[0], g[1] or ""))
         groups = []
         for variant, house_rules, hands in found:
@@ -159,17 +154,16 @@ def plan(snapshot: Snapshot, asked: list[RuleSet], natives: Natives, groups_of: 
             elif key in natives_now:
                 jobs[key] = Job(known[key], native_only=True)
         replaces = [f for key in jobs if key in covers for f in covers[key].files()]
-        for m in stale_by_batch.get(batch, []):  # results of an older format: every rule set scored again
-            for c in m.get("covers", []):  # as it was: one scored only as hands' native rules stays so
-                key = c["rules_key"]
-                if c["batch"] != batch or key not in known:
-                    continue
-                if not c.get("native_only"):
-                    if key not in jobs or jobs[key].native_only:
-                        jobs[key] = Job(known[key])
-                elif key not in jobs and key in natives_now:
-                    jobs[key] = Job(known[key], native_only=True)
-            replaces += [f for f in m["files"] if f.split("/")[0] in _RESULT_FOLDERS]
+        for c in snapshot.stale_covers(batch):  # results of an older format: every rule set scored again, as it
+            key = c.rules_key  # was: one scored only as hands' native rules stays so
+            if key not in known:
+                continue
+            if not c.native_only:
+                if key not in jobs or jobs[key].native_only:
+                    jobs[key] = Job(known[key])
+            elif key not in jobs and key in natives_now:
+                jobs[key] = Job(known[key], native_only=True)
+        replaces += [f for f in snapshot.stale_files(batch) if f.split("/")[0] in _RESULT_FOLDERS]
         dropped = [c for key, c in covers.items() if key not in jobs and c.native_only and key not in natives_now]
         replaces += [f for c in dropped for f in c.files()]
         for key in covers.keys() - asked_keys - jobs.keys() - {c.rules_key for c in dropped}:

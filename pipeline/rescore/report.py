@@ -79,9 +79,8 @@ def lake_totals(snapshot: Snapshot, keys: list[tuple[str, str]]) -> list[RuleTot
         t = RuleTotals(name, key)
         for (_, k), c in snapshot.coverage.items():
             if k == key:
-                entry = c.entry
-                part = RuleTotals(name, key, batches=1, **{n: entry.get(n, 0) for n in COUNTS})
-                part.not_applied(entry.get("not_applied", {}), entry.get("why", {}))
+                part = RuleTotals(name, key, batches=1, **{n: c.count(n) for n in COUNTS})
+                part.not_applied(c.not_applied, c.why)
                 t.add(part)
         out.append(t)
     return out

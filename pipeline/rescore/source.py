@@ -18,7 +18,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -26,6 +25,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from pipeline.lake.board_cards import card_matrix
+from pipeline.lake.snapshot import SourceBatch
 from pipeline.lake.store import LakeError
 from pipeline.rescore.hands import hand_keys, run_starts, whole_hands
 
@@ -90,10 +90,10 @@ def _write_order(relative: str) -> int:
     return int(name.split(".", 1)[0].rsplit("-", 1)[1])
 
 
-def partitions(root: Path, manifest: dict[str, Any]) -> list[Partition]:
+def partitions(root: Path, source: SourceBatch) -> list[Partition]:
     """The partitions of a committed batch that hold boards."""
     found: dict[tuple[str, str], Partition] = {}
-    for relative in sorted(manifest["files"], key=_write_order):
+    for relative in sorted(source.files, key=_write_order):
         table, variant, month = _parse(relative)
         if table in ("boards", "hands", "placements"):
             part = found.setdefault((variant, month), Partition(variant, month))
@@ -106,10 +106,10 @@ def count_hands(part: Partition) -> int:
     return sum(pq.ParquetFile(f).metadata.num_rows for f in part.hands)
 
 
-def groups(root: Path, manifest: dict[str, Any]) -> list[tuple[str, str | None, int]]:
+def groups(root: Path, source: SourceBatch) -> list[tuple[str, str | None, int]]:
     """(variant, house rules, hands) of a batch's hands: one read of one column."""
     counts: Counter[tuple[str, str | None]] = Counter()
-    for part in partitions(root, manifest):
+    for part in partitions(root, source):
         for f in part.hands:
             column = pq.read_table(f, columns=["house_rules"]).column("house_rules")
             for row in pc.value_counts(column).to_pylist():

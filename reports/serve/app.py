@@ -235,7 +235,7 @@ class Site:
     def choices(self, snapshot: Snapshot) -> Choices:
         """The games, players and rule sets the filter bar offers: read once for each state of the lake (the
         players are every board's, read again on every page they took a tenth of a second over 10 M hands)."""
-        state = tuple(str(m.get("batch")) for m in snapshot.manifests)
+        state = snapshot.batches
         with self._lock:
             if self._choices is not None and self._choices[0] == state:
                 return self._choices[1]
