@@ -163,7 +163,7 @@ def test_json_out_and_format_mean_one_thing_everywhere() -> None:
 
 
 def test_the_formats_named_in_help_are_the_ones_ingest_reads() -> None:
-    from pipeline.ingest.run import FORMATS as READ
+    from pipeline.ingest.formats import FORMATS as READ
 
     assert tuple(READ) == FORMATS
 

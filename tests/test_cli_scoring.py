@@ -169,7 +169,7 @@ FORMAT_FILES = {
 @pytest.mark.parametrize("kind", list(FORMAT_FILES))
 def test_score_reads_every_format_ingest_reads(kind: str, tmp_path: Path) -> None:
     """Each format's file scores exactly the hands ofc validate would accept."""
-    from pipeline.ingest.run import FORMATS
+    from pipeline.ingest.formats import FORMATS
 
     assert {k.split()[0] for k in FORMAT_FILES} == set(FORMATS)  # a new format is added here too
     path = FORMAT_FILES[kind](tmp_path)

@@ -20,7 +20,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pipeline.ingest.run import FORMATS, ingest
+from pipeline.ingest.formats import FORMATS
+from pipeline.ingest.run import ingest
 from pipeline.lake.store import Lake
 from pipeline.paths import SAMPLES
 from pipeline.rules.files import RuleSetError, load_rules, preset_names

@@ -340,9 +340,9 @@ def test_seen_keys_survive_many_chunks() -> None:
 
 
 def test_decompression_bombs_are_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import pipeline.ingest.run as run
+    import pipeline.ingest.inputs as inputs
 
-    monkeypatch.setattr(run, "RATIO_GRACE", 1 << 16)
+    monkeypatch.setattr(inputs, "RATIO_GRACE", 1 << 16)
     good = write_jsonl(tmp_path / "good.jsonl", records()[:1])
     bomb = b'{"hand_id": "x"' + b" " * (8 << 20) + b"}\n"  # 8 MiB of blanks: deflates about a thousand to one
     (tmp_path / "bomb.jsonl.gz").write_bytes(gzip.compress(bomb))
@@ -404,7 +404,7 @@ def test_an_archive_cut_short_keeps_what_it_held_and_says_so(tmp_path: Path, mon
 
 def test_a_folder_walk_passes_over_what_is_not_a_history(tmp_path: Path) -> None:
     """Lock files, thumbnails, hidden folders, files in the making and a lake inside the folder are not read."""
-    from pipeline.ingest.run import sources
+    from pipeline.ingest.inputs import sources
 
     folder = tmp_path / "club"
     (folder / ".cache").mkdir(parents=True)

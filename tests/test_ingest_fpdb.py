@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from pipeline.ingest import fpdb, run
+from pipeline.ingest import formats, fpdb, run
 from pipeline.ingest.base import RAW_LIMIT, Problem
 from pipeline.ingest.fpdb import CARD_NAMES, INGESTER
 from pipeline.ingest.validate import validate
@@ -132,8 +132,8 @@ def test_sniff_leaves_the_other_formats_alone() -> None:
 def test_detection_picks_fpdb_before_canonical_jsonl() -> None:
     """An OFCHand has a hand_id and players, as a canonical record does: fpdb must be tried first."""
     for head in (OFCHAND.read_bytes(), dumps(hand()), ENVELOPE.read_bytes(), database()[:65536]):
-        assert run.sniff(head[: run.SNIFF_BYTES]) == "fpdb"
-    assert run.sniff(SAMPLES.joinpath("worked-examples.jsonl").read_bytes()) == "jsonl"
+        assert formats.sniff(head[: formats.SNIFF_BYTES]) == "fpdb"
+    assert formats.sniff(SAMPLES.joinpath("worked-examples.jsonl").read_bytes()) == "jsonl"
 
 
 # ------------------------------------------------------------------ the fixtures

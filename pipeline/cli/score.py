@@ -30,14 +30,14 @@ if TYPE_CHECKING:
 
 BATCH_LINES = 50_000
 DETAIL_LIMIT = 40
-SNIFF_BYTES = 1 << 16
 STDIN = "-"
 
 
 def _inputs(file: str) -> list[tuple[str, Any, int | None]]:
     """(name, opener, size) of each input: standard input, or a file, a .gz or .zip archive's members, a folder's
     history files (as ofc ingest finds them). A path that does not exist is a usage error."""
-    from pipeline.ingest.run import sources
+    from pipeline.ingest.formats import SNIFF_BYTES
+    from pipeline.ingest.inputs import sources
 
     if file == STDIN:
         return [(STDIN, lambda: io.BufferedReader(sys.stdin.buffer, SNIFF_BYTES), None)]  # type: ignore[arg-type]
@@ -58,7 +58,7 @@ def _opened(name: str, opener: Any) -> Iterator[IO[bytes]]:
 def _format(stream: IO[bytes], fmt: str | None, readers: dict[str, Any] | None) -> str:
     """The format given, else the one the first bytes show; canonical JSONL when none is recognised, so that
     each line that cannot be read is reported with its reason."""
-    from pipeline.ingest.run import ingester, sniff
+    from pipeline.ingest.formats import SNIFF_BYTES, ingester, sniff
 
     if fmt is not None:
         ingester(fmt)  # an unknown name is a usage error
@@ -69,7 +69,7 @@ def _format(stream: IO[bytes], fmt: str | None, readers: dict[str, Any] | None) 
 def _batches(stream: IO[bytes], fmt: str, name: str, readers: dict[str, Any] | None) -> Iterator[tuple[Batch, int]]:
     """Batches of checked records with the bytes they took: JSON lines read here, other formats by their
     ingester (a record it cannot read is reported with its line and reason, like a malformed line)."""
-    from pipeline.ingest.run import reader_for
+    from pipeline.ingest.formats import reader_for
     from pipeline.score.records import RecordError, read_jsonl, read_records
 
     if fmt == "jsonl":

@@ -1,6 +1,8 @@
 """Reading hand histories (canonical JSONL, poker-arena logs, scoresheets) into the lake as one batch."""
 
-from pipeline.ingest.run import FORMATS, IngestError, IngestReport, ingest, ingest_chunks
+from pipeline.ingest.formats import FORMATS
+from pipeline.ingest.inputs import IngestError
+from pipeline.ingest.run import IngestReport, ingest, ingest_chunks
 
 __all__ = [
     "FORMATS",

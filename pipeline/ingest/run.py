@@ -11,20 +11,16 @@ count as duplicates.
 from __future__ import annotations
 
 import gzip
-import importlib
-import io
 import re
 import threading
 import zipfile
-from collections import Counter, deque
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from queue import SimpleQueue
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any
 
-import blake3
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -32,88 +28,22 @@ import pyarrow.compute as pc
 from pipeline import __version__
 from pipeline.errors import InputError
 from pipeline.ingest.base import Chunk, Ingester, Problem
+from pipeline.ingest.digests import DigestingFile, digest, settled
 from pipeline.ingest.duplicates import DUPLICATE, NEW, REPLACES, Known, conflict_reason
+from pipeline.ingest.formats import detect, ingester, reader_for
+from pipeline.ingest.inputs import Source, sources
 from pipeline.ingest.labels import SAMPLE, Labels, Recognised, label_by_variant, label_chunk, recognise
 from pipeline.ingest.validate import validate
+from pipeline.ingest.writer import BackgroundWriter
 from pipeline.lake.edit import remove_hands
-from pipeline.lake.store import BatchWriter, Lake
+from pipeline.lake.store import Lake
 from pipeline.read_ahead import ahead, result_of
 
 if TYPE_CHECKING:
     from schemas.rules import RuleSet
 
-FORMATS = ("jsonl", "poker-arena", "scoresheet", "workbook", "fpdb")
-_MODULES = {
-    "jsonl": "pipeline.ingest.jsonl",
-    "poker-arena": "pipeline.ingest.poker_arena",
-    "scoresheet": "pipeline.ingest.scoresheet",
-    "workbook": "pipeline.ingest.workbook",
-    "fpdb": "pipeline.ingest.fpdb",
-}
-SNIFF_ORDER = ("fpdb", "jsonl", "poker-arena", "scoresheet", "workbook")
-"""The order formats are tried on a file's first bytes: the narrower first (an fpdb capture would pass for a
-canonical record, which any object with a hand id and players does)."""
-SNIFF_BYTES = 1 << 16
 READ_AHEAD = 2
 """Chunks read ahead of the one being checked: each holds its lines' bytes and columns (tens of MB)."""
-HISTORY_SUFFIXES = {
-    *(".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".txt", ".log", ".gz", ".zip"),
-    *(".xlsx", ".xlsm"),  # workbooks
-    *(".db", ".db3", ".sqlite", ".sqlite3"),  # fpdb-3's database (fpdb.db3)
-}
-"""Files a directory walk considers; a file named on the command line is always tried."""
-DATABASE_SUFFIXES = frozenset({".db", ".db3", ".sqlite", ".sqlite3"})
-SQLITE_MAGIC = b"SQLite format 3\x00"
-IN_THE_MAKING = (".part", ".partial", ".tmp", ".temp", ".crdownload", ".download", ".swp", "~")
-"""Endings of the names files have while they are written or downloaded."""
-
-
-def history_file(path: Path) -> bool:
-    """Whether a directory walk (or a watch) reads a file: a history's ending, not a hidden file, a file in the
-    making or an application's lock file (``~$league.xlsx``), and a database only if it is SQLite's (a folder
-    of Windows pictures holds a ``Thumbs.db``)."""
-    name = path.name.lower()
-    if name.startswith((".", "~")) or name.endswith(IN_THE_MAKING):
-        return False
-    suffix = path.suffix.lower()
-    if suffix not in HISTORY_SUFFIXES:
-        return False
-    if suffix in DATABASE_SUFFIXES:
-        try:
-            with path.open("rb") as fh:
-                return fh.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
-        except OSError:
-            return False
-    return True
-
-
-def is_lake(folder: Path) -> bool:
-    """A lake's folder (its commits are in ``_manifests``): never read as histories, even inside a folder that is."""
-    return (folder / "_manifests").is_dir()
-
-
-class IngestError(InputError):
-    """An input that cannot be read at all (missing, unknown format, unreadable archive)."""
-
-
-def ingester(name: str) -> Ingester:
-    if name not in _MODULES:
-        raise IngestError(f"unknown format {name!r} (known: {', '.join(FORMATS)})")
-    return importlib.import_module(_MODULES[name]).INGESTER  # type: ignore[no-any-return]
-
-
-@dataclass
-class Source:
-    """One readable input: a file, a gzip file, or a member of a zip archive."""
-
-    name: str
-    size: int
-    open: Callable[[], BinaryIO]
-    raw: Path
-    """The file on disk the bytes come from (the archive, for a member)."""
-    whole: bool = False
-    """Its bytes are ``raw``'s as they are on disk (neither inflated nor a member): its reader's reading of it
-    can give the file's digest too."""
 
 
 @dataclass
@@ -168,220 +98,6 @@ class IngestReport:
             t.duplicates += f.duplicates
             t.reasons.update(f.reasons)
         return t
-
-
-def sources(path: Path) -> Iterator[Source]:
-    """The inputs under ``path``: directories recursively (links only inside the root), archives opened."""
-    if path.is_dir():
-        root = path.resolve()
-        found = sorted(path.rglob("*"))
-        lakes = [p.parent for p in found if p.name == "_manifests" and p.is_dir()]  # the walk's own lakes
-        for p in found:
-            inside = not p.is_symlink() or p.resolve().is_relative_to(root)
-            hidden = any(part.startswith(".") for part in p.relative_to(path).parts[:-1])
-            in_lake = any(p.is_relative_to(lake) for lake in lakes)
-            if p.is_file() and inside and not hidden and not in_lake and history_file(p):
-                yield from sources(p)
-        return
-    if not path.is_file():
-        raise IngestError(f"{path}: no such file or directory")
-    if path.suffix == ".gz":
-        size = path.stat().st_size
-        gunzip = lambda: _Inflated.open(gzip.open(path, "rb"), str(path), size)  # noqa: E731, SIM115 - the reader closes it
-        yield Source(str(path), size, gunzip, path)
-    elif path.suffix == ".zip":
-        try:
-            with zipfile.ZipFile(path) as zf:
-                members = [m for m in zf.infolist() if not m.is_dir()]
-        except zipfile.BadZipFile as exc:
-            raise IngestError(f"{path}: not a readable zip archive ({exc})") from None
-        for m in members:
-            if m.filename.startswith("/") or ".." in Path(m.filename).parts:
-                raise IngestError(f"{path}: refusing archive member with an unsafe path: {m.filename!r}")
-            name = f"{path}!{m.filename}"
-            yield Source(name, m.compress_size, _member_opener(path, m.filename, name, m.compress_size), path)
-    else:
-        opener = lambda: path.open("rb", buffering=1 << 20)  # noqa: E731 - the reader closes it
-        yield Source(str(path), path.stat().st_size, opener, path, whole=True)
-
-
-class _Member(io.BufferedReader):
-    """A zip member that closes its archive when it is closed."""
-
-    def __init__(self, archive: zipfile.ZipFile, name: str) -> None:
-        super().__init__(archive.open(name), buffer_size=1 << 20)  # type: ignore[arg-type]
-        self._archive = archive
-
-    def close(self) -> None:
-        super().close()
-        self._archive.close()
-
-
-def _member_opener(path: Path, member: str, name: str, size: int) -> Callable[[], BinaryIO]:
-    return lambda: _Inflated.open(_Member(zipfile.ZipFile(path), member), name, size)
-
-
-MAX_RATIO = 200
-"""A compressed input may not inflate to more than this many times its size (JSONL compresses about 10 to 1)."""
-MAX_INFLATED = 1 << 40
-"""Nor to more than 1 TiB, whatever its size."""
-RATIO_GRACE = 64 << 20
-"""The ratio is not judged below this many bytes: a tiny archive of a small file may compress very well."""
-
-
-class _Inflated(io.RawIOBase):
-    """A decompressing stream that stops a zip or gzip bomb: past the limits it raises IngestError."""
-
-    def __init__(self, stream: BinaryIO, name: str, compressed: int) -> None:
-        self._stream = stream
-        self._name = name
-        self._limit = min(MAX_INFLATED, max(RATIO_GRACE, MAX_RATIO * compressed))
-        self.inflated = 0
-
-    @classmethod
-    def open(cls, stream: BinaryIO, name: str, compressed: int) -> BinaryIO:
-        return io.BufferedReader(cls(stream, name, compressed), buffer_size=1 << 20)  # type: ignore[return-value]
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        n = self._stream.readinto(buffer)  # type: ignore[attr-defined]
-        self.inflated += n or 0
-        if self.inflated > self._limit:
-            raise IngestError(
-                f"{self._name}: inflates to more than {self._limit:,} bytes "
-                f"(over {MAX_RATIO}x its size or {MAX_INFLATED:,} bytes): refused as a possible decompression bomb"
-            )
-        return n  # type: ignore[no-any-return]
-
-    def close(self) -> None:
-        self._stream.close()
-        super().close()
-
-
-def reader_for(name: str, readers: Mapping[str, Ingester] | None = None) -> Ingester:
-    """The reader of a format: one given for this run (a scoresheet reader with a ``--map``), else the usual."""
-    return (readers or {}).get(name) or ingester(name)
-
-
-def sniff(head: bytes, readers: Mapping[str, Ingester] | None = None) -> str | None:
-    """The format whose ingester recognises these first bytes, if one does."""
-    return next((name for name in SNIFF_ORDER if reader_for(name, readers).sniff(head)), None)
-
-
-def detect(source: Source, readers: Mapping[str, Ingester] | None = None) -> str:
-    """The format of a source, from its first bytes."""
-    with source.open() as fh:
-        head = fh.read(SNIFF_BYTES)
-    if not head.strip():
-        raise IngestError(f"{source.name}: empty file (no records)")
-    found = sniff(head, readers)
-    if found is not None:
-        return found
-    raise IngestError(f"{source.name}: format not recognised (use --format: {', '.join(FORMATS)})")
-
-
-DIGEST = "blake3"
-"""How files are recognised: manifests record ``blake3:<hex>``. A file recorded by an older version (a bare
-SHA-256) is read again when it comes back, and its hands are then recognised one by one as duplicates."""
-
-
-DIGEST_BLOCK = 1 << 20
-"""Bytes read and hashed at a time: a block the cache holds, hashed in well under a millisecond (between two looks
-at the stop event)."""
-DIGEST_AHEAD = 4
-"""Blocks a file's reading thread may be ahead of its hashing."""
-
-
-class _Digesting(io.RawIOBase):
-    """A file as its reader reads it, every block hashed as it arrives: one reading of the file gives its records
-    and its digest. A second reading on a thread of its own took 1.5 s of processor time over 5 GB, this about
-    1 s (the kernel copies each byte once, and each block is hashed while the cache holds it)."""
-
-    def __init__(self, path: Path) -> None:
-        self._path = path
-        self._file: BinaryIO | None = None
-        self._hash = blake3.blake3(max_threads=1)
-        self._ended = False
-
-    def open(self) -> BinaryIO:
-        """The file, buffered as a source's is, for its reader."""
-        self._file = self._path.open("rb", buffering=0)
-        return io.BufferedReader(self, buffer_size=1 << 20)  # type: ignore[return-value]
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        n = self._file.readinto(buffer)  # type: ignore[union-attr]
-        if n:
-            with memoryview(buffer) as view:
-                self._hash.update(view[:n])
-        elif n == 0:
-            self._ended = True
-        return n  # type: ignore[no-any-return]
-
-    def close(self) -> None:
-        if self._file is not None:
-            self._file.close()
-        super().close()
-
-    def digest(self) -> str | None:
-        """The digest of every byte of the file, if the reader read to its end (else None)."""
-        return f"{DIGEST}:" + self._hash.hexdigest() if self._ended else None
-
-
-def _settled(value: str) -> Future[str]:
-    future: Future[str] = Future()
-    future.set_result(value)
-    return future
-
-
-def digest(path: Path, stop: threading.Event | None = None) -> str:
-    """A cryptographic digest of a file's bytes: the same input ingested twice is recognised without parsing it.
-
-    BLAKE3, over twice as fast as SHA-256 here, on one thread while another reads the next blocks: 5 GB in 1.0 s
-    where one thread reading and hashing in turn took 1.5 s. (Hashing on two threads needs blocks too large for
-    the cache: 1.2 s for half again the processor time. A mapping of the file hashed on two threads took 0.7 s,
-    but a file cut short while mapped, or a network disk's error, kills the process.) A set ``stop`` ends it
-    early (a many-gigabyte file hashed while the ingest is interrupted), with an empty digest.
-    """
-    h = blake3.blake3(max_threads=1)
-    free: SimpleQueue[bytearray | None] = SimpleQueue()
-    read: SimpleQueue[tuple[bytearray, int] | BaseException] = SimpleQueue()
-    for _ in range(DIGEST_AHEAD):
-        free.put(bytearray(DIGEST_BLOCK))
-
-    def reading() -> None:
-        try:
-            with path.open("rb", buffering=0) as fh:
-                while (block := free.get()) is not None:
-                    n = fh.readinto(block)
-                    read.put((block, n))
-                    if not n:
-                        return
-        except BaseException as exc:  # noqa: BLE001 - raised by the hashing thread, which waits for it
-            read.put(exc)
-
-    reader = threading.Thread(target=reading, name="ofc-digest-read", daemon=True)
-    reader.start()
-    try:
-        while True:
-            item = read.get()
-            if isinstance(item, BaseException):
-                raise item
-            block, n = item
-            if not n:
-                return f"{DIGEST}:" + h.hexdigest()
-            if stop is not None and stop.is_set():
-                return ""
-            with memoryview(block) as view:
-                h.update(view[:n])
-            free.put(block)
-    finally:
-        free.put(None)  # a reader waiting for a block ends
-        reader.join()
 
 
 _PLACE = re.compile(r"^(?:HttpOFC\w+ (?:id \S+ \([^)]*\)|row \d+): )+")
@@ -592,13 +308,13 @@ def _run(
                 return True
 
             skip_seen = lake is not None and fix is None  # a correction is read even if its bytes were seen before
-            hashed: _Digesting | None = None
+            hashed: DigestingFile | None = None
             if lake is not None and source.raw not in digests:
                 if skip_seen and done:
                     # It may be a file the lake took: its digest first, and if it was, it is passed over at once.
                     digests[source.raw] = hashing.submit(digest, source.raw, stop)
                 elif source.whole:
-                    hashed = _Digesting(source.raw)  # no file it could be: hashed as it is read
+                    hashed = DigestingFile(source.raw)  # no file it could be: hashed as it is read
                 else:
                     digests[source.raw] = hashing.submit(digest, source.raw, stop)
             if skip_seen and done and already():
@@ -617,7 +333,7 @@ def _run(
                 # manifest lists the file with its counts and the error, like any other.
             finally:
                 if hashed is not None and (whole := hashed.digest()) is not None:
-                    digests[source.raw] = _settled(whole)
+                    digests[source.raw] = settled(whole)
             if lake is not None:
                 if source.raw not in digests:  # its reader did not read it to the end (it failed, or reads part)
                     digests[source.raw] = hashing.submit(digest, source.raw, stop)
@@ -670,7 +386,7 @@ def _ingest_source(
     fix: Corrections | None = None,
     on_problems: Callable[[str, list[Problem]], None] | None = None,
     labels: Labels | None = None,
-    hashed: _Digesting | None = None,
+    hashed: DigestingFile | None = None,
 ) -> None:
     """Read one source into the batch.
 
@@ -750,81 +466,6 @@ def _recognise(source: Source, reader: Ingester, labels: Labels, said: dict[str,
 
 _LOOKED_AT = 4 * SAMPLE
 """Records a file's head is read for before recognition gives up looking for recorded points."""
-
-
-class BackgroundWriter:
-    """A batch writer whose writes run on worker threads: one per table, so each table's rows stay in order.
-
-    Parquet encoding and compression release the GIL, so writing one chunk's rows overlaps reading and
-    checking the next, and the placements (most of the bytes) are encoded while the boards and hands are.
-    At most MAX_PENDING writes wait, which bounds the memory they hold; an error in a write surfaces at the
-    next write, at ``commit`` or at ``abort``. A table's rows are handed over GROUP_ROWS or more at a time.
-    """
-
-    MAX_PENDING = 8
-    GROUP_ROWS = 1 << 16
-    """Rows of a table gathered before they are written: a chunk's few thousand hands and boards, each chunk a
-    row group of its own, cost a tenth more to encode (a chunk's placements are more than this already)."""
-
-    def __init__(self, writer: BatchWriter) -> None:
-        self.writer = writer
-        self.batch = writer.batch
-        self._pools: dict[str, ThreadPoolExecutor] = {}
-        self._pending: deque[Future[None]] = deque()
-        self._gathered: dict[str, list[pa.Table]] = {}
-
-    def write(self, table: str, data: pa.Table) -> None:
-        if data.num_rows:
-            gathered = self._gathered.setdefault(table, [])
-            gathered.append(data)
-            if sum(t.num_rows for t in gathered) >= self.GROUP_ROWS:
-                self._submit(table)
-        while len(self._pending) > self.MAX_PENDING:
-            result_of(self._pending.popleft())
-
-    def _submit(self, table: str) -> None:
-        gathered = self._gathered.pop(table, [])
-        if not gathered:
-            return
-        # Parts may code their months in integers of other widths: the wider is taken.
-        data = gathered[0] if len(gathered) == 1 else pa.concat_tables(gathered, promote_options="permissive")
-        if table not in self._pools:
-            self._pools[table] = ThreadPoolExecutor(1, thread_name_prefix=f"ofc-write-{table}")
-        self._pending.append(self._pools[table].submit(self.writer.write, table, data))
-
-    def drain(self) -> None:
-        """Write every row so far and wait for the writes (the pools stay for more)."""
-        for table in list(self._gathered):
-            self._submit(table)
-        while self._pending:
-            result_of(self._pending.popleft())
-
-    def _drain(self) -> None:
-        try:
-            self.drain()
-        finally:
-            for pool in self._pools.values():
-                pool.shutdown()
-
-    def commit(
-        self, summary: dict[str, Any], sources: list[dict[str, Any]], extra: dict[str, Any] | None = None
-    ) -> dict[str, Any]:
-        self._drain()
-        return self.writer.commit(summary, sources, extra)
-
-    def abort(self) -> None:
-        """Throw the batch away: writes not started are cancelled, the running ones finish (the files they write
-        to are about to be closed), their errors are dropped (the error that ended the batch is raised already),
-        and the staging goes, even if a second interrupt comes meanwhile."""
-        try:
-            self._gathered.clear()
-            for future in self._pending:
-                future.cancel()
-            for pool in self._pools.values():
-                pool.shutdown(wait=True, cancel_futures=True)
-        finally:
-            self._pending.clear()
-            self.writer.abort()
 
 
 def _conflicts(hands: pa.Table, status: np.ndarray) -> list[Problem]:

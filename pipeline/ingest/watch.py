@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pipeline.errors import InputError, OfcError
-from pipeline.ingest.run import IngestReport, history_file, is_lake, sources
+from pipeline.ingest.inputs import history_file, is_lake, sources
+from pipeline.ingest.run import IngestReport
 
 SETTLE = 2.0
 """Seconds a file must hold still before it is read."""

@@ -79,7 +79,7 @@ _FILE_NUMBER = re.compile(r"-\d{4}(?=\.parquet$)")
 
 def samples() -> list[Path]:
     """The sample files ``ofc ingest data/samples`` reads, in its order."""
-    from pipeline.ingest.run import HISTORY_SUFFIXES
+    from pipeline.ingest.inputs import HISTORY_SUFFIXES
 
     return [p for p in sorted(SAMPLES.rglob("*")) if p.is_file() and p.suffix.lower() in HISTORY_SUFFIXES]
 
@@ -161,7 +161,7 @@ def normalise(value: Any, names: dict[str, str]) -> Any:
 
 def records(sample: Path, fmt: str) -> str:
     """``records.json``: the reader's canonical records and problems, as it hands them to validation."""
-    from pipeline.ingest.run import ingester
+    from pipeline.ingest.formats import ingester
 
     out: dict[str, Any] = {"format": fmt, "records": [], "problems": []}
     with sample.open("rb") as stream:
