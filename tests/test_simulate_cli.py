@@ -13,7 +13,7 @@ from pipeline.cli import app
 from pipeline.ingest.run import ingest
 from pipeline.lake.store import Lake
 from pipeline.rules.files import load_rules
-from pipeline.simulate.bots import DEFAULT_ROLLOUTS
+from pipeline.simulate.views import DEFAULT_ROLLOUTS
 
 runner = CliRunner()
 BASE = ["simulate", "--variant", "pineapple", "--players", "3", "--bots", "mc,heuristic,random", "--rollouts", "4"]

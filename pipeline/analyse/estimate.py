@@ -26,9 +26,10 @@ import numpy as np
 from pipeline.analyse.positions import Positions, action_index
 from pipeline.cards import NO_CARD
 from pipeline.rules.compile import compile_rules
-from pipeline.simulate.bots import Context, MonteCarloBot, StreetView
+from pipeline.simulate.bots import MonteCarloBot
 from pipeline.simulate.model import Weights, model_of
 from pipeline.simulate.streets import actions, streets_of
+from pipeline.simulate.views import Context, StreetView
 from schemas.rules import Dealing, RuleSet
 
 __all__ = ["Duel", "Estimates", "fantasyland_worth", "legal_moves", "weigh_fantasyland", "weigh_move", "weigh_streets"]

@@ -90,8 +90,8 @@ def simulate(
     bot's hands, points per hand with a 95% interval, foul rate and Fantasyland entry rate
     (over normal hands), Fantasyland hands and stays.
     """
-    from pipeline.simulate.bots import DEFAULT_ROLLOUTS
     from pipeline.simulate.run import PRESETS, plan, to_jsonl, to_lake
+    from pipeline.simulate.views import DEFAULT_ROLLOUTS
     from schemas.rules import Variant
 
     if lake is not None and out_file is not None:

@@ -50,8 +50,6 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from dataclasses import dataclass
-from functools import cached_property
 from itertools import combinations
 from typing import ClassVar
 
@@ -63,16 +61,23 @@ from pipeline.rules.compile import NATURALS, CompiledRules
 from pipeline.score.engine import Boards, score
 from pipeline.score.naturals import natural_kinds
 from pipeline.simulate import heuristic_kernels, kernels
+from pipeline.simulate.costs import (
+    ARRANGE_PARALLEL_US,
+    ARRANGE_US,
+    CLASSIC_US,
+    HEURISTIC_PARALLEL_US,
+    SCORE_US,
+    SECONDS_PER_US,
+    heuristic_us,
+    street_us,
+)
 from pipeline.simulate.model import Model, Weights
 from pipeline.simulate.pace import Portions, Tick, idle, in_portions, span
 from pipeline.simulate.streets import Actions, actions
 from pipeline.simulate.threads import threads_for
-from schemas.rules import Dealing, RuleSet
+from pipeline.simulate.views import ClassicChoice, Context, Rollouts, StreetView
+from schemas.rules import Dealing
 
-DEFAULT_ROLLOUTS = 12
-DEFAULT_CANDIDATES = 6
-DEFAULT_MARGIN = 4.0
-"""Placements the planner rates this many points below its best are not rolled out."""
 MC_POLICY = Weights(foul_cost=3.0, fantasyland=(30.0, 36.0, 42.0, 48.0, 54.0))
 """The planner weights ``mc`` ranks placements and plays its rollouts with: bolder than the ``planner`` bot
 (it fears a foul less and wants Fantasyland more), so rollouts explore the lines to Fantasyland that
@@ -82,166 +87,8 @@ MC_GROUP = 256
 when they would take longer than a portion (:class:`~pipeline.simulate.pace.Portions`)."""
 MC_RANKING = 0.2
 """The share of an ``mc`` decision its planner's ranking is counted as in progress reports (the rollouts the rest)."""
-SECONDS_PER_US = 8e-6
-"""Wall seconds a portion of slow work is first assumed to take per microsecond of its estimate: pessimistic (a
-busy machine), so that the first portion is short; later ones are sized from what the earlier ones took."""
-# Rough microseconds of work per item, to decide whether a kernel is worth spreading over threads.
-SCORE_US = 0.5
-"""Scoring one board."""
-ARRANGE_US = 300.0
-"""Setting one Fantasyland or classic hand with the arranger."""
-ARRANGE_PARALLEL_US = 2_000.0
-"""The arrangers run a few long tasks a launch: spread over threads from a handful of hands."""
-CLASSIC_US = 5.0
-"""The quick classic setting of one hand."""
-
-
-def _heuristic_us(cards: int) -> float:
-    """The heuristic's decision on one board: a first street of five is a few times a later street."""
-    return 3.0 if cards == 5 else 1.0
-
-
-HEURISTIC_PARALLEL_US = 1_000.0
-"""Work from which the heuristic spreads a street over threads: it launches once per seat and street, for
-every table at once, and two threads nearly halve even a few milliseconds of it on a busy machine (measured:
-a first street of 2,000 tables from 9 to 5 ms, a later one from 2.4 to 1.8 ms)."""
-
-
-def _street_us(cards: int) -> float:
-    """The planner's decision on one board: a first street of five is six times a later street."""
-    return 30.0 if cards == 5 else 5.0
-
-
 _COMB13 = np.array(list(combinations(range(13), 5)), dtype=np.int64)
 _COMB8 = np.array(list(combinations(range(8), 5)), dtype=np.int64)
-
-
-@dataclass(frozen=True)
-class Context:
-    """What every bot of a run shares."""
-
-    rules: RuleSet
-    compiled: CompiledRules
-    model: Model
-    streets: Deal
-    players: int
-    rollouts: int = DEFAULT_ROLLOUTS
-    candidates: int = DEFAULT_CANDIDATES
-    margin: float = DEFAULT_MARGIN
-    policy: Model | None = None
-    """The planner weights ``mc`` ranks placements and plays rollouts with (default: ``model``)."""
-
-
-class StreetView:
-    """What the player to act at ``m`` tables knows: every open board, and this street's cards.
-
-    Built from the dealer's arrays for the tables ``t`` where seat ``me`` acts; each field is
-    computed on first use, so a bot pays only for what it reads.
-    """
-
-    def __init__(
-        self,
-        street: int,
-        boards: np.ndarray,
-        counts: np.ndarray,
-        in_fantasyland: np.ndarray,
-        own_cards: np.ndarray,
-        t: np.ndarray,
-        me: np.ndarray,
-        dealt: np.ndarray,
-        rng: np.random.Generator,
-        tick: Tick = idle,
-    ) -> None:
-        self.street = street
-        """0-based."""
-        self.me = me
-        """(m,) int64: the seat to act."""
-        self.dealt = dealt
-        """(m, k) uint8: this street's cards."""
-        self.rng = rng
-        self.tick = tick
-        """The run's checkpoint: a bot whose decision is slow calls it with the share of the tables done."""
-        self._all = (boards, counts, in_fantasyland, own_cards, t)
-
-    @property
-    def tables(self) -> int:
-        return int(self.me.shape[0])
-
-    @cached_property
-    def active(self) -> np.ndarray:
-        """(m, P) bool: seats playing this hand street by street (not in Fantasyland)."""
-        return ~self._all[2][self._all[4]]
-
-    @cached_property
-    def boards(self) -> np.ndarray:
-        """(m, P, 13) uint8: every seat's board so far (255: empty, or hidden in Fantasyland)."""
-        boards, _, _, _, t = self._all
-        return np.where(self.active[:, :, None], boards[t], NO_CARD).astype(np.uint8)
-
-    @cached_property
-    def counts(self) -> np.ndarray:
-        """(m, P, 3) int64: cards in each row (0 for a hidden board)."""
-        _, counts, _, _, t = self._all
-        return np.where(self.active[:, :, None], counts[t], 0)
-
-    def table_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """The dealer's arrays as they stand, for kernels that find what this player has seen themselves: this
-        player's cards so far (m, c; 255: none), every table's boards (T, P, 13), who is in Fantasyland (T, P:
-        hidden boards) and the table of each of the ``m`` (indices into T)."""
-        boards, _, in_fantasyland, own_cards, t = self._all
-        return np.ascontiguousarray(own_cards), boards, in_fantasyland, t
-
-    def own(self) -> tuple[np.ndarray, np.ndarray]:
-        """This player's board (m, 13) and row counts (m, 3)."""
-        boards, counts, _, _, t = self._all
-        return np.ascontiguousarray(boards[t, self.me]), np.ascontiguousarray(counts[t, self.me])
-
-    @cached_property
-    def _seen(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        live = np.empty((self.tables, 17))
-        unseen = np.empty(self.tables)
-        known = kernels.seen(np.ascontiguousarray(self._all[3]), self.boards, ~self.active, live, unseen)
-        return known, live, unseen
-
-    @property
-    def known(self) -> np.ndarray:
-        """(m,) uint64: bit ``c`` set for every card this player has seen (own cards, discards, open boards)."""
-        return self._seen[0]
-
-    @property
-    def live(self) -> np.ndarray:
-        """(m, 17) float64: cards this player has not seen, per rank (13) then per suit (4)."""
-        return self._seen[1]
-
-    @property
-    def unseen(self) -> np.ndarray:
-        """(m,) float64: how many cards this player has not seen."""
-        return self._seen[2]
-
-
-@dataclass(frozen=True)
-class ClassicChoice:
-    """How classic hands were set."""
-
-    cards: np.ndarray
-    """(m, 13) uint8: top 3, middle 5, bottom 5."""
-    natural: np.ndarray
-    """(m,) int8: declared natural (index into NATURALS), -1 for none."""
-    surrender: np.ndarray
-    """(m,) bool."""
-
-
-@dataclass(frozen=True)
-class Rollouts:
-    """How the rollouts of a player's candidates ended, (g, K, R) each: what a candidate's worth is made of, and
-    whether the board fouled, which the decision analysis reports beside the worth."""
-
-    points: np.ndarray
-    """float64: net points against every opponent, hidden ones included."""
-    following: np.ndarray
-    """int64: the cards of the Fantasyland the board earns (0: none)."""
-    fouled: np.ndarray
-    """bool: this player's completed board fouled (False for no candidate)."""
 
 
 class Bot(ABC):
@@ -388,7 +235,7 @@ class HeuristicBot(QuickClassicBot):
 
     def place(self, view: StreetView) -> np.ndarray:
         out = np.empty(view.tables, dtype=np.int64)
-        with threads_for(view.tables * _heuristic_us(view.dealt.shape[1]), HEURISTIC_PARALLEL_US):
+        with threads_for(view.tables * heuristic_us(view.dealt.shape[1]), HEURISTIC_PARALLEL_US):
             heuristic_kernels.heuristic_choice(*self._inputs(view), out)
         return out
 
@@ -420,7 +267,7 @@ class PlannerBot(QuickClassicBot):
 
     def _weigh(self, view: StreetView, kernel: Callable, args: tuple, out: np.ndarray, tick: Tick) -> None:
         """``kernel(*args, out)`` a portion of the tables at a time: each table is weighed on its own."""
-        unit = _street_us(view.dealt.shape[1])
+        unit = street_us(view.dealt.shape[1])
 
         def weigh(rows: slice) -> None:
             part = tuple(a[rows] if i in _PLANNER_PER_TABLE else a for i, a in enumerate(args))
@@ -487,7 +334,7 @@ class MonteCarloBot(PlannerBot):
 
     def _rollout_us(self, street: int, candidates: int) -> float:
         """Estimated microseconds of one table's rollouts from ``street`` (0-based) with ``candidates``."""
-        return candidates * self.ctx.rollouts * (self.ctx.streets.streets - street) * _street_us(3)
+        return candidates * self.ctx.rollouts * (self.ctx.streets.streets - street) * street_us(3)
 
     def _worth(self, view: StreetView, part: np.ndarray, candidates: np.ndarray, seeds: np.ndarray) -> np.ndarray:
         """(g, K) mean worth of each candidate over the rollouts (-inf for none)."""
@@ -551,7 +398,7 @@ class MonteCarloBot(PlannerBot):
         later = actions(s.dealt[-1], s.discarded[-1])
         dealt = np.array(s.dealt, dtype=np.int64)
         placed_after = np.cumsum(dealt - np.array(s.discarded, dtype=np.int64))
-        work = g * (played_out.shape[1] + players) * ctx.rollouts * (s.streets - view.street) * _street_us(3)
+        work = g * (played_out.shape[1] + players) * ctx.rollouts * (s.streets - view.street) * street_us(3)
         args = (
             boards,
             counts,

@@ -36,10 +36,12 @@ from pipeline.cards import NO_CARD
 from pipeline.game import BOARD, seat_at
 from pipeline.score.engine import Boards, score
 from pipeline.simulate.batch import HandBatch
-from pipeline.simulate.bots import BOTS, SCORE_US, Bot, ClassicChoice, Context, StreetView
+from pipeline.simulate.bots import BOTS, Bot
+from pipeline.simulate.costs import SCORE_US
 from pipeline.simulate.pace import Pace, Tick, span
 from pipeline.simulate.streets import DISCARD, ROW_STARTS, actions
 from pipeline.simulate.threads import threads_for
+from pipeline.simulate.views import ClassicChoice, Context, StreetView
 from schemas.rules import Dealing
 
 ROW_OF_SLOT = np.repeat(np.arange(3), [3, 5, 5]).astype(np.uint8)

@@ -38,13 +38,14 @@ from pipeline.rules.compile import compile_rules
 from pipeline.rules.files import load_rules
 from pipeline.rules.native import VARIANT_PRESETS
 from pipeline.simulate.batch import HandBatch
-from pipeline.simulate.bots import BOTS, DEFAULT_ROLLOUTS, MC_POLICY, Context
+from pipeline.simulate.bots import BOTS, MC_POLICY
 from pipeline.simulate.dealer import Dealer
 from pipeline.simulate.model import model_of
 from pipeline.simulate.pace import Pace
 from pipeline.simulate.records import SOURCE, RecordMeta, to_chunk, to_records, write_jsonl
 from pipeline.simulate.streets import streets_of
 from pipeline.simulate.summary import SimulationSummary
+from pipeline.simulate.views import DEFAULT_ROLLOUTS, Context
 from schemas.rules import Dealing, RuleSet, Variant
 
 DEFAULT_SESSION = 100
