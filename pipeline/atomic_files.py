@@ -10,7 +10,7 @@ from typing import BinaryIO
 
 from pipeline.errors import InputError
 
-__all__ = ["OutputPathError", "written"]
+__all__ = ["OutputPathError", "folders_up_to", "fsync", "written"]
 
 
 class OutputPathError(InputError):
@@ -45,3 +45,22 @@ def written(path: Path) -> Iterator[BinaryIO]:
         os.replace(partial, path)
     finally:
         partial.unlink(missing_ok=True)
+
+
+def folders_up_to(path: Path, root: Path) -> list[Path]:
+    """The folders from ``path``'s up to ``root``: each one's new entry must reach the disk."""
+    out = []
+    for parent in path.parents:
+        out.append(parent)
+        if parent == root:
+            break
+    return out
+
+
+def fsync(path: Path) -> None:
+    """Flush a file's data, or a folder's entries, to disk."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

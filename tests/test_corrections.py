@@ -16,11 +16,13 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
+import pipeline.lake.batch_writer as batch_writer
 import pipeline.lake.store as store
 from pipeline.cli import app
 from pipeline.ingest.run import ingest
 from pipeline.lake.edit import EditError, remove, vacuum
-from pipeline.lake.store import LAKE_FORMAT, Lake, LakeError
+from pipeline.lake.file_layout import LAKE_FORMAT
+from pipeline.lake.store import Lake, LakeError
 from pipeline.paths import SAMPLES
 from pipeline.query.db import connect
 from pipeline.rescore.run import rescore
@@ -237,7 +239,8 @@ def test_a_commit_flushes_every_file_before_it_counts(tmp_path: Path, monkeypatc
     synced: list[Path] = []
     moved: list[Path] = []
     real_replace = os.replace
-    monkeypatch.setattr(store, "_fsync", lambda p: synced.append(Path(p)))
+    for module in (store, batch_writer):  # the files' flush, and the manifest's
+        monkeypatch.setattr(module, "fsync", lambda p: synced.append(Path(p)))
 
     def replace(src: str | Path, dst: str | Path) -> None:
         if Path(src).suffix == ".parquet":
@@ -245,7 +248,7 @@ def test_a_commit_flushes_every_file_before_it_counts(tmp_path: Path, monkeypatc
             moved.append(Path(dst))
         real_replace(src, dst)
 
-    monkeypatch.setattr(store.os, "replace", replace)
+    monkeypatch.setattr(batch_writer.os, "replace", replace)
     lake = Lake(tmp_path / "lake")
     ingest([CLUB], lake)
     assert moved

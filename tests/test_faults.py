@@ -141,21 +141,21 @@ def test_ingest_killed_at_random_moments_then_rerun(inputs: list[Path], tmp_path
 def test_a_full_disk_leaves_no_file_and_the_next_run_succeeds(
     inputs: list[Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from pipeline.lake import store
+    from pipeline.lake import batch_writer
 
     lake = Lake(tmp_path / "lake")
     ingest(inputs[:1], lake)
     before = contents(lake)
     calls = {"n": 0}
-    real = store.BatchWriter._append
+    real = batch_writer.BatchWriter._append
 
-    def failing(self: store.BatchWriter, table: str, partition: str, data: object) -> None:
+    def failing(self: batch_writer.BatchWriter, table: str, partition: str, data: object) -> None:
         calls["n"] += 1
         if calls["n"] == 3:
             raise OSError(errno.ENOSPC, "No space left on device")
         real(self, table, partition, data)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(store.BatchWriter, "_append", failing)
+    monkeypatch.setattr(batch_writer.BatchWriter, "_append", failing)
     with pytest.raises(OSError, match="No space left"):
         ingest(inputs[1:], lake)
     monkeypatch.undo()

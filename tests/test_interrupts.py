@@ -182,8 +182,8 @@ def test_a_ctrl_c_while_the_files_are_moved_into_place_takes_them_back(history: 
     none of its files may stay there (a reader that lists the folder would find them)."""
     lake = tmp_path / "lake"
     patch = """
-import pipeline.lake.store as store
-real, moved = store.os.replace, []
+import pipeline.lake.batch_writer as batch_writer
+real, moved = batch_writer.os.replace, []
 class _Os:
     def __getattr__(self, name):
         return getattr(os, name)
@@ -193,7 +193,7 @@ class _Os:
             moved.append(dst)
             if len(moved) == 2:
                 os.kill(os.getpid(), signal.SIGINT)
-store.os = _Os()
+batch_writer.os = _Os()
 """
     done = run_with(patch, "ingest", str(history), "--lake", str(lake))
     assert "Traceback" not in done.stderr, done.stderr

@@ -12,8 +12,9 @@ import pytest
 
 from pipeline.cards import CARD_NAMES, deal
 from pipeline.ingest.run import ingest
+from pipeline.lake.batch_writer import BatchWriter
 from pipeline.lake.edit import vacuum
-from pipeline.lake.store import BatchWriter, Lake, LakeError
+from pipeline.lake.store import Lake, LakeError
 from pipeline.paths import SAMPLES
 from pipeline.query.db import connect, run_query
 from pipeline.rescore import batch, scoring

@@ -8,7 +8,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from pipeline.lake.store import BatchWriter
+from pipeline.lake.batch_writer import BatchWriter
 from pipeline.read_ahead import result_of
 
 __all__ = ["BackgroundWriter"]

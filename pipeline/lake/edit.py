@@ -18,8 +18,9 @@ import pyarrow.parquet as pq
 
 from pipeline import __version__
 from pipeline.errors import InputError
+from pipeline.lake.batch_writer import BatchWriter
 from pipeline.lake.snapshot import Snapshot
-from pipeline.lake.store import BatchWriter, Lake
+from pipeline.lake.store import Lake
 from pipeline.suggest import closest
 
 __all__ = ["HAND_TABLES", "EditError", "remove", "remove_batch", "remove_hands", "vacuum"]

@@ -20,8 +20,9 @@ import pyarrow.parquet as pq
 
 from pipeline.errors import InputError
 from pipeline.game import facts
+from pipeline.lake.file_layout import RESULT_TABLES
 from pipeline.lake.snapshot import Snapshot
-from pipeline.lake.store import RESULT_TABLES, Lake
+from pipeline.lake.store import Lake
 from pipeline.paths import SQL
 from pipeline.rules.native import VARIANT_PRESETS
 from schemas.lake import CARDS13, NOTABLE_PER_MONTH, TABLE_PARTITIONS, TABLES

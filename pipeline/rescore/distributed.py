@@ -79,7 +79,8 @@ def _score_block(block: pa.Table, lake_root: str, batch: str, work: Work, native
     from dataclasses import asdict
     from datetime import UTC, datetime
 
-    from pipeline.lake.store import BatchWriter, Lake
+    from pipeline.lake.batch_writer import BatchWriter
+    from pipeline.lake.store import Lake
     from pipeline.rescore.batch import Scorer, read_boards
     from pipeline.rescore.batch import score_job as score_one
     from pipeline.rescore.scoring import write_board_sums, write_boards, write_pairs

@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pipeline.errors import RulesError
+from pipeline.lake.file_layout import RESULT_TABLES, RETIRED_TABLES
 from pipeline.lake.snapshot import RESULT_KIND, Snapshot, SourceBatch
-from pipeline.lake.store import RESULT_TABLES, RETIRED_TABLES
 from pipeline.rules.native import FOLDER_SAFE_KEY, Natives
 from schemas.rules import RuleSet
 

@@ -18,8 +18,9 @@ import numba
 import pyarrow as pa
 
 from pipeline import __version__
+from pipeline.lake.batch_writer import BatchWriter
 from pipeline.lake.snapshot import RESULT_FORMAT
-from pipeline.lake.store import BatchWriter, Lake
+from pipeline.lake.store import Lake
 from pipeline.read_ahead import ahead, result_of
 from pipeline.rescore.batch import (
     Scorer,
