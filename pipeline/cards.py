@@ -82,6 +82,7 @@ class CardParseError(InputError):
 
 
 def _normalise(tokens: pl.Series) -> tuple[pl.Series, pl.Series]:
+    # lazy: polars takes 0.13 s to load, which a command reading no columns never pays
     import polars as pl
 
     t = tokens.cast(pl.String).str.strip_chars().str.replace_all("\ufe0f", "", literal=True)
@@ -131,6 +132,7 @@ def _decode_two_letter(
 @cache
 def _compiled_decoder() -> Callable[..., int]:
     """``_decode_two_letter`` compiled on first use: a command that only prints cards never loads numba."""
+    # lazy: numba takes 0.2 s to load; a card read by name needs no compiled code
     from numba import njit
 
     return njit(cache=True, nogil=True)(_decode_two_letter)
@@ -138,7 +140,10 @@ def _compiled_decoder() -> Callable[..., int]:
 
 def _parse_arrow(tokens: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """Two-letter ASCII tokens (``As``, ``td``) decoded straight from the Arrow buffers; the rest by polars."""
+    # lazy: with pyarrow.compute, 0.12 s a command that reads no Arrow column never pays
     import pyarrow as pa
+
+    # lazy: see pyarrow above
     import pyarrow.compute as pc
 
     arr = tokens.combine_chunks() if isinstance(tokens, pa.ChunkedArray) else tokens
@@ -159,6 +164,7 @@ def _parse_arrow(tokens: pa.Array) -> tuple[np.ndarray, np.ndarray]:
 
 
 def pl_series(arr: pa.Array) -> pl.Series:
+    # lazy: polars takes 0.13 s to load, which a command reading no columns never pays
     import polars as pl
 
     return pl.Series(pl.from_arrow(arr))
@@ -177,6 +183,7 @@ def parse_card_column(tokens: pl.Series | pa.Array | Sequence[str] | np.ndarray)
     False. Ingesters use this to quarantine one record and keep the rest. An
     Arrow column of canonical two-letter tokens is decoded from its bytes.
     """
+    # lazy: polars takes 0.13 s to load, which a command reading no columns never pays
     import polars as pl
 
     if type(tokens).__module__.startswith("pyarrow"):
@@ -208,6 +215,7 @@ def parse_rows(rows: pl.Series | Sequence[str], width: int, *, context: str = ""
     A row with the wrong number of cards or a bad token raises CardParseError
     naming the row and the card position.
     """
+    # lazy: polars takes 0.13 s to load, which a command reading no columns never pays
     import polars as pl
 
     s = rows if isinstance(rows, pl.Series) else pl.Series(values=list(rows), dtype=pl.String)
@@ -273,6 +281,7 @@ ROW_WIDTHS: Final = (("top", 3), ("middle", 5), ("bottom", 5))
 
 def parse_boards(boards: pl.Series | Sequence[str], *, context: str = "") -> np.ndarray:
     """Parse boards written ``"top / middle / bottom"`` (``|`` also separates) into (N, 13) codes."""
+    # lazy: polars takes 0.13 s to load, which a command reading no columns never pays
     import polars as pl
 
     s = boards if isinstance(boards, pl.Series) else pl.Series(values=list(boards), dtype=pl.String)

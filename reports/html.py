@@ -18,6 +18,7 @@ from functools import cache
 from pathlib import Path
 
 import plotly.graph_objects as go
+from plotly.offline import get_plotlyjs
 
 from pipeline import __version__
 from reports.headline import Stat, small
@@ -77,7 +78,6 @@ footer { color: #777; font-size: .8rem; padding: 1rem 2rem 2rem 2rem; }
 
 @cache
 def _plotly_js() -> str:
-    from plotly.offline import get_plotlyjs
 
     return get_plotlyjs().replace("</script", "<\\/script")
 

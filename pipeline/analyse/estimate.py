@@ -26,6 +26,7 @@ import numpy as np
 from pipeline.analyse.positions import Positions, action_index
 from pipeline.cards import NO_CARD
 from pipeline.rules.compile import compile_rules
+from pipeline.simulate.arrange import STAY_VALUE, arrange_fantasyland
 from pipeline.simulate.bots import MonteCarloBot
 from pipeline.simulate.model import Weights, model_of
 from pipeline.simulate.streets import actions, streets_of
@@ -305,7 +306,6 @@ def _rows_of(boards: np.ndarray, dealt: np.ndarray) -> np.ndarray:
 
 def weigh_fantasyland(ctx: Context, pos: Positions, seeds: np.ndarray) -> Estimates:
     """Fantasyland settings: the board played against the arranger's, the other boards played out from empty."""
-    from pipeline.simulate.arrange import STAY_VALUE, arrange_fantasyland
 
     m, k = pos.dealt.shape
     dealt = pos.dealt
@@ -351,7 +351,6 @@ def fantasyland_counts(rules: RuleSet) -> list[int]:
 
 @cache
 def _worth(rules_json: str, players: int, seed: int) -> tuple[float, ...]:
-    from pipeline.simulate.arrange import arrange_fantasyland
 
     rules = RuleSet.model_validate_json(rules_json)
     counts = fantasyland_counts(rules)

@@ -48,10 +48,12 @@ def _is_arrow(obj: object) -> bool:
 def as_rows(cards: Any, width: int) -> np.ndarray:
     """Any supported column of rows as a C-contiguous (N, width) ``uint8`` array."""
     if _is_arrow(cards):
+        # lazy: polars takes 0.13 s to load, which a command reading no columns never pays
         import polars as pl
 
         cards = pl.Series(pl.from_arrow(cards))
     if is_polars(cards):
+        # lazy: polars takes 0.13 s to load, which a command reading no columns never pays
         import polars as pl
 
         if cards.null_count():
@@ -79,10 +81,12 @@ def as_rows(cards: Any, width: int) -> np.ndarray:
 def _wrap(values: np.ndarray, like: Any, name: str) -> Any:
     """Answer in the caller's kind of column: polars for polars, Arrow for Arrow, else numpy."""
     if is_polars(like):
+        # lazy: polars takes 0.13 s to load, which a command reading no columns never pays
         import polars as pl
 
         return pl.Series(name, values)
     if _is_arrow(like):
+        # lazy: a row of Python values needs no Arrow
         import pyarrow as pa
 
         return pa.array(values)
@@ -110,6 +114,7 @@ def _lookup5(rows: np.ndarray, table: np.ndarray) -> np.ndarray:
     if rows.shape[0] < FEW_ROWS:
         out = _few(rows, table, tables.DIGITS5, flush=True)
         return checked(out, int((out == INVALID).sum()), rows)
+    # lazy: the compiled kernels take 0.14 s to load; a few rows are looked up with numpy
     from pipeline.evaluate import kernels
 
     out = np.empty(rows.shape[0], dtype=np.uint16)
@@ -128,6 +133,7 @@ def strength3(cards: Any) -> Any:
     if rows.shape[0] < FEW_ROWS:
         out = _few(rows, tables.TABLE3_DIRECT, tables.DIGITS3, flush=False)
         return _wrap(checked(out, int((out == INVALID).sum()), rows), cards, "strength")
+    # lazy: the compiled kernels take 0.14 s to load; a few rows are looked up with numpy
     from pipeline.evaluate import kernels
 
     out = np.empty(rows.shape[0], dtype=np.uint16)
@@ -137,6 +143,7 @@ def strength3(cards: Any) -> Any:
 
 def _width(cards: Any) -> int:
     if is_polars(cards):
+        # lazy: polars takes 0.13 s to load, which a command reading no columns never pays
         import polars as pl
 
         if isinstance(cards.dtype, pl.Array):
@@ -148,6 +155,7 @@ def _width(cards: Any) -> int:
 
 
 def _to_polars(obj: Any) -> pl.Series:
+    # lazy: polars takes 0.13 s to load, which a command reading no columns never pays
     import polars as pl
 
     return pl.Series(pl.from_arrow(obj))

@@ -31,7 +31,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from pipeline.game import facts
 from pipeline.ingest.base import RAW_LIMIT, Chunk, Issue, Problem
+from pipeline.ingest.checks import VARIANT_NAMES
+from pipeline.ingest.validate import record_text
+from pipeline.rules.files import load_rules, preset_names
+from pipeline.rules.native import VARIANT_PRESETS, does_not_fit
+from pipeline.score.records import score_records
+from schemas.rules import Variant
 
 __all__ = ["SAMPLE", "Labels", "Recognised", "label_by_variant", "label_chunk", "recognise"]
 
@@ -80,8 +87,6 @@ def label_chunk(chunk: Chunk, labels: Labels, option: dict[str, str]) -> Chunk:
 def label_by_variant(chunk: Chunk, found: Recognised) -> Chunk:
     """``chunk`` with each record labelled as its variant was recognised (house rules filled, a guessed variant
     replaced)."""
-    from pipeline.rules.native import VARIANT_PRESETS
-    from schemas.rules import Variant
 
     guessed = chunk.guessed
     if not found.rules and not found.variants:
@@ -105,7 +110,6 @@ def label_by_variant(chunk: Chunk, found: Recognised) -> Chunk:
 
 def _label_scanned(chunk: Chunk, found: Recognised) -> None:
     """Fill the house rules of records checked by a reader's scanner (they always state their variant)."""
-    from pipeline.ingest.checks import VARIANT_NAMES
 
     hands = chunk.scanned.hands  # type: ignore[union-attr]
     house = hands.text["house_rules"]
@@ -151,7 +155,6 @@ def _with(chunk: Chunk, records: pa.Table) -> Chunk:
 
 
 def _problem(chunk: Chunk, i: int, reason: str) -> Problem:
-    from pipeline.ingest.validate import record_text
 
     record = chunk.records.slice(i, 1).to_pylist()[0]
     raw = record_text(record)[:RAW_LIMIT]
@@ -165,7 +168,6 @@ def _problem(chunk: Chunk, i: int, reason: str) -> Problem:
 
 @cache
 def _presets() -> tuple[Any, ...]:
-    from pipeline.rules.files import load_rules, preset_names
 
     return tuple(load_rules(name) for name in preset_names())
 
@@ -173,8 +175,6 @@ def _presets() -> tuple[Any, ...]:
 def _candidates(variant: str, guessed: bool) -> list[Any]:
     """The presets a hand read as ``variant`` may have been played by: those that fit the variant, or, when the
     variant was only guessed, every preset dealt the same way."""
-    from pipeline.game import facts
-    from pipeline.rules.native import does_not_fit
 
     presets = _presets()
     if guessed:
@@ -198,10 +198,6 @@ def recognise(records: Iterable[dict[str, Any]], guessed: bool, preferred: Seque
 
     ``guessed``: the reader only guessed the variant. ``preferred``: presets to take first when several reproduce
     the points (the command line's variant's)."""
-    from pipeline.game import facts
-    from pipeline.rules.native import VARIANT_PRESETS
-    from pipeline.score.records import score_records
-    from schemas.rules import Variant
 
     # A guessed variant is only as good as the evidence in each hand (a progressive hand without a Fantasyland
     # of 15 cards or more looks plain): a file's hands dealt the same way are recognised together.

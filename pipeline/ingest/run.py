@@ -38,6 +38,8 @@ from pipeline.ingest.writer import BackgroundWriter
 from pipeline.lake.edit import remove_hands
 from pipeline.lake.store import Lake
 from pipeline.read_ahead import ahead, result_of
+from pipeline.rules.native import VARIANT_PRESETS
+from schemas.rules import Variant
 
 if TYPE_CHECKING:
     from schemas.rules import RuleSet
@@ -434,8 +436,6 @@ def _ingest_source(
 def _recognise(source: Source, reader: Ingester, labels: Labels, said: dict[str, str]) -> Recognised:
     """The preset that reproduces the recorded points of the file's first hands (``SAMPLE``, among at most
     ``_LOOKED_AT`` records), the command line's labels applied first."""
-    from pipeline.rules.native import VARIANT_PRESETS
-    from schemas.rules import Variant
 
     sample: list[dict] = []
     looked = 0

@@ -70,13 +70,16 @@ from __future__ import annotations
 
 import csv
 import re
+import tomllib
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from difflib import SequenceMatcher
+from pathlib import Path
 from typing import Any, BinaryIO
 
 import schemas.hand
+from pipeline.errors import InputError
 from pipeline.game import MAX_SEAT
 from pipeline.ingest.base import RAW_LIMIT, Chunk, Issue, Place, Problem
 from pipeline.ingest.checks import MAX_PLAYERS, MIN_PLAYERS, VARIANT_NAMES
@@ -158,11 +161,6 @@ def column_map(spec: str) -> dict[str, str]:
     """The columns a ``--map`` gives, as plain label -> column: ``"player=Spieler,top=Vorne,..."`` or the path
     of a TOML file whose ``[columns]`` table says the same (``player = "Spieler"``). A column that is not one
     of the format's, or a label given twice, is an error naming it."""
-    import tomllib
-    from pathlib import Path
-
-    from pipeline.errors import InputError
-    from pipeline.suggest import closest, did_you_mean
 
     path = Path(spec)
     if path.suffix.lower() == ".toml" or path.is_file():

@@ -27,6 +27,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import watchfiles
+
 from pipeline.errors import InputError, OfcError
 from pipeline.ingest.inputs import history_file, is_lake, sources
 from pipeline.ingest.run import IngestReport
@@ -208,7 +210,6 @@ def watch(
     and a batch that could not be made (the lake busy with another writer, say) waits to settle and is tried
     anew. A root that goes away ends the watch with :class:`WatchError`. A KeyboardInterrupt is raised as it
     comes: the caller says what was committed."""
-    import watchfiles
 
     totals = WatchTotals()
     settling = Settling(settle)

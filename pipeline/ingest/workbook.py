@@ -31,9 +31,13 @@ from __future__ import annotations
 
 import io
 import re
+import xml.etree.ElementTree as ET
+import zipfile
+import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, BinaryIO
 
+import fastexcel
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -87,7 +91,6 @@ class WorkbookIngester:
         return head.startswith(ZIP) and any(part in head for part in PARTS)
 
     def read(self, stream: BinaryIO, source: str) -> Iterator[Chunk]:
-        import fastexcel
 
         data = stream.read(MAX_BYTES + 1)
         if len(data) > MAX_BYTES:
@@ -155,9 +158,6 @@ def _spans(data: bytes) -> dict[str, int]:
     """Cells in the rectangle each sheet's cells span, read from the workbook's parts (before calamine, which
     would allocate that rectangle). Empty when the parts are not laid out as Excel writes them: then calamine
     is left to judge."""
-    import xml.etree.ElementTree as ET
-    import zipfile
-    import zlib
 
     main = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
     rel = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
@@ -223,7 +223,6 @@ def _rows(book: Any, sheet: str, reader: SheetReader) -> Iterator[tuple[int, lis
 
 def _dates(book: Any, sheet: str, column: str, rows: int) -> list[str | None]:
     """A column's cells as ISO date-times (None where a cell is not one, or is out of Excel's years)."""
-    import fastexcel
 
     try:
         loaded = book.load_sheet(

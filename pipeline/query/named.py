@@ -32,7 +32,7 @@ from pipeline.lake.snapshot import Snapshot
 from pipeline.query import lookup
 from pipeline.query.db import SQL_DIR, QueryError, run_query
 from pipeline.query.players import LakeFilters, aliases_of
-from pipeline.rules.files import preset_names
+from pipeline.rules.files import load_rules, preset_names
 from pipeline.rules.native import cannot_apply
 from pipeline.suggest import closest, did_you_mean
 from schemas.lake import TABLES
@@ -239,7 +239,6 @@ class RuleSetsInLake:
         return matches[-1]
 
     def _from_file(self, path: str) -> str:
-        from pipeline.rules.files import load_rules
 
         key = load_rules(path).key
         if key in self.snapshot.scored_keys:

@@ -16,6 +16,7 @@ from pipeline.errors import InputError
 from pipeline.lake.store import Lake
 from pipeline.rescore import plan as planning
 from pipeline.rescore.report import RescoreReport, RuleTotals, lake_totals
+from pipeline.rescore.scoring import score_source  # loads the engine
 from pipeline.rescore.source import count_hands, groups, partitions
 from pipeline.rules.native import Natives
 from schemas.rules import RuleSet
@@ -40,6 +41,7 @@ def rescore(
     ``address``, or one started here; see :mod:`pipeline.rescore.distributed`): the results are the same."""
     ray = None
     if engine == "ray":
+        # lazy: Ray is an optional extra, loaded for --engine ray alone
         from pipeline.rescore.distributed import connect
 
         ray = connect(address)
@@ -74,8 +76,6 @@ def rescore(
                 run.setdefault(g.native.key, RuleTotals(g.native.name, g.native.key, native_only=only, skipped=already))
         committed = []
         if todo.work:
-            from pipeline.rescore.scoring import score_source  # loads the engine
-
             total = sum(count_hands(p) for w in todo.work for p in partitions(lake.root, w.source))
             done = 0
 
@@ -88,6 +88,7 @@ def rescore(
             advance(0)
             for work in todo.work:
                 if ray is not None:
+                    # lazy: Ray is an optional extra, loaded for --engine ray alone
                     from pipeline.rescore.distributed import score_source_ray
 
                     batch, totals = score_source_ray(lake, work, natives, advance, ray)

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from pipeline.evaluate import CATEGORY_NAMES, describe, tables
 from pipeline.rules.compile import compile_rules
 from schemas.rules import RuleSet
 
@@ -32,7 +33,6 @@ _BY_KEY: dict[str, tuple[dict[str, Any], ...]] = {}
 
 
 def _royalty_rows(rules: RuleSet) -> tuple[dict[str, Any], ...]:
-    from pipeline.evaluate import CATEGORY_NAMES, describe, tables
 
     c = compile_rules(rules)
     key = c.rules.key
@@ -72,7 +72,6 @@ _LOW_NAMES = ("deuce", "trey", "four", "five", "six", "seven", "eight", "nine", 
 
 def _lowball_rows(key: str, table: np.ndarray) -> list[dict[str, Any]]:
     """The royalties of a 2-7 middle, named by their highest card (``seven-low``)."""
-    from pipeline.evaluate import tables
 
     out = []
     for points in np.unique(table[table > 0]):

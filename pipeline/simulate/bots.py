@@ -61,6 +61,7 @@ from pipeline.rules.compile import NATURALS, CompiledRules
 from pipeline.score.engine import Boards, score
 from pipeline.score.naturals import natural_kinds
 from pipeline.simulate import heuristic_kernels, kernels
+from pipeline.simulate.arrange import arrange_classic, arrange_fantasyland, classic_model
 from pipeline.simulate.costs import (
     ARRANGE_PARALLEL_US,
     ARRANGE_US,
@@ -120,7 +121,6 @@ class Bot(ABC):
 
         The arranger sets each hand on its own, so it runs in portions (``tick`` after each): the same boards.
         """
-        from pipeline.simulate.arrange import arrange_fantasyland
 
         def arrange(part: slice) -> tuple[np.ndarray, np.ndarray]:
             with threads_for((part.stop - part.start) * ARRANGE_US, ARRANGE_PARALLEL_US):
@@ -299,8 +299,6 @@ class MonteCarloBot(PlannerBot):
     def prepare(self, tick: Tick) -> None:
         """The classic arranger's model of the field: seconds to build, once per process and rule set."""
         if self.ctx.rules.game.dealing is Dealing.CLASSIC:
-            from pipeline.simulate.arrange import classic_model
-
             classic_model(self.ctx.rules, tick)
 
     @property
@@ -483,7 +481,6 @@ class MonteCarloBot(PlannerBot):
 
     def classic(self, cards: np.ndarray, rng: np.random.Generator, tick: Tick = idle) -> ClassicChoice:
         """Every hand set on its own by the arranger, in portions (``tick`` after each): the same settings."""
-        from pipeline.simulate.arrange import arrange_classic
 
         rules = self.ctx.rules
         below = -float(rules.surrender.cost) if rules.surrender.allowed else None

@@ -508,7 +508,7 @@ def make_app(site: Site) -> Starlette:
             move = (query.get("move") or "").strip()[:20]
             if hand is None or street is None or not player or not move:
                 raise RequestError("give hand, player, street and move (a letter a card dealt: t, m, b or x)")
-            # Loaded with the first move weighed: the analysis' machinery takes 0.9 s to import, which no page needs.
+            # lazy: 0.9 s of compiled simulator, loaded by the trainer's first question, not at the start
             from pipeline.analyse.choice import weigh_choice
 
             with site.building, site.reading() as snapshot, site.connection(snapshot) as con:
