@@ -288,13 +288,8 @@ def _record(
         raise FaultError(f"{paths.result}.points_settled: expected an object, got {show(settled)}")
     settled = settled or {}
 
-    listed = hand.get("players")
-    if not isinstance(listed, list):
-        raise FaultError(f"players: expected a list of players, got {show(listed)}")
     players: dict[str, _Player] = {}
-    for i, p in enumerate(listed):
-        if not isinstance(p, dict):
-            raise FaultError(f"players[{i}]: expected an object, got {show(p)}")
+    for i, p in enumerate(_player_objects(hand.get("players"))):
         name = p.get("name")
         if not isinstance(name, str) or not name:
             raise FaultError(f"players[{i}].name: expected a name, got {show(name)}")
@@ -374,6 +369,16 @@ def _record(
     return record, guessed
 
 
+def _player_objects(listed: Any) -> list[dict]:
+    """A hand's ``players``: a list of objects, or the fault that names the first that is not."""
+    if not isinstance(listed, list):
+        raise FaultError(f"players: expected a list of players, got {show(listed)}")
+    for i, p in enumerate(listed):
+        if not isinstance(p, dict):
+            raise FaultError(f"players[{i}]: expected an object, got {show(p)}")
+    return listed
+
+
 def _envelope(env: dict) -> tuple[dict, Any, int | None, _Paths]:
     """The OFCHand shape of a capture envelope (as fpdb's ``build_ofc_hand``), its game label and its button."""
     game = env.get("game")
@@ -387,14 +392,10 @@ def _envelope(env: dict) -> tuple[dict, Any, int | None, _Paths]:
     steps = env.get("steps")
     if steps is not None and not isinstance(steps, list):
         raise FaultError(f"steps: expected a list, got {show(steps)}")
-    listed = env.get("players")
-    if not isinstance(listed, list):
-        raise FaultError(f"players: expected a list of players, got {show(listed)}")
-    players = []
-    for i, p in enumerate(listed):
-        if not isinstance(p, dict):
-            raise FaultError(f"players[{i}]: expected an object, got {show(p)}")
-        players.append({"name": p.get("name"), "seat_idx": p.get("seat_idx"), **_last_rows(steps or [], p.get("name"))})
+    players = [
+        {"name": p.get("name"), "seat_idx": p.get("seat_idx"), **_last_rows(steps or [], p.get("name"))}
+        for p in _player_objects(env.get("players"))
+    ]
     paths = _ENVELOPE
     result = env.get("ofc_result")
     if result is None and isinstance(env.get("showdown"), dict):  # fpdb derives ofc_result from the showdown

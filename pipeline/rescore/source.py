@@ -28,35 +28,17 @@ from pipeline.lake.board_cards import card_matrix
 from pipeline.lake.snapshot import SourceBatch
 from pipeline.lake.store import LakeError
 from pipeline.rescore.hands import hand_keys, run_starts, whole_hands
+from schemas.lake import BOARDS, HANDS, PARTITIONS, RESCORE_INPUT
 
 __all__ = ["Partition", "Slice", "count_hands", "groups", "partitions", "read_partition", "read_slice", "slices"]
 
-BOARD_COLUMNS = [
-    "hand_key",
-    "seat",
-    "player",
-    "cards",
-    "misset",
-    "fantasyland",
-    "fantasyland_cards",
-    "surrendered",
-    "natural",
-    "stack",
-    "points",
-    "streets",
-    "discards",
-    "discard_streets",
-]
-HAND_COLUMNS = [
-    "hand_key",
-    "session",
-    "played_at",
-    "button",
-    "house_rules",
-    "n_players",
-]
-"""The hands' facts a rescore reads: what the scoring, the native rules and the summaries need (the results keep
-none of them: they are joined by key)."""
+BOARD_COLUMNS = [n for n in RESCORE_INPUT.names if n in BOARDS.names and n not in PARTITIONS]
+"""The boards' columns a rescore reads: those of ``RESCORE_INPUT`` the boards table holds."""
+HAND_FACTS = [n for n in RESCORE_INPUT.names if n in HANDS.names and n not in (*BOARD_COLUMNS, *PARTITIONS)]
+"""The hands' facts each board is given: what the scoring, the native rules and the summaries need (the results
+keep none of them: they are joined by key)."""
+HAND_COLUMNS = ["hand_key", *HAND_FACTS, "n_players"]
+"""The hands' columns read: the facts, with the key and the players to check them against the boards by."""
 LABELS = ["player", "session", "house_rules"]
 """String columns read dictionary-encoded: few distinct values, no string copies."""
 READ_ROWS = 1 << 17
@@ -167,7 +149,7 @@ def _with_hands(boards: pa.RecordBatch, hands: _Hands, part: Partition) -> pa.Re
     columns = {name: boards.column(name) for name in boards.schema.names}
     columns["variant"] = pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, np.int32)), pa.array([part.variant]))
     columns["month"] = pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, np.int32)), pa.array([part.month]))
-    for name in HAND_COLUMNS[1:-1]:
+    for name in HAND_FACTS:
         columns[name] = facts.column(name).take(per_board)
     return pa.RecordBatch.from_pydict(columns)
 
@@ -175,6 +157,7 @@ def _with_hands(boards: pa.RecordBatch, hands: _Hands, part: Partition) -> pa.Re
 def _placement_streets(part: Partition, boards: pa.Table) -> pa.Table:
     """``streets`` and ``discard_streets`` for boards written before the boards table kept them, from the
     partition's placements (matched on hand and seat)."""
+    # lazy: polars (0.13 s) and the validator (0.7 s), for a lake from before boards kept streets only
     import polars as pl
 
     from pipeline.ingest.validate import street_layout
