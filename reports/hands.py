@@ -18,7 +18,7 @@ from pipeline.game import ROW_ENDS, ROW_STARTS, ROWS, facts
 from reports.tables import Column, Table
 from schemas.rules import key_name
 
-__all__ = ["KINDS", "hand_id", "load", "tables"]
+__all__ = ["KINDS", "hand_id", "load", "named", "tables"]
 
 Rows = list[dict[str, Any]]
 
@@ -78,6 +78,18 @@ class Shown(Protocol):
     open_face: bool
     fantasyland: bool
     analysed: bool
+
+
+def named(run: Runs, notable: Rows) -> dict[str, dict[str, Any]]:
+    """The listed hands' ids, sessions and numbers, without the hands themselves (a served page opens each on a
+    page of its own): nothing for a viewer to carry."""
+    keys = list(dict.fromkeys(r["hand_key"] for r in notable))
+    if keys:
+        known = {r["hand_key"]: r for r in run("hand_facts", hands=",".join(str(k) for k in keys))}
+        for r in notable:
+            for name in ("hand_id", "session", "hand_number"):
+                r[name] = known.get(r["hand_key"], {}).get(name)
+    return {}
 
 
 def load(

@@ -57,6 +57,10 @@ class Options:
     aliases: Mapping[str, str] = field(default_factory=dict)
     featured: str | None = None
     """The player featured when ``player`` is not given (a default from the user's settings); not a filter."""
+    carry_hands: bool = True
+    """The hands the report lists are carried in the page, for its viewer (a file to share); a served page
+    opens each on a page of its own and reads only their ids (their boards and pairs took half of a page's
+    time over 10 M hands)."""
 
 
 @dataclass
@@ -272,6 +276,7 @@ def build(source: Lake | Snapshot, options: Options) -> Report:
             fantasyland=facts(variant).open_face and any(r.fantasyland.enabled for r in read),
             analysed=variant in analysed and facts(variant).open_face,
             read=read,
+            carry_hands=options.carry_hands,
         )
         games.append(game)
     names = named.display_names(names_of, in_lake.latest)

@@ -111,6 +111,27 @@ def test_the_report_is_served_with_its_filters_in_the_address(served: Served, re
     assert f'name="player" value="{html.escape(player)}"' in page
 
 
+def test_a_served_page_lists_hands_by_their_ids_and_opens_each_on_its_page(
+    served: Served, report_lake: ReportLake
+) -> None:
+    """A served report carries no hands for a viewer (each opens on its own page, from the whole lake): its list
+    of hands worth a second look names each by the id its history gave it, and the link opens that hand."""
+    boards = report_lake.boards()
+    player = boards["player"].value_counts(sort=True)["player"][0]
+    variant = boards.filter(pl.col("player") == player)["variant"][0]
+    status, page = served.get(f"/?player={urllib.request.quote(player)}&variant={variant}")
+    assert status == 200
+    carried = re.search(r'<script type="application/json" id="report-hands">(.*?)</script>', page, re.S)
+    assert carried is None or json.loads(carried.group(1)).get("hands") in ({}, None)
+    listed = re.findall(r'<a class="hand-link" data-hand="(\d+)" href="#hand-\d+">([^<]+)</a>', page)
+    assert listed
+    ids = dict(zip(boards["hand_key"].cast(pl.Utf8).to_list(), boards["hand_id"].to_list(), strict=True))
+    assert all(label == ids[key] for key, label in listed)
+    status, hand = served.get(f"/hand/{listed[0][0]}")
+    assert status == 200
+    assert html.escape(listed[0][1]) in hand
+
+
 @pytest.mark.parametrize(
     ("path", "status", "said"),
     [

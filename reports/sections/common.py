@@ -119,6 +119,8 @@ class Game:
     """Whether the lake holds a decision analysis of this variant's boards."""
     read: list[RuleSet] = field(default_factory=list)
     """The rule sets its figures read: the one asked for, else those its hands were played by."""
+    carry_hands: bool = True
+    """Whether its listed hands are carried for the viewer (else only their ids are read: ``Options``)."""
     sections: list[Section] = field(default_factory=list)
     headline: list[Stat] = field(default_factory=list)
     left_out: list[str] = field(default_factory=list)

@@ -50,7 +50,7 @@ def featured(game: Game, user_chose: bool) -> Section:
     sessions = run("session_summary", player=who)
     notable = run("notable_hands", player=who)
     costly = run("costly_decisions") if game.analysed else []
-    game.hands = hands.load(run, notable, who, costly, game)
+    game.hands = hands.load(run, notable, who, costly, game) if game.carry_hands else hands.named(run, notable)
     session_columns = [
         Column("day", "Day", "day"),
         Column("session", "Session", "text"),

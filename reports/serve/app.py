@@ -273,6 +273,7 @@ class Site:
             min_hands=filters.min_hands,
             aliases=self.aliases,
             featured=self.featured,
+            carry_hands=False,  # each listed hand opens on its own page: /hand/KEY
         )
 
 

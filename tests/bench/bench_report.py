@@ -187,7 +187,7 @@ who = {"player": "player00"}
 params = {name: who for name in ("sessions", "session_summary", "notable_hands")}
 keys = ",".join(str(k) for (k,) in con.sql(
     "SELECT hand_key FROM hands USING SAMPLE reservoir(40 ROWS) REPEATABLE (7) ORDER BY hand_key").fetchall())
-params |= {name: {"hands": keys} for name in ("hand_boards", "hand_pairs", "hand_decisions")}
+params |= {name: {"hands": keys} for name in ("hand_boards", "hand_pairs", "hand_decisions", "hand_facts")}
 out = {}
 for name in named.queries():
     t0 = time.perf_counter()
