@@ -335,6 +335,24 @@ def test_overview(con: duckdb.DuckDBPyConnection, report_lake: ReportLake) -> No
         assert rows[variant]["hands"] == n
 
 
+def test_overview_of_a_player_counts_the_hands_they_played(
+    con: duckdb.DuckDBPyConnection, report_lake: ReportLake
+) -> None:
+    """A player's hands, boards and days come from the summaries: the same as counting the hands they sat in."""
+    hands, boards = report_lake.frame("hands"), report_lake.frame("boards")
+    for player in boards["player"].value_counts(sort=True)["player"].to_list()[:3]:
+        mine = hands.join(boards.filter(pl.col("player") == player).select("hand_key"), on="hand_key")
+        rows = by(run(con, report_lake, "overview", player=player), "variant")
+        assert rows["all variants"]["hands"] == mine.height > 0
+        assert rows["all variants"]["boards"] == mine["n_players"].sum()
+        for variant, n, seats, first in (
+            mine.group_by("variant")
+            .agg(pl.len(), pl.col("n_players").sum(), pl.col("played_at").min().dt.date())
+            .rows()
+        ):
+            assert (rows[variant]["hands"], rows[variant]["boards"], rows[variant]["first_day"]) == (n, seats, first)
+
+
 def test_filters_are_bound_values(
     con: duckdb.DuckDBPyConnection, report_lake: ReportLake, boards: pl.DataFrame
 ) -> None:

@@ -5,20 +5,25 @@
 -- @param since date?: only hands played on or after this day (UTC)
 -- @param until date?: only hands played on or before this day (UTC)
 WITH per AS (
-    SELECT variant, count(*) AS hands, sum(n_players) AS boards, min(played_at) AS first, max(played_at) AS last
+    SELECT variant, count(*) AS hands, sum(n_players) AS boards, CAST(timezone('UTC', min(played_at)) AS DATE) AS first,
+           CAST(timezone('UTC', max(played_at)) AS DATE) AS last
     FROM hands
-    WHERE ($variant IS NULL OR variant = $variant)
-      AND ($player IS NULL OR hand_key IN (SELECT hand_key FROM boards WHERE player = $player))
-      AND played_between(played_at, $since, $until)
+    WHERE $player IS NULL AND ($variant IS NULL OR variant = $variant) AND played_between(played_at, $since, $until)
+    GROUP BY variant
+    UNION ALL
+    -- A player's hands from the summaries of the boards as played, one board of theirs a hand: read in
+    -- milliseconds where joining the hands to the player's boards took 0.3 s over 10 M hands. (Hands not yet
+    -- rescored are not among them, as in every figure.)
+    SELECT variant, sum(boards), sum(boards * n_players), min(day), max(day)
+    FROM board_summary
+    WHERE $player IS NOT NULL AND native AND summary_kept(player, variant, day, $player, $variant, $since, $until)
     GROUP BY variant
 )
 SELECT * FROM (
-    SELECT variant, hands, boards, CAST(timezone('UTC', first) AS DATE) AS first_day,
-           CAST(timezone('UTC', last) AS DATE) AS last_day
+    SELECT variant, hands, boards, first AS first_day, last AS last_day
     FROM per
     UNION ALL
-    SELECT 'all variants', coalesce(sum(hands), 0), coalesce(sum(boards), 0), CAST(timezone('UTC', min(first)) AS DATE),
-           CAST(timezone('UTC', max(last)) AS DATE)
+    SELECT 'all variants', coalesce(sum(hands), 0), coalesce(sum(boards), 0), min(first), max(last)
     FROM per
 )
 ORDER BY variant = 'all variants', variant;
