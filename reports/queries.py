@@ -53,7 +53,8 @@ class QueryRunner:
         self._local = threading.local()
         self._cursors: list[duckdb.DuckDBPyConnection] = []
         self._ahead = ThreadPoolExecutor(max_workers=2, thread_name_prefix="report-query")
-        self._shared = lookup.SharedReads(snapshot)  # the viewer's hands, read once for all its queries
+        self.shared = lookup.SharedReads(snapshot)
+        """The rows of the hands its queries look up, read once for all of them."""
 
     def game(self, scope: Scope) -> Asker:
         return Asker(self, scope)
@@ -93,7 +94,7 @@ class QueryRunner:
         try:
             t0 = time.perf_counter()
             rows = named.run(
-                self._cursor(), self.snapshot, name, values, check_filters=False, shared=self._shared
+                self._cursor(), self.snapshot, name, values, check_filters=False, shared=self.shared
             ).to_pylist()
             with self._lock:
                 self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - t0

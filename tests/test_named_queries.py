@@ -593,6 +593,24 @@ def test_hands_looked_up_through_shared_reads_are_the_same_rows_read_once(
         order = ["hand_key", "rules_key", "seat"]
         assert sorted(got.select(order).to_pylist(), key=str) == sorted(alone_rows.select(order).to_pylist(), key=str)
         assert 0 < got.num_rows < every.num_rows
+    # Rows read from every variant's files serve a read of one variant's, or of some months', cut to them.
+    facts = lookup.SharedReads(snapshot)
+    every_hand = facts.rows("hands", keys, None, None, None)
+    variant = every_hand.column("variant")[0].as_py()
+    month = every_hand.column("month")[0].as_py()
+    monkeypatch.setattr(lookup, "hand_rows", counted)
+    reads.clear()
+    mine = facts.rows("hands", keys, None, None, {variant})
+    in_month = facts.rows("hands", keys, None, {(variant, month)}, None)
+    monkeypatch.setattr(lookup, "hand_rows", real)
+    assert reads == []
+    assert sorted(mine.column("hand_key").to_pylist()) == sorted(
+        lookup.hand_rows(snapshot, "hands", keys, variants={variant}).column("hand_key").to_pylist()
+    )
+    assert sorted(in_month.column("hand_key").to_pylist()) == sorted(
+        lookup.hand_rows(snapshot, "hands", keys, months={(variant, month)}).column("hand_key").to_pylist()
+    )
+    assert 0 < in_month.num_rows <= mine.num_rows < every_hand.num_rows
 
 
 def test_a_hand_key_the_lake_does_not_hold_is_an_error(con: duckdb.DuckDBPyConnection, snapshot: Snapshot) -> None:

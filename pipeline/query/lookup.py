@@ -15,8 +15,10 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future
+from typing import Any
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -116,6 +118,38 @@ def _under(rows: pa.Table, rule_sets: Sequence[str | None]) -> pa.Table:
 _Where = tuple[str, tuple[int, ...], frozenset[tuple[str, str]] | None, frozenset[str] | None]
 
 
+def _covers(
+    at: _Where, read: frozenset[str | None] | None, where: _Where, wanted: frozenset[str | None] | None
+) -> bool:
+    """A read of ``at`` under ``read`` holds every row asked of ``where`` under ``wanted``: the same table and
+    hands, every folder asked for (None: all of them) and every rule set."""
+
+    def within(asked: frozenset[Any] | None, held: frozenset[Any] | None) -> bool:
+        return held is None or (asked is not None and asked <= held)
+
+    return (
+        at[:2] == where[:2]
+        and within(where[2], at[2])
+        and within(where[3], at[3])
+        and (read is None or (wanted is not None and wanted <= read))
+    )
+
+
+def _within(rows: pa.Table, table: str, months: set[tuple[str, str]] | None, variants: set[str] | None) -> pa.Table:
+    """Rows read for more folders, cut to those asked for (as ``hand_rows`` would have read them)."""
+    keep = pa.array(np.ones(rows.num_rows, dtype=bool))
+    if variants is not None:
+        keep = pc.and_(keep, pc.is_in(rows.column("variant"), pa.array(sorted(variants), pa.string())))
+    if months is not None:
+        if TABLE_PARTITIONS.get(table, ()) == PARTITIONS:
+            joined = pc.binary_join_element_wise(rows.column("variant"), rows.column("month"), "\x00")
+            keep = pc.and_(keep, pc.is_in(joined, pa.array(sorted(f"{v}\x00{m}" for v, m in months), pa.string())))
+        elif TABLE_PARTITIONS.get(table, ()) == RESULT_PARTITIONS:
+            shown = sorted({v for v, _ in months})
+            keep = pc.and_(keep, pc.is_in(rows.column("variant"), pa.array(shown, pa.string())))
+    return rows.filter(keep)
+
+
 class SharedReads:
     """The rows of a few hands, read once for the queries that look them up together (a hand's page runs
     ``hand_boards`` and ``hand_pairs`` on the same hands at once): every column of a table, and a query whose rule
@@ -139,6 +173,9 @@ class SharedReads:
         """``hand_rows`` of the table, every column."""
         if TABLE_PARTITIONS.get(table, ()) != RESULT_PARTITIONS:
             rule_sets = None  # a table of facts: one set of rows whatever rules are read
+        elif months is not None:  # results have no month folders: the months say only which variants
+            in_months = {v for v, _ in months}
+            variants, months = (in_months if variants is None else variants & in_months), None
         where: _Where = (
             table,
             tuple(keys),
@@ -147,12 +184,8 @@ class SharedReads:
         )
         wanted = None if rule_sets is None else frozenset(rule_sets)
         with self._lock:
-            found = [
-                (read, future)
-                for at, read, future in self._reads
-                if at == where and (read is None or (wanted is not None and wanted <= read))
-            ]
-            read, future = found[0] if found else (wanted, Future())
+            found = [(at, read, future) for at, read, future in self._reads if _covers(at, read, where, wanted)]
+            at, read, future = found[0] if found else (where, wanted, Future())
             if not found:
                 self._reads.append((where, wanted, future))
         if not found:
@@ -163,7 +196,9 @@ class SharedReads:
                     self._reads.remove((where, wanted, future))
                 future.set_exception(exc)
         rows = future.result()
-        return rows if rule_sets is None or read == wanted else _under(rows, rule_sets)
+        if rule_sets is not None and read != wanted:
+            rows = _under(rows, rule_sets)
+        return rows if at == where else _within(rows, table, months, variants)
 
 
 def register(

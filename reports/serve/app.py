@@ -38,7 +38,7 @@ from pipeline import __version__
 from pipeline.errors import InputError, OfcError
 from pipeline.lake.snapshot import Snapshot
 from pipeline.lake.store import Lake
-from pipeline.query import lookup, named
+from pipeline.query import named
 from pipeline.query.db import connect
 from pipeline.query.players import LakeFilters, apply_aliases
 from reports.hands import hand_id, load
@@ -720,20 +720,23 @@ def _keys_of(site: Site, snapshot: Snapshot, ident: str) -> list[int]:
 
 def _hand(site: Site, snapshot: Snapshot, key: int, filters: Filters) -> dict[str, dict[str, Any]] | None:
     """The viewer's JSON of one hand (None: the lake has no such hand), under the rules the filters read."""
-    facts = lookup.hand_rows(snapshot, "hands", [key], columns=["variant", "played_at"])
-    if facts.num_rows == 0:
-        return None
-    variant = facts.column("variant")[0].as_py()
     with site.connection(snapshot) as con:
         runner = QueryRunner(snapshot, con)
         try:
+            # The hand's facts from every variant's files, shared with the queries below, which read its variant's.
+            facts = runner.shared.rows("hands", [key], None, None, None)
+            if facts.num_rows == 0:
+                return None
+            variant = facts.column("variant")[0].as_py()
             in_lake = named.RuleSetsInLake(snapshot)
             in_lake.check_current()
             lead = in_lake.resolve(filters.rules) if filters.rules else None
             compared = tuple(in_lake.compared(variant))
             ask = runner.game(Scope(variant, None, None, None, lead, compared))
             if lead is None:  # the rules it was played by, as its own results name them
-                own = lookup.hand_rows(snapshot, "board_results", [key], [None], columns=["rules"])
+                # Its results under its own rules and each compared, as the pairs will read them: read once.
+                own = runner.shared.rows("board_results", [key], [None, *compared], None, {variant})
+                own = own.filter(own.column("native"))
                 under = own.column("rules")[0].as_py() if own.num_rows else "as played"
             else:
                 under = snapshot.rule_sets[lead].name
