@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from pipeline.cards import deal
 from pipeline.rules.files import load_rules, preset_names
 from pipeline.score.engine import Boards, score
-from pipeline.score.kernels import FOUL
+from pipeline.score.pair_kernels import FOUL
 
 HANDS = 1500
 

@@ -215,7 +215,7 @@ def test_heuristic_keeps_its_rows_in_order(rules: str) -> None:
 
 
 def test_heuristic_counts_the_cards_it_has_seen_as_the_planner_does() -> None:
-    from pipeline.simulate import heuristic_kernels, kernels
+    from pipeline.simulate import heuristic_kernels, planner_kernels
 
     rng = np.random.default_rng(3)
     deck = rng.permuted(np.broadcast_to(np.arange(52, dtype=np.uint8), (50, 52)), axis=1)
@@ -224,7 +224,7 @@ def test_heuristic_counts_the_cards_it_has_seen_as_the_planner_does() -> None:
     hidden = rng.random((50, 3)) < 0.3
     live = np.empty((50, 17))
     unseen = np.empty(50)
-    kernels.seen(own, np.where(hidden[:, :, None], 255, boards).astype(np.uint8), hidden, live, unseen)
+    planner_kernels.seen(own, np.where(hidden[:, :, None], 255, boards).astype(np.uint8), hidden, live, unseen)
     odds = np.empty(17)
     for i in range(50):
         heuristic_kernels._odds(own[i], boards, hidden, i, odds)

@@ -32,9 +32,11 @@ def evaluate_boards(boards: Any) -> BoardStrengths:
     rows = as_rows(boards, 13)
     out = np.empty((rows.shape[0], 3), dtype=np.uint16)
     # lazy: the compiled kernels take 0.14 s to load; loaded by bulk work only
-    from pipeline.evaluate import kernels
+    from pipeline.evaluate import strength_kernels
 
-    bad = kernels.lookup_boards(rows, tables.table5_direct(), tables.DIGITS5, tables.TABLE3_DIRECT, tables.DIGITS3, out)
+    bad = strength_kernels.lookup_boards(
+        rows, tables.table5_direct(), tables.DIGITS5, tables.TABLE3_DIRECT, tables.DIGITS3, out
+    )
     checked(out, bad, rows)
     return BoardStrengths(out[:, 0], out[:, 1], out[:, 2])
 

@@ -163,7 +163,7 @@ def _reachable(cls: tuple, j: int, width: int, s: object, row: int, suits: int) 
 @njit(cache=True, inline="always")
 def _value(s: object, width: int, flush: bool, tables: tuple) -> np.int64:
     """The class value of the ranks at ``s[_ENUM:]`` (a flush or not) by the evaluator's direct tables, as
-    :func:`pipeline.evaluate.kernels.row5` and ``row3`` read them."""
+    :func:`pipeline.evaluate.strength_kernels.row5` and ``row3`` read them."""
     t5, d5, n5, t3, d3, n3 = tables
     if width == 3:
         k = d3[s[_ENUM] * 4] + d3[256 + s[_ENUM + 1] * 4 + 1] + d3[512 + s[_ENUM + 2] * 4 + 2]

@@ -101,7 +101,7 @@ def checked(out: np.ndarray, bad: int, rows: np.ndarray) -> np.ndarray:
 
 
 def _few(rows: np.ndarray, table: np.ndarray, digits: np.ndarray, *, flush: bool) -> np.ndarray:
-    """The kernels' gather (``kernels.row5``, ``kernels.row3``) in numpy, for a few rows."""
+    """The kernels' gather (``strength_kernels.row5``, ``strength_kernels.row3``) in numpy, for a few rows."""
     index = sum(digits[i, rows[:, i]] for i in range(rows.shape[1]))
     if flush:
         suits = rows & 3
@@ -115,10 +115,10 @@ def _lookup5(rows: np.ndarray, table: np.ndarray) -> np.ndarray:
         out = _few(rows, table, tables.DIGITS5, flush=True)
         return checked(out, int((out == INVALID).sum()), rows)
     # lazy: the compiled kernels take 0.14 s to load; a few rows are looked up with numpy
-    from pipeline.evaluate import kernels
+    from pipeline.evaluate import strength_kernels
 
     out = np.empty(rows.shape[0], dtype=np.uint16)
-    return checked(out, kernels.lookup5(rows, table, tables.DIGITS5, out), rows)
+    return checked(out, strength_kernels.lookup5(rows, table, tables.DIGITS5, out), rows)
 
 
 def strength5(cards: Any) -> Any:
@@ -134,10 +134,10 @@ def strength3(cards: Any) -> Any:
         out = _few(rows, tables.TABLE3_DIRECT, tables.DIGITS3, flush=False)
         return _wrap(checked(out, int((out == INVALID).sum()), rows), cards, "strength")
     # lazy: the compiled kernels take 0.14 s to load; a few rows are looked up with numpy
-    from pipeline.evaluate import kernels
+    from pipeline.evaluate import strength_kernels
 
     out = np.empty(rows.shape[0], dtype=np.uint16)
-    bad = kernels.lookup3(rows, tables.TABLE3_DIRECT, tables.DIGITS3, out)
+    bad = strength_kernels.lookup3(rows, tables.TABLE3_DIRECT, tables.DIGITS3, out)
     return _wrap(checked(out, bad, rows), cards, "strength")
 
 

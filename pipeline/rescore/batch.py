@@ -23,7 +23,7 @@ from pipeline.errors import InputError
 from pipeline.evaluate.dead import NEVER, board_dead_streets
 from pipeline.game import default_buttons, facts, turns
 from pipeline.lake.board_cards import card_matrix
-from pipeline.rescore import kernels
+from pipeline.rescore import result_kernels
 from pipeline.rescore.hands import hand_keys, in_key_order, run_starts
 from pipeline.rescore.plan import Job
 from pipeline.rescore.summaries import (
@@ -38,7 +38,7 @@ from pipeline.rescore.summaries import (
 )
 from pipeline.rules.compile import NATURALS, CompiledRules, compile_rules
 from pipeline.rules.native import Natives, cannot_apply
-from pipeline.score import kernels as engine_kernels
+from pipeline.score import pair_kernels
 from pipeline.score.engine import NO_NATURAL, Boards, Prepared, Scored, prepare, score
 from schemas.lake import BOARD_RESULTS, LABEL, PAIR_RESULTS, RESCORE_INPUT, RESCORE_REQUIRED
 from schemas.rules import RuleSet
@@ -55,11 +55,11 @@ __all__ = [
 ]
 
 _CODES = {
-    engine_kernels.PLAYED: "played",
-    engine_kernels.NATURAL: "natural",
-    engine_kernels.SURRENDER: "surrender",
-    engine_kernels.FOUL: "foul",
-    engine_kernels.BOTH_FOULED: "both_fouled",
+    pair_kernels.PLAYED: "played",
+    pair_kernels.NATURAL: "natural",
+    pair_kernels.SURRENDER: "surrender",
+    pair_kernels.FOUL: "foul",
+    pair_kernels.BOTH_FOULED: "both_fouled",
 }
 SETTLED = tuple(_CODES[code] for code in range(len(_CODES)))
 """The ``settled`` labels, indexed by the engine's settlement code."""
@@ -424,9 +424,9 @@ def pair_results(t: Table, result: Scored, job: Job, native: np.ndarray) -> pa.R
     p = result.pairs
     n = p.a.size
     key = np.empty(n, np.uint64)
-    i8 = np.empty((len(kernels.PAIR_I8), n), np.int8)
-    i32 = np.empty((len(kernels.PAIR_I32), n), np.int32)
-    kernels.pair_columns(
+    i8 = np.empty((len(result_kernels.PAIR_I8), n), np.int8)
+    i32 = np.empty((len(result_kernels.PAIR_I32), n), np.int32)
+    result_kernels.pair_columns(
         *(np.asarray(x, np.int64) for x in (p.a, p.b)),
         t.hand_key,
         t.boards.seat,
@@ -443,7 +443,7 @@ def pair_results(t: Table, result: Scored, job: Job, native: np.ndarray) -> pa.R
         "rules_key": constant_label(job.key, n),
         "native": pa.array(native[p.a]),
         "variant": t.variant.take(p.a),
-        **{name: pa.array(i8[k]) for k, name in enumerate(kernels.PAIR_I8)},
+        **{name: pa.array(i8[k]) for k, name in enumerate(result_kernels.PAIR_I8)},
         "settled": pa.DictionaryArray.from_arrays(pa.array(i32[0]), pa.array(SETTLED)),
         "points": pa.array(i32[1]),
     }
@@ -455,9 +455,9 @@ def board_results(t: Table, result: Scored, job: Job, native: np.ndarray, dead: 
     ``dead``: dead streets (``NEVER`` for none)."""
     f, p = result.boards, result.pairs
     n = t.n
-    i8 = np.empty((len(kernels.BOARD_I8), n), np.int8)
-    i32 = np.empty((len(kernels.BOARD_I32), n), np.int32)
-    kernels.board_columns(
+    i8 = np.empty((len(result_kernels.BOARD_I8), n), np.int8)
+    i32 = np.empty((len(result_kernels.BOARD_I32), n), np.int32)
+    result_kernels.board_columns(
         t.boards.seat,
         np.asarray(result.net, np.int64),
         np.asarray(f.royalties, np.int64),
@@ -484,8 +484,8 @@ def board_results(t: Table, result: Scored, job: Job, native: np.ndarray, dead: 
         "surrendered": pa.array(f.surrendered),
         "fantasyland_entry": pa.array(f.fantasyland_entry),
         "fantasyland_stay": pa.array(f.fantasyland_stay),
-        **{name: pa.array(i8[k]) for k, name in enumerate(kernels.BOARD_I8)},
-        **{name: pa.array(i32[k]) for k, name in enumerate(kernels.BOARD_I32)},
+        **{name: pa.array(i8[k]) for k, name in enumerate(result_kernels.BOARD_I8)},
+        **{name: pa.array(i32[k]) for k, name in enumerate(result_kernels.BOARD_I32)},
     }
     return pa.RecordBatch.from_pydict({name: columns[name] for name in BOARD_RESULTS.names}, schema=BOARD_RESULTS)
 

@@ -19,13 +19,13 @@ import numpy as np
 from pipeline.evaluate import evaluate_boards, lowball27
 from pipeline.game import default_buttons, table_order
 from pipeline.rules.compile import NATURALS, CompiledRules, compile_rules
-from pipeline.score import kernels
+from pipeline.score import pair_kernels
 from pipeline.score.naturals import natural_kinds, natural_strength
 from schemas.rules import Natural, RuleSet
 
 NO_NATURAL = -1
 _DRAGON = NATURALS.index(Natural.DRAGON)
-_SETTLEMENT = {"both": kernels.BOTH, "winner": kernels.WINNER, "replace": kernels.REPLACE}
+_SETTLEMENT = {"both": pair_kernels.BOTH, "winner": pair_kernels.WINNER, "replace": pair_kernels.REPLACE}
 
 
 @dataclass(frozen=True)
@@ -115,7 +115,7 @@ class PairResults:
     a: np.ndarray
     b: np.ndarray
     kind: np.ndarray
-    """How the pair was settled: ``kernels.PLAYED``, ``NATURAL``, ``SURRENDER``, ``FOUL``, ``BOTH_FOULED``."""
+    """How the pair was settled: ``pair_kernels.PLAYED``, ``NATURAL``, ``SURRENDER``, ``FOUL``, ``BOTH_FOULED``."""
     rows: np.ndarray
     """(P, 3) int8: +1 where A won the row, -1 where B did, 0 for a tie."""
     scoop: np.ndarray
@@ -331,7 +331,7 @@ def score(boards: Boards, rules: RuleSet | CompiledRules, prepared: Prepared | N
     facts = board_facts(boards, c, p)
     a, b = p.a, p.b
     pairs = _score_pairs(a, b, p.slot, facts, boards, c)
-    net = kernels.net_points(a, b, np.asarray(pairs.points, dtype=np.int64), len(boards.hand))
+    net = pair_kernels.net_points(a, b, np.asarray(pairs.points, dtype=np.int64), len(boards.hand))
     return Scored(boards=facts, pairs=pairs, net=net)
 
 
@@ -349,7 +349,7 @@ def _score_pairs(
     out = np.empty((8, a.size), dtype=np.int64)
     tiebreak = _tiebreak_keys(boards.cards, c.suit_key) if c.suit_key is not None else np.zeros((1, 3), np.int64)
     penalty = c.scoop_amount if rules.fouls.penalty == "scoop" else int(rules.fouls.penalty)
-    kernels.settle_pairs(
+    pair_kernels.settle_pairs(
         a,
         b,
         f.strength,
@@ -377,7 +377,7 @@ def _score_pairs(
     kind, scoop, row_points, bonus, royalty_points, foul_points, surrender_points, multiplier = out
     natural_points = np.zeros(a.size, dtype=np.int64)
     if rules.naturals.enabled:
-        pick = np.flatnonzero(kind == kernels.NATURAL)
+        pick = np.flatnonzero(kind == pair_kernels.NATURAL)
         natural_points[pick] = _natural_points(a[pick], b[pick], boards, f, c)
     if sc.home_run_multiplier > 1:
         hit = _home_run_pairs(a, b, scoop, len(boards.hand))

@@ -17,7 +17,7 @@ of its seats is to act, and gets back one answer per table.
   the rest in the middle), declaring any natural the rules pay, never
   surrendering.
 - ``planner``: the placement an expected-value model of the board rates best
-  (``pipeline.simulate.kernels``: every row's outcome distribution, taken
+  (``pipeline.simulate.planner_kernels``: every row's outcome distribution, taken
   jointly); tens of microseconds a decision, fewer fouls and more points
   than ``heuristic``. Fantasyland and classic hands as ``heuristic``.
 - ``mc``: Monte-Carlo rollouts of the placements the planner rates best;
@@ -60,7 +60,7 @@ from pipeline.game import Deal
 from pipeline.rules.compile import NATURALS, CompiledRules
 from pipeline.score.engine import Boards, score
 from pipeline.score.naturals import natural_kinds
-from pipeline.simulate import heuristic_kernels, kernels
+from pipeline.simulate import heuristic_kernels, planner_kernels
 from pipeline.simulate.arrange import arrange_classic, arrange_fantasyland, classic_model
 from pipeline.simulate.costs import (
     ARRANGE_PARALLEL_US,
@@ -150,7 +150,7 @@ class RandomBot(Bot):
         _, counts = view.own()
         out = np.empty(view.tables, dtype=np.int64)
         seed = view.rng.integers(0, 1 << 63, dtype=np.uint64)
-        kernels.random_choice(counts, self.street_actions(view.street).adds, seed, out)
+        planner_kernels.random_choice(counts, self.street_actions(view.street).adds, seed, out)
         return out
 
     def fantasyland(
@@ -177,7 +177,7 @@ class QuickClassicBot(Bot):
         m = cards.shape[0]
         out = np.empty((m, 13), dtype=np.uint8)
         with threads_for(m * CLASSIC_US):
-            kernels.greedy_classic(np.ascontiguousarray(cards), _COMB13, _COMB8, self.ctx.model.args(), out)
+            planner_kernels.greedy_classic(np.ascontiguousarray(cards), _COMB13, _COMB8, self.ctx.model.args(), out)
         return ClassicChoice(cards=out, natural=declarable(cards, self.ctx.compiled), surrender=np.zeros(m, bool))
 
 
@@ -256,13 +256,13 @@ class PlannerBot(QuickClassicBot):
         """(m, A) the planner's value of every action (-inf where it does not fit)."""
         args = _planner_inputs(view, self.ctx.streets, self.policy)
         out = np.empty((view.tables, args[3].shape[0]))
-        self._weigh(view, kernels.planner_values, args, out, tick or view.tick)
+        self._weigh(view, planner_kernels.planner_values, args, out, tick or view.tick)
         return out
 
     def place(self, view: StreetView) -> np.ndarray:
         out = np.empty(view.tables, dtype=np.int64)
         args = _planner_inputs(view, self.ctx.streets, self.policy)
-        self._weigh(view, kernels.planner_choice, args, out, view.tick)
+        self._weigh(view, planner_kernels.planner_choice, args, out, view.tick)
         return out
 
     def _weigh(self, view: StreetView, kernel: Callable, args: tuple, out: np.ndarray, tick: Tick) -> None:
@@ -376,7 +376,7 @@ class MonteCarloBot(PlannerBot):
         share: int = 1,
     ) -> Rollouts:
         """The rollouts of :meth:`rollout_worths`, each as it ended for this player; the other boards played out
-        once every ``share`` rollouts (``kernels.rollouts``)."""
+        once every ``share`` rollouts (``planner_kernels.rollouts``)."""
         ctx = self.ctx
         s = ctx.streets
         boards = np.ascontiguousarray(view.boards[part])
@@ -418,7 +418,7 @@ class MonteCarloBot(PlannerBot):
             1 if fixed is not None else share,  # a fixed board has no cards to deal afresh
         )
         with threads_for(work):
-            kernels.rollouts(*args, out_me, out_others)
+            planner_kernels.rollouts(*args, out_me, out_others)
         if fixed is not None:
             out_me[:] = fixed[:, :, None, :]
         return self.rollout_points(out_me, out_others, active, me, valid, fixed is not None)

@@ -1,6 +1,6 @@
 """Compiled placement of the ``heuristic`` bot: a handful of features per row, combined by rules.
 
-The planner (:mod:`pipeline.simulate.kernels`) weighs every row's outcome
+The planner (:mod:`pipeline.simulate.planner_kernels`) weighs every row's outcome
 distribution jointly and costs tens of microseconds a decision; this bot
 keeps only what a player glances at, so a decision costs about a
 microsecond. Each row, for every subset of the street's cards it could
@@ -32,25 +32,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from pipeline.evaluate.kernels import row3, row5
-from pipeline.simulate.kernels import (
-    FLUSH,
-    FULL_HOUSE,
-    HIGH,
-    LOWEST_BIT,
-    P_TYPICAL,
-    PAIR,
-    QUADS,
-    STRAIGHT,
-    TEN,
-    TRIPS,
-    TWO_PAIR,
-    UNSEEN_SUITS,
-    WINDOWS,
-    at_least,
-    fantasyland_cards,
-    popcount,
-)
+from pipeline.evaluate.strength_kernels import row3, row5
 from pipeline.simulate.model import (
     I_LOWBALL,
     I_QUALIFIER,
@@ -68,6 +50,24 @@ from pipeline.simulate.model import (
     O_ROY_TOP,
     O_TOP_PAIR,
     O_TOP_TRIPS,
+)
+from pipeline.simulate.planner_kernels import (
+    FLUSH,
+    FULL_HOUSE,
+    HIGH,
+    LOWEST_BIT,
+    P_TYPICAL,
+    PAIR,
+    QUADS,
+    STRAIGHT,
+    TEN,
+    TRIPS,
+    TWO_PAIR,
+    UNSEEN_SUITS,
+    WINDOWS,
+    at_least,
+    fantasyland_cards,
+    popcount,
 )
 
 # Row summary fields.
@@ -589,8 +589,8 @@ def _bits(x: np.uint64) -> int:
 @njit(inline="always", cache=True)
 def _odds(own: np.ndarray, boards: np.ndarray, hidden: np.ndarray, t: int, odds: np.ndarray) -> None:
     """The chance that the next card this player draws is of each rank, then of each suit, into ``odds``: the
-    cards it has not seen (own cards, every open board) over all of them. As :func:`pipeline.simulate.kernels.seen`
-    for one table, without a pass over the deck."""
+    cards it has not seen (own cards, every open board) over all of them. As
+    :func:`pipeline.simulate.planner_kernels.seen` for one table, without a pass over the deck."""
     known = np.uint64(0)
     for j in range(own.shape[0]):
         if own[j] < 52:

@@ -11,7 +11,7 @@ import numpy as np
 from pipeline.cards import NO_CARD
 from pipeline.game import Deal
 from pipeline.rules.compile import CompiledRules
-from pipeline.simulate import kernels
+from pipeline.simulate import planner_kernels
 from pipeline.simulate.model import Model
 from pipeline.simulate.pace import Tick, idle
 from schemas.rules import RuleSet
@@ -116,7 +116,7 @@ class StreetView:
     def _seen(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         live = np.empty((self.tables, 17))
         unseen = np.empty(self.tables)
-        known = kernels.seen(np.ascontiguousarray(self._all[3]), self.boards, ~self.active, live, unseen)
+        known = planner_kernels.seen(np.ascontiguousarray(self._all[3]), self.boards, ~self.active, live, unseen)
         return known, live, unseen
 
     @property

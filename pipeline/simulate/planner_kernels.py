@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from pipeline.evaluate.kernels import row3, row5
+from pipeline.evaluate.strength_kernels import row3, row5
 from pipeline.simulate.model import (
     I_COMBINED,
     I_LOWBALL,
