@@ -6,10 +6,10 @@ that ``ofc analyse --help`` shows the defaults without loading numba and the sim
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pipeline.analyse.defaults import DEFAULT_MOVES, DEFAULT_ROLLOUTS
+from pipeline.lazy_names import lazy_names
 
 if TYPE_CHECKING:
     from pipeline.analyse.run import AnalyseError, AnalysisSummary, Filters, Settings, analyse
@@ -17,12 +17,6 @@ if TYPE_CHECKING:
 __all__ = ["DEFAULT_MOVES", "DEFAULT_ROLLOUTS", "AnalyseError", "AnalysisSummary", "Filters", "Settings", "analyse"]
 
 
-_LAZY = dict.fromkeys(("AnalyseError", "Filters", "Settings", "AnalysisSummary", "analyse"), "pipeline.analyse.run")
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        value = getattr(importlib.import_module(_LAZY[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_names(
+    __name__, dict.fromkeys(("AnalyseError", "Filters", "Settings", "AnalysisSummary", "analyse"), "run")
+)

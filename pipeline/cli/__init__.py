@@ -9,9 +9,10 @@ from __future__ import annotations
 import signal
 import sys
 from types import FrameType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pipeline.cli.exits import EXIT_INTERRUPTED, interrupt_line, nothing_done
+from pipeline.lazy_names import lazy_names
 
 if TYPE_CHECKING:
     from pipeline.cli.commands import app
@@ -47,10 +48,4 @@ def main() -> None:
         raise SystemExit(EXIT_INTERRUPTED) from None
 
 
-def __getattr__(name: str) -> Any:
-    if name == "app":
-        from pipeline.cli.commands import app
-
-        globals()["app"] = app
-        return app
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_names(__name__, {"app": "commands"})

@@ -253,6 +253,17 @@ def show(value: Any) -> str:
     return text if len(text) <= SHOW else text[: SHOW - 3] + "..."
 
 
+def list_of(value: Any, path: str, what: str, item: type, item_what: str) -> list[Any]:
+    """``value`` as a list whose every item is an ``item``, or the fault that names the first that is not:
+    ``players: expected a list of players, got 3``, ``players[1]: expected an object, got 'Ann'``."""
+    if not isinstance(value, list):
+        raise FaultError(f"{path}: expected a list of {what}, got {show(value)}")
+    for i, x in enumerate(value):
+        if not isinstance(x, item):
+            raise FaultError(f"{path}[{i}]: expected {item_what}, got {show(x)}")
+    return value
+
+
 def is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 

@@ -69,7 +69,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any, BinaryIO
 
 from pipeline.game import BOARD, MAX_SEAT, ROWS, facts
-from pipeline.ingest.base import RAW_LIMIT, Chunk, FaultError, Pending, Problem, is_int, show, unstorable
+from pipeline.ingest.base import RAW_LIMIT, Chunk, FaultError, Pending, Problem, is_int, list_of, show, unstorable
 from pipeline.ingest.poker_arena import stem
 
 SOURCE = "fpdb"
@@ -289,7 +289,7 @@ def _record(
     settled = settled or {}
 
     players: dict[str, _Player] = {}
-    for i, p in enumerate(_player_objects(hand.get("players"))):
+    for i, p in enumerate(list_of(hand.get("players"), "players", "players", dict, "an object")):
         name = p.get("name")
         if not isinstance(name, str) or not name:
             raise FaultError(f"players[{i}].name: expected a name, got {show(name)}")
@@ -369,16 +369,6 @@ def _record(
     return record, guessed
 
 
-def _player_objects(listed: Any) -> list[dict]:
-    """A hand's ``players``: a list of objects, or the fault that names the first that is not."""
-    if not isinstance(listed, list):
-        raise FaultError(f"players: expected a list of players, got {show(listed)}")
-    for i, p in enumerate(listed):
-        if not isinstance(p, dict):
-            raise FaultError(f"players[{i}]: expected an object, got {show(p)}")
-    return listed
-
-
 def _envelope(env: dict) -> tuple[dict, Any, int | None, _Paths]:
     """The OFCHand shape of a capture envelope (as fpdb's ``build_ofc_hand``), its game label and its button."""
     game = env.get("game")
@@ -394,7 +384,7 @@ def _envelope(env: dict) -> tuple[dict, Any, int | None, _Paths]:
         raise FaultError(f"steps: expected a list, got {show(steps)}")
     players = [
         {"name": p.get("name"), "seat_idx": p.get("seat_idx"), **_last_rows(steps or [], p.get("name"))}
-        for p in _player_objects(env.get("players"))
+        for p in list_of(env.get("players"), "players", "players", dict, "an object")
     ]
     paths = _ENVELOPE
     result = env.get("ofc_result")

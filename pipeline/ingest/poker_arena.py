@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
 from pipeline.game import ROWS
-from pipeline.ingest.base import RAW_LIMIT, Chunk, FaultError, Pending, Problem, is_int, show, unstorable
+from pipeline.ingest.base import RAW_LIMIT, Chunk, FaultError, Pending, Problem, is_int, list_of, show, unstorable
 from pipeline.ingest.checks import FANTASYLAND_DEALT
 
 SOURCE = "poker-arena"
@@ -78,13 +78,7 @@ def _text(value: Any, path: str) -> str:
 
 
 def _cards(obj: dict, key: str, path: str) -> list[str]:
-    value = obj.get(key)
-    if not isinstance(value, list):
-        raise FaultError(f"{path}.{key}: expected a list of cards, got {show(value)}")
-    for i, card in enumerate(value):
-        if not isinstance(card, str):
-            raise FaultError(f"{path}.{key}[{i}]: expected a string, got {show(card)}")
-    return value
+    return list_of(obj.get(key), f"{path}.{key}", "cards", str, "a string")
 
 
 def _parse(body: bytes, ended: bool) -> tuple[Any, str]:

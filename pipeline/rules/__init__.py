@@ -9,8 +9,9 @@ is :class:`schemas.rules.RuleSet`.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from pipeline.lazy_names import lazy_names
 
 if TYPE_CHECKING:
     from pipeline.rules.compile import NATURALS, CompiledRules, compile_rules
@@ -28,11 +29,7 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    """Each name from its module on first use: loading a rule file compiles nothing."""
-    if name not in _HOMES:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{_HOMES[name]}"), name)
+__getattr__ = lazy_names(__name__, _HOMES)
 
 
 __all__ = [

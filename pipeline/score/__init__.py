@@ -6,8 +6,9 @@ finds the naturals 13 cards make, ``records`` reads and writes the JSONL of ``of
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from pipeline.lazy_names import lazy_names
 
 if TYPE_CHECKING:
     from pipeline.score.engine import BoardFacts, Boards, PairResults, Scored, board_facts, score
@@ -19,11 +20,7 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    """Each name from its module on first use: a command that reads records only loads no compiled engine."""
-    if name not in _HOMES:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{_HOMES[name]}"), name)
+__getattr__ = lazy_names(__name__, _HOMES)
 
 
 __all__ = [
