@@ -188,7 +188,9 @@ def parse_card_column(tokens: pl.Series | pa.Array | Sequence[str] | np.ndarray)
 
     if type(tokens).__module__.startswith("pyarrow"):
         return _parse_arrow(tokens)  # type: ignore[arg-type]
-    s = tokens if isinstance(tokens, pl.Series) else pl.Series(values=np.asarray(tokens, dtype=object), dtype=pl.String)
+    if not isinstance(tokens, pl.Series):  # what is not text is no card (null: an object column polars cannot cast)
+        tokens = pl.Series(values=[t if isinstance(t, str) else None for t in tokens], dtype=pl.String)
+    s = tokens
     return _parse_general(s)
 
 

@@ -144,3 +144,11 @@ def test_boards_holding_a_card_twice_are_refused_naming_where() -> None:
     said = str(caught.value)
     assert said.startswith("board 4: 2c appears twice (top card 1, bottom card 5); board 6: ")
     assert "and 6 more boards; a deck holds each card once" in said  # 16 boards at fault, the first ten named
+
+
+def test_tokens_that_are_not_text_are_no_cards() -> None:
+    """A record's cards may be nulls or numbers (fuzzed JSON): each is a token that fails, never an error."""
+    for tokens in ([None, None, ""], [None] * 13, [5, "As", None]):
+        codes, ok = parse_card_column(tokens)
+        assert ok.tolist() == [t == "As" for t in tokens]
+        assert codes.shape == (len(tokens),)
