@@ -85,11 +85,16 @@ def named(run: Runs, notable: Rows) -> dict[str, dict[str, Any]]:
     page of its own): nothing for a viewer to carry."""
     keys = list(dict.fromkeys(r["hand_key"] for r in notable))
     if keys:
-        known = {r["hand_key"]: r for r in run("hand_facts", hands=",".join(str(k) for k in keys))}
-        for r in notable:
-            for name in ("hand_id", "session", "hand_number"):
-                r[name] = known.get(r["hand_key"], {}).get(name)
+        _name(notable, run("hand_facts", hands=",".join(str(k) for k in keys)))
     return {}
+
+
+def _name(listed: Rows, facts: Rows) -> None:
+    """Each listed row gains its hand's id, session and number, from any row of ``facts`` of that hand."""
+    known = {r["hand_key"]: r for r in facts}
+    for r in listed:
+        for name in ("hand_id", "session", "hand_number"):
+            r[name] = known.get(r["hand_key"], {}).get(name)
 
 
 def load(
@@ -119,10 +124,7 @@ def load(
     facts = {r["hand_key"]: {**r, "scored_under": key_name(r["rules_key"])} for r in costly}
     facts |= {r["hand_key"]: r for r in asked}
     facts |= {r["hand_key"]: r for r in notable}
-    known = {b["hand_key"]: b for b in boards}  # its id, session and number, from any of its boards
-    for r in [*notable, *asked]:
-        for name in ("hand_id", "session", "hand_number"):
-            r[name] = known.get(r["hand_key"], {}).get(name)
+    _name([*notable, *asked], boards)
     for b in boards:
         b["variant"] = facts[b["hand_key"]]["variant"]
     names = _row_names(boards)

@@ -78,7 +78,6 @@ footer { color: #777; font-size: .8rem; padding: 1rem 2rem 2rem 2rem; }
 
 @cache
 def _plotly_js() -> str:
-
     return get_plotlyjs().replace("</script", "<\\/script")
 
 

@@ -306,7 +306,6 @@ def _rows_of(boards: np.ndarray, dealt: np.ndarray) -> np.ndarray:
 
 def weigh_fantasyland(ctx: Context, pos: Positions, seeds: np.ndarray) -> Estimates:
     """Fantasyland settings: the board played against the arranger's, the other boards played out from empty."""
-
     m, k = pos.dealt.shape
     dealt = pos.dealt
     # The board played, from the rows recorded: top, middle, bottom in the order placed.
@@ -351,7 +350,6 @@ def fantasyland_counts(rules: RuleSet) -> list[int]:
 
 @cache
 def _worth(rules_json: str, players: int, seed: int) -> tuple[float, ...]:
-
     rules = RuleSet.model_validate_json(rules_json)
     counts = fantasyland_counts(rules)
     flat = context(rules, players, 1, 1, (0.0,) * 5)

@@ -65,26 +65,26 @@ def rollouts_option(default: int | None, help: str) -> Any:
     return typer.Option(default, "--rollouts", metavar="N", min=2, help=help, show_default=default is not None)
 
 
-def since_option() -> Any:
-    """``--since DAY``: only hands played on or after this day (read with ``console.parse_day``)."""
+def _day_option(name: str, side: str) -> Any:
+    """``--NAME DAY``: only hands played on ``side`` of this day, the day included (read with
+    ``console.parse_day``)."""
     return typer.Option(
         None,
-        "--since",
+        f"--{name}",
         metavar="DAY",
-        help="Only hands played on or after this day (YYYY-MM-DD, UTC).",
+        help=f"Only hands played on or {side} this day (YYYY-MM-DD, UTC).",
         show_default=False,
     )
+
+
+def since_option() -> Any:
+    """``--since DAY``: only hands played on or after this day."""
+    return _day_option("since", "after")
 
 
 def until_option() -> Any:
-    """``--until DAY``: only hands played on or before this day, the whole day (read with ``console.parse_day``)."""
-    return typer.Option(
-        None,
-        "--until",
-        metavar="DAY",
-        help="Only hands played on or before this day (YYYY-MM-DD, UTC).",
-        show_default=False,
-    )
+    """``--until DAY``: only hands played on or before this day, the whole day."""
+    return _day_option("until", "before")
 
 
 def json_option(lines: bool = False) -> Any:

@@ -87,7 +87,6 @@ def label_chunk(chunk: Chunk, labels: Labels, option: dict[str, str]) -> Chunk:
 def label_by_variant(chunk: Chunk, found: Recognised) -> Chunk:
     """``chunk`` with each record labelled as its variant was recognised (house rules filled, a guessed variant
     replaced)."""
-
     guessed = chunk.guessed
     if not found.rules and not found.variants:
         return chunk
@@ -110,7 +109,6 @@ def label_by_variant(chunk: Chunk, found: Recognised) -> Chunk:
 
 def _label_scanned(chunk: Chunk, found: Recognised) -> None:
     """Fill the house rules of records checked by a reader's scanner (they always state their variant)."""
-
     hands = chunk.scanned.hands  # type: ignore[union-attr]
     house = hands.text["house_rules"]
     named = pa.array([found.rules.get(name) for name in VARIANT_NAMES], pa.string())  # by variant code
@@ -155,7 +153,6 @@ def _with(chunk: Chunk, records: pa.Table) -> Chunk:
 
 
 def _problem(chunk: Chunk, i: int, reason: str) -> Problem:
-
     record = chunk.records.slice(i, 1).to_pylist()[0]
     raw = record_text(record)[:RAW_LIMIT]
     field, _, message = reason.partition(": ")
@@ -168,14 +165,12 @@ def _problem(chunk: Chunk, i: int, reason: str) -> Problem:
 
 @cache
 def _presets() -> tuple[Any, ...]:
-
     return tuple(load_rules(name) for name in preset_names())
 
 
 def _candidates(variant: str, guessed: bool) -> list[Any]:
     """The presets a hand read as ``variant`` may have been played by: those that fit the variant, or, when the
     variant was only guessed, every preset dealt the same way."""
-
     presets = _presets()
     if guessed:
         dealing = facts(variant).dealing

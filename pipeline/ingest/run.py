@@ -436,7 +436,6 @@ def _ingest_source(
 def _recognise(source: Source, reader: Ingester, labels: Labels, said: dict[str, str]) -> Recognised:
     """The preset that reproduces the recorded points of the file's first hands (``SAMPLE``, among at most
     ``_LOOKED_AT`` records), the command line's labels applied first."""
-
     sample: list[dict] = []
     looked = 0
     guessed = False

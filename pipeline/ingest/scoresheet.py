@@ -161,7 +161,6 @@ def column_map(spec: str) -> dict[str, str]:
     """The columns a ``--map`` gives, as plain label -> column: ``"player=Spieler,top=Vorne,..."`` or the path
     of a TOML file whose ``[columns]`` table says the same (``player = "Spieler"``). A column that is not one
     of the format's, or a label given twice, is an error naming it."""
-
     path = Path(spec)
     if path.suffix.lower() == ".toml" or path.is_file():
         try:

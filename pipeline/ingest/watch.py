@@ -210,7 +210,6 @@ def watch(
     and a batch that could not be made (the lake busy with another writer, say) waits to settle and is tried
     anew. A root that goes away ends the watch with :class:`WatchError`. A KeyboardInterrupt is raised as it
     comes: the caller says what was committed."""
-
     totals = WatchTotals()
     settling = Settling(settle)
     watched = _Roots(roots, exclude)

@@ -91,7 +91,6 @@ class WorkbookIngester:
         return head.startswith(ZIP) and any(part in head for part in PARTS)
 
     def read(self, stream: BinaryIO, source: str) -> Iterator[Chunk]:
-
         data = stream.read(MAX_BYTES + 1)
         if len(data) > MAX_BYTES:
             raise WorkbookError(f"{source}: a workbook over {MAX_BYTES:,} bytes is not read (save it as CSV)")
@@ -158,7 +157,6 @@ def _spans(data: bytes) -> dict[str, int]:
     """Cells in the rectangle each sheet's cells span, read from the workbook's parts (before calamine, which
     would allocate that rectangle). Empty when the parts are not laid out as Excel writes them: then calamine
     is left to judge."""
-
     main = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
     rel = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
     try:
@@ -182,7 +180,7 @@ def _spans(data: bytes) -> dict[str, int]:
                                 rows = [min(rows[0], row), max(rows[1], row)]
                                 columns = [min(columns[0], column), max(columns[1], column)]
                             tail = block[cut:] if cut > 0 else b""
-                except (EOFError, NotImplementedError, zlib.error, zipfile.BadZipFile):
+                except (EOFError, NotImplementedError, zlib.error, zipfile.BadZipFile):  # (a compression zipfile lacks)
                     continue  # the part is damaged inside the zip: calamine says so for this sheet
                 if rows[1]:
                     spans[str(sheet.get("name"))] = (rows[1] - rows[0] + 1) * (columns[1] - columns[0] + 1)
@@ -223,7 +221,6 @@ def _rows(book: Any, sheet: str, reader: SheetReader) -> Iterator[tuple[int, lis
 
 def _dates(book: Any, sheet: str, column: str, rows: int) -> list[str | None]:
     """A column's cells as ISO date-times (None where a cell is not one, or is out of Excel's years)."""
-
     try:
         loaded = book.load_sheet(
             sheet, header_row=None, skip_rows=0, use_columns=[column], dtypes={column: "datetime"}, eager=True

@@ -239,7 +239,6 @@ class RuleSetsInLake:
         return matches[-1]
 
     def _from_file(self, path: str) -> str:
-
         key = load_rules(path).key
         if key in self.snapshot.scored_keys:
             return key

@@ -33,7 +33,6 @@ _BY_KEY: dict[str, tuple[dict[str, Any], ...]] = {}
 
 
 def _royalty_rows(rules: RuleSet) -> tuple[dict[str, Any], ...]:
-
     c = compile_rules(rules)
     key = c.rules.key
     out: list[dict[str, Any]] = []

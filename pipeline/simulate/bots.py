@@ -481,7 +481,6 @@ class MonteCarloBot(PlannerBot):
 
     def classic(self, cards: np.ndarray, rng: np.random.Generator, tick: Tick = idle) -> ClassicChoice:
         """Every hand set on its own by the arranger, in portions (``tick`` after each): the same settings."""
-
         rules = self.ctx.rules
         below = -float(rules.surrender.cost) if rules.surrender.allowed else None
 
