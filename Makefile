@@ -13,7 +13,7 @@ $(BIN)/python:
 
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test,ray]'
-	$(BIN)/python -m pipeline.warm
+	$(BIN)/python -m ofc.pipeline.warm
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -2,7 +2,7 @@
 in memory. A facade over what the ``ofc`` commands run, so a notebook reads what ``ofc sql`` and ``ofc report``
 read, with the same checks and the same errors::
 
-    from pipeline.api import open_lake, score
+    from ofc.pipeline.api import open_lake, score
 
     with open_lake("data/lake") as lake:
         lake.sql("SELECT variant, count(*) AS hands FROM hands GROUP BY ALL")
@@ -23,18 +23,18 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from pipeline.errors import InputError, LakeError
+from ofc.pipeline.errors import InputError, LakeError
 
 if TYPE_CHECKING:
     import duckdb
     import plotly.graph_objects as go
     import polars as pl
 
-    from pipeline.config import Config
-    from pipeline.lake.snapshot import Snapshot
-    from pipeline.lake.store import Lake
-    from reports.report import Report
-    from schemas.rules import RuleSet
+    from ofc.pipeline.config import Config
+    from ofc.pipeline.lake.snapshot import Snapshot
+    from ofc.pipeline.lake.store import Lake
+    from ofc.reports.report import Report
+    from ofc.schemas.rules import RuleSet
 
 # Everything heavy is imported where it is used. At the top (DuckDB, pyarrow, polars, plotly, the engine, the
 # reports) they made `import pipeline.api` take 0.92 s (-X importtime, best of 5); as it is, 0.02-0.04 s, and `score`
@@ -62,9 +62,9 @@ def open_lake(path: str | Path | None = None, *, aliases: Mapping[str, str] | No
     LakeView
         The snapshot and a DuckDB connection over it; close it, or use it in a ``with`` block.
     """
-    from pipeline.config import load_config
-    from pipeline.lake.store import Lake
-    from pipeline.paths import default_lake
+    from ofc.pipeline.config import load_config
+    from ofc.pipeline.lake.store import Lake
+    from ofc.pipeline.paths import default_lake
 
     lake = Lake(path if path is not None else default_lake())
     if not lake.exists():  # a misspelt folder is an error, not an empty lake (as `ofc sql` says it)
@@ -95,8 +95,8 @@ class LakeView:
         """The last report built for :meth:`figures`, with its filters: a game's other sections are free."""
 
     def _connect(self, snapshot: Snapshot) -> duckdb.DuckDBPyConnection:
-        from pipeline.query.db import connect
-        from pipeline.query.players import apply_aliases
+        from ofc.pipeline.query.db import connect
+        from ofc.pipeline.query.players import apply_aliases
 
         con = connect(snapshot)
         apply_aliases(con, self.config.alias_map())
@@ -133,7 +133,7 @@ class LakeView:
         """
         import polars as pl
 
-        from pipeline.query.db import run_query
+        from ofc.pipeline.query.db import run_query
 
         return pl.from_arrow(run_query(self.con, query, dict(params) if params else None))  # type: ignore[return-value]
 
@@ -156,7 +156,7 @@ class LakeView:
         """
         import polars as pl
 
-        from pipeline.query import named
+        from ofc.pipeline.query import named
 
         named.get(name)  # an unknown name: the error `ofc sql NAME` gives, with the closest names
         if isinstance(params.get("player"), str):
@@ -169,7 +169,7 @@ class LakeView:
         help``, a ``?`` after the type where it may be left out), as ``ofc sql --list`` shows them."""
         import polars as pl
 
-        from pipeline.query import named
+        from ofc.pipeline.query import named
 
         found = named.queries().values()
         return pl.DataFrame(
@@ -218,8 +218,8 @@ class LakeView:
         """
         import plotly.graph_objects as go
 
-        from pipeline.suggest import no_such
-        from reports.report import Options, build
+        from ofc.pipeline.suggest import no_such
+        from ofc.reports.report import Options, build
 
         chosen = variant or self._only_variant()
         read = (rules,) if isinstance(rules, str) else tuple(rules)
@@ -357,10 +357,10 @@ def score(
     import numpy as np
     import polars as pl
 
-    from pipeline.rules.files import load_rules
-    from pipeline.score.engine import prepare
-    from pipeline.score.engine import score as score_boards
-    from pipeline.score.records import board_keys, read_records, to_boards
+    from ofc.pipeline.rules.files import load_rules
+    from ofc.pipeline.score.engine import prepare
+    from ofc.pipeline.score.engine import score as score_boards
+    from ofc.pipeline.score.records import board_keys, read_records, to_boards
 
     asked = [rules] if isinstance(rules, str | Path) or not isinstance(rules, Sequence) else list(rules)
     if not asked:

@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
-from pipeline.errors import InputError
+from ofc.pipeline.errors import InputError
 
 __all__ = ["OutputPathError", "folders_up_to", "fsync", "written"]
 

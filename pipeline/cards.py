@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Final
 
 import numpy as np
 
-from pipeline.errors import InputError
+from ofc.pipeline.errors import InputError
 
 if TYPE_CHECKING:
     import polars as pl

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from pipeline.errors import InputError
+from ofc.pipeline.errors import InputError
 
 __all__ = ["Config", "ConfigError", "config_path", "load_config"]
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from schemas.rules import Dealing, Variant
+from ofc.schemas.rules import Dealing, Variant
 
 __all__ = [
     "BOARD",

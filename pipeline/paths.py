@@ -3,36 +3,23 @@ locates them through here."""
 
 from __future__ import annotations
 
-import atexit
-import contextlib
-import importlib.resources
 import os
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+"""The repository's root in a checkout; the ``ofc`` package's folder once installed, where the wheel puts the
+same folders (``sql``, ``data/rules``), so that both find their files by the same paths."""
 DATA = ROOT / "data"
 SAMPLES = DATA / "samples"
-CHECKOUT = (ROOT / "pyproject.toml").is_file() and (ROOT / "sql").is_dir()
-"""Whether this is the project's source tree (presets in ``data/rules``, SQL in ``sql``) rather than an install."""
-_EXTRACTED = contextlib.ExitStack()
-atexit.register(_EXTRACTED.close)
-
-
-def packaged(name: str) -> Path:
-    """A folder of the package's data (``rules`` or ``sql``), read through ``importlib.resources``: the wheel
-    ships the presets and the SQL inside ``pipeline/resources``, so an installed ``ofc`` finds them wherever it
-    is installed (a zipped install gets a temporary copy for the process's life)."""
-    found = importlib.resources.files("pipeline").joinpath("resources", name)
-    return found if isinstance(found, Path) else _EXTRACTED.enter_context(importlib.resources.as_file(found))
-
-
-RULES = DATA / "rules" if CHECKOUT else packaged("rules")
+CHECKOUT = (ROOT / "pyproject.toml").is_file()
+"""Whether this is the project's source tree rather than an install: it decides where commands write."""
+RULES = DATA / "rules"
 """The rule presets (``*.toml``)."""
-SQL = ROOT / "sql" if CHECKOUT else packaged("sql")
+SQL = ROOT / "sql"
 """The views and the named queries (``sql/queries``)."""
 OUT = DATA / "out"
 
-__all__ = ["CHECKOUT", "DATA", "OUT", "ROOT", "RULES", "SAMPLES", "SQL", "default_lake", "default_out", "packaged"]
+__all__ = ["CHECKOUT", "DATA", "OUT", "ROOT", "RULES", "SAMPLES", "SQL", "default_lake", "default_out"]
 
 
 def _data() -> Path:

@@ -1,6 +1,6 @@
 """Compile every kernel once so later processes load them from numba's cache.
 
-Run by ``make`` right after installing: ``python -m pipeline.warm``.
+Run by ``make`` right after installing: ``python -m ofc.pipeline.warm``.
 """
 
 from __future__ import annotations
@@ -10,22 +10,22 @@ import tempfile
 
 import numpy as np
 
-from pipeline.cards import deal
-from pipeline.evaluate import evaluate_boards, lowball27, strength3, strength5
-from pipeline.evaluate.rows import FEW_ROWS
+from ofc.pipeline.cards import deal
+from ofc.pipeline.evaluate import evaluate_boards, lowball27, strength3, strength5
+from ofc.pipeline.evaluate.rows import FEW_ROWS
 
 
 def warm() -> None:
-    from pipeline.analyse import Settings, analyse
-    from pipeline.ingest.jsonl import INGESTER
-    from pipeline.ingest.run import ingest
-    from pipeline.ingest.validate import validate
-    from pipeline.lake.store import Lake
-    from pipeline.paths import SAMPLES
-    from pipeline.rescore.run import rescore
-    from pipeline.rules.files import load_rules, preset_names
-    from pipeline.score.engine import Boards, score
-    from pipeline.simulate.run import warm as simulate_warm
+    from ofc.pipeline.analyse import Settings, analyse
+    from ofc.pipeline.ingest.jsonl import INGESTER
+    from ofc.pipeline.ingest.run import ingest
+    from ofc.pipeline.ingest.validate import validate
+    from ofc.pipeline.lake.store import Lake
+    from ofc.pipeline.paths import SAMPLES
+    from ofc.pipeline.rescore.run import rescore
+    from ofc.pipeline.rules.files import load_rules, preset_names
+    from ofc.pipeline.score.engine import Boards, score
+    from ofc.pipeline.simulate.run import warm as simulate_warm
 
     # Enough lines for both the one-thread and the parallel JSONL scanner.
     lines = (SAMPLES / "worked-examples.jsonl").read_bytes() * 200

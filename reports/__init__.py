@@ -1,7 +1,7 @@
 """The report: named queries from ``sql/`` turned into Plotly figures and one offline HTML file."""
 
-from reports.html import render
-from reports.report import Options, Report, build
+from ofc.reports.html import render
+from ofc.reports.report import Options, Report, build
 
 __all__ = [
     "Options",

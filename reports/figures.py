@@ -15,8 +15,8 @@ from typing import Any, TypeVar
 
 import plotly.graph_objects as go
 
-from pipeline.evaluate import CATEGORY_NAMES
-from reports.headline import SMALL_SAMPLE, count, small
+from ofc.pipeline.evaluate import CATEGORY_NAMES
+from ofc.reports.headline import SMALL_SAMPLE, count, small
 
 Rows = list[dict[str, Any]]
 

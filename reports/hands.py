@@ -12,11 +12,11 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from pipeline.cards import format_cards
-from pipeline.evaluate import describe, lowball27, lowball_high_rank, strength3, strength5
-from pipeline.game import ROW_ENDS, ROW_STARTS, ROWS, facts
-from reports.tables import Column, Table
-from schemas.rules import key_name
+from ofc.pipeline.cards import format_cards
+from ofc.pipeline.evaluate import describe, lowball27, lowball_high_rank, strength3, strength5
+from ofc.pipeline.game import ROW_ENDS, ROW_STARTS, ROWS, facts
+from ofc.reports.tables import Column, Table
+from ofc.schemas.rules import key_name
 
 __all__ = ["KINDS", "hand_id", "load", "named", "tables"]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from reports.tables import Kind, cell_text
+from ofc.reports.tables import Kind, cell_text
 
 __all__ = ["SMALL_SAMPLE", "Stat", "count", "small"]
 

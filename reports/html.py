@@ -20,11 +20,11 @@ from pathlib import Path
 import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
-from pipeline import __version__
-from reports.headline import Stat, small
-from reports.report import Report
-from reports.sections import Game, Section
-from reports.tables import TEXT_KINDS, Column, Table, cell_text, raw_text
+from ofc.pipeline import __version__
+from ofc.reports.headline import Stat, small
+from ofc.reports.report import Report
+from ofc.reports.sections import Game, Section
+from ofc.reports.tables import TEXT_KINDS, Column, Table, cell_text, raw_text
 
 ASSETS = Path(__file__).resolve().parent / "assets"
 """The page's own script (sortable, filterable tables saved as CSV; the hand viewer) and its styles."""

@@ -16,8 +16,8 @@ from typing import Any
 
 import duckdb
 
-from pipeline.lake.snapshot import Snapshot
-from pipeline.query import lookup, named
+from ofc.pipeline.lake.snapshot import Snapshot
+from ofc.pipeline.query import lookup, named
 
 __all__ = ["Asker", "QueryRunner", "Rows", "Scope"]
 

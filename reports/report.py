@@ -17,17 +17,17 @@ from typing import Any
 
 import duckdb
 
-from pipeline.game import facts
-from pipeline.lake.snapshot import Snapshot
-from pipeline.lake.store import Lake
-from pipeline.query import named
-from pipeline.query.db import connect, partition_values
-from pipeline.query.keys import machine_row
-from pipeline.query.players import Found, LakeFilters, apply_aliases, days_said, self_pairs
-from reports import sections
-from reports.queries import QueryRunner, Rows, Scope
-from reports.sections.common import Game, Section, auto_min_hands
-from schemas.rules import RuleSet, key_name
+from ofc.pipeline.game import facts
+from ofc.pipeline.lake.snapshot import Snapshot
+from ofc.pipeline.lake.store import Lake
+from ofc.pipeline.query import named
+from ofc.pipeline.query.db import connect, partition_values
+from ofc.pipeline.query.keys import machine_row
+from ofc.pipeline.query.players import Found, LakeFilters, apply_aliases, days_said, self_pairs
+from ofc.reports import sections
+from ofc.reports.queries import QueryRunner, Rows, Scope
+from ofc.reports.sections.common import Game, Section, auto_min_hands
+from ofc.schemas.rules import RuleSet, key_name
 
 __all__ = ["Options", "Report", "Shown", "build", "game_data", "shown"]
 

@@ -5,6 +5,6 @@ table, and the JSON Schema files generated from them live here, so the
 ingesters, the lake, the scorer and the reports all read the same contract.
 """
 
-from schemas import hand, lake, rules
+from ofc.schemas import hand, lake, rules
 
 __all__ = ["hand", "lake", "rules"]

@@ -1,4 +1,4 @@
-"""Write the JSON Schema files of every model here: ``python -m schemas.export``.
+"""Write the JSON Schema files of every model here: ``python -m ofc.schemas.export``.
 
 The files are committed so editors and other tools can validate rule files and
 hand records without this package; a test fails when they drift from the models.
@@ -16,8 +16,8 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
-from schemas.hand import HandRecord
-from schemas.rules import RuleSet
+from ofc.schemas.hand import HandRecord
+from ofc.schemas.rules import RuleSet
 
 HERE = Path(__file__).resolve().parent
 
@@ -77,7 +77,7 @@ def rules_reference() -> str:
     lines = [
         "# Rule-file reference",
         "",
-        "Generated from `schemas/rules.py` by `python -m schemas.export`; do not edit by hand.",
+        "Generated from `schemas/rules.py` by `python -m ofc.schemas.export`; do not edit by hand.",
         "See [rules.md](rules.md) for how rule files work and [scoring.md](scoring.md) for how they are applied.",
         "",
     ]

@@ -17,7 +17,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from schemas.rules import Natural, Variant
+from ofc.schemas.rules import Natural, Variant
 
 NAIVE_TIMEZONE = UTC
 """The zone given to a naive ``played_at``."""

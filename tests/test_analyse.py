@@ -17,14 +17,14 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
-import pipeline.analyse.run
-from pipeline.analyse.positions import Hands, positions
-from pipeline.analyse.run import METHOD, Filters, Settings, analyse
-from pipeline.cards import parse_card
-from pipeline.cli import app
-from pipeline.lake.store import Lake
-from pipeline.query import named
-from pipeline.query.db import connect
+import ofc.pipeline.analyse.run as analyse_run
+from ofc.pipeline.analyse.positions import Hands, positions
+from ofc.pipeline.analyse.run import METHOD, Filters, Settings, analyse
+from ofc.pipeline.cards import parse_card
+from ofc.pipeline.cli import app
+from ofc.pipeline.lake.store import Lake
+from ofc.pipeline.query import named
+from ofc.pipeline.query.db import connect
 
 runner = CliRunner()
 
@@ -335,7 +335,7 @@ def test_a_last_decision_after_every_other_board_is_exact_by_the_reference_score
 ) -> None:
     # The hero on the button acts last: at their last street every other board is complete, so each move's
     # worth is one number, which the tests' reference scorer gives (no Fantasyland is in reach here).
-    from pipeline.rules.files import load_rules
+    from ofc.pipeline.rules.files import load_rules
     from tests.reference.slow_scorer import score_hand
 
     record = {**json.loads(json.dumps(position)), "button": 0, "hand_id": "last"}
@@ -486,7 +486,7 @@ def test_a_lake_analysed_before_foul_chances_reads_them_as_null_and_is_weighed_a
         str(lake))  # fmt: skip
     ofc("rescore", "--lake", str(lake))
     with monkeypatch.context() as m:
-        m.setattr(pipeline.analyse.run, "METHOD", 2)
+        m.setattr(analyse_run, "METHOD", 2)
         ofc("analyse", "--lake", str(lake), "--rollouts", "8")
     old = "r8-m5-s0-v2"
     for path in (lake / "decisions" / f"analysis={old}").rglob("*.parquet"):  # as the method before wrote them
@@ -561,7 +561,7 @@ def test_a_session_misspelt_is_named_with_the_closest(sessions_lake: Path) -> No
 def test_the_progress_moves_by_hand_not_by_chunk(
     sessions_lake: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(pipeline.analyse.run, "STEP", 4)  # 30 hands in one chunk: told 4 hands at a time
+    monkeypatch.setattr(analyse_run, "STEP", 4)  # 30 hands in one chunk: told 4 hands at a time
     lake = tmp_path / "lake"
     shutil.copytree(sessions_lake, lake)
     told: list[tuple[int, int]] = []

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-import pipeline.analyse.choice as choice
-from pipeline.analyse.run import AnalyseError, Settings
-from pipeline.lake.store import Lake
-from pipeline.query.db import connect
+import ofc.pipeline.analyse.choice as choice
+from ofc.pipeline.analyse.run import AnalyseError, Settings
+from ofc.pipeline.lake.store import Lake
+from ofc.pipeline.query.db import connect
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -32,7 +32,7 @@ def lake(tmp_path_factory: pytest.TempPathFactory) -> Path:
         ["analyse", "--rollouts", "8"],
     ):
         done = subprocess.run(
-            [sys.executable, "-m", "pipeline", *args, "--lake", str(root)], cwd=ROOT, capture_output=True, text=True
+            [sys.executable, "-m", "ofc", *args, "--lake", str(root)], cwd=ROOT, capture_output=True, text=True
         )
         assert done.returncode == 0, done.stderr[-2000:]
     return root

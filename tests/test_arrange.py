@@ -14,13 +14,13 @@ from itertools import combinations, product
 import numpy as np
 import pytest
 
-from pipeline.cards import NO_CARD, deal, parse_row
-from pipeline.evaluate import evaluate_boards, fouled, lowball27, tables
-from pipeline.rules.compile import compile_rules
-from pipeline.rules.files import load_rules
-from pipeline.score.engine import BoardFacts, Boards, board_facts, score
-from pipeline.score.naturals import natural_kinds
-from pipeline.simulate.arrange import (
+from ofc.pipeline.cards import NO_CARD, deal, parse_row
+from ofc.pipeline.evaluate import evaluate_boards, fouled, lowball27, tables
+from ofc.pipeline.rules.compile import compile_rules
+from ofc.pipeline.rules.files import load_rules
+from ofc.pipeline.score.engine import BoardFacts, Boards, board_facts, score
+from ofc.pipeline.score.naturals import natural_kinds
+from ofc.pipeline.simulate.arrange import (
     N_LOW,
     TIE_BREAK,
     ClassicSet,
@@ -30,7 +30,7 @@ from pipeline.simulate.arrange import (
     fantasyland_tables,
     greedy_boards,
 )
-from schemas.rules import Natural, Naturals, RuleSet, Surrender
+from ofc.schemas.rules import Natural, Naturals, RuleSet, Surrender
 
 CATEGORY = tables.CATEGORY
 

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from reports.html import render
-from reports.report import Options, Report, build
+from ofc.reports.html import render
+from ofc.reports.report import Options, Report, build
 from tests.test_report_lake import XSS, ReportLake, shared_lake
 
 

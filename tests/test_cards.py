@@ -4,7 +4,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from pipeline.cards import (
+from ofc.pipeline.cards import (
     CARD_NAMES,
     NO_CARD,
     CardParseError,
@@ -133,7 +133,7 @@ def test_deal_gives_distinct_cards_per_row_and_is_seeded() -> None:
 
 
 def test_boards_holding_a_card_twice_are_refused_naming_where() -> None:
-    from pipeline.cards import RepeatedCardError, check_distinct
+    from ofc.pipeline.cards import RepeatedCardError, check_distinct
 
     boards = np.tile(np.arange(13, dtype=np.uint8), (30, 1))
     check_distinct(boards)  # thirteen different cards: nothing to say

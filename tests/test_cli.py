@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from pipeline import __version__
-from pipeline.cli import app
+from ofc.pipeline import __version__
+from ofc.pipeline.cli import app
 
 runner = CliRunner()
 E1_A = "Qh Qd 4c / 9s 9h 9c Kd 3h / Ts Js Qs Ks As"
@@ -104,7 +104,7 @@ def test_demo_json(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_console_script_has_no_traceback() -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "pipeline", "eval", "not a board"], capture_output=True, text=True, check=False
+        [sys.executable, "-m", "ofc", "eval", "not a board"], capture_output=True, text=True, check=False
     )
     assert proc.returncode == 2
     assert "error:" in proc.stderr

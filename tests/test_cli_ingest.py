@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from pipeline.cli import app
-from pipeline.ingest.run import ingest
-from pipeline.lake.store import Lake
-from pipeline.paths import SAMPLES
+from ofc.pipeline.cli import app
+from ofc.pipeline.ingest.run import ingest
+from ofc.pipeline.lake.store import Lake
+from ofc.pipeline.paths import SAMPLES
 
 runner = CliRunner()
 EXAMPLES = SAMPLES / "worked-examples.jsonl"

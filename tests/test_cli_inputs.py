@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from pipeline.atomic_files import written
-from pipeline.cli import app
-from pipeline.errors import InputError
-from pipeline.paths import SAMPLES
+from ofc.pipeline.atomic_files import written
+from ofc.pipeline.cli import app
+from ofc.pipeline.errors import InputError
+from ofc.pipeline.paths import SAMPLES
 
 runner = CliRunner()
 EXAMPLES = SAMPLES / "worked-examples.jsonl"

@@ -15,8 +15,8 @@ import pytest
 import typer.main
 from typer.testing import CliRunner
 
-from pipeline.cli import app
-from pipeline.cli.options import FORMATS, JSON_HELP, JSON_LINES_HELP, RULES_HELP, default_lake_said
+from ofc.pipeline.cli import app
+from ofc.pipeline.cli.options import FORMATS, JSON_HELP, JSON_LINES_HELP, RULES_HELP, default_lake_said
 
 runner = CliRunner()
 PYTHON_TYPES = re.compile(r"<bool>|<int|<str>|<float>|<path>|list\[|Path\b|range\]|\[x[<>]=|<[a-z]+>")
@@ -90,17 +90,17 @@ def test_the_default_lake_is_said_by_its_folder_in_the_help_and_first_line(tmp_p
     env["PYTHONPATH"] = str(ROOT)
     folder = str(ROOT / "data" / "lake")
     helped = subprocess.run(
-        [sys.executable, "-m", "pipeline", "sql", "--help"], cwd=tmp_path, env=env, capture_output=True, text=True
+        [sys.executable, "-m", "ofc", "sql", "--help"], cwd=tmp_path, env=env, capture_output=True, text=True
     )
     assert folder in " ".join(helped.stdout.replace("│", " ").split()), helped.stdout
     env["OFC_LAKE"] = str(tmp_path / "nowhere")
     ran = subprocess.run(
-        [sys.executable, "-m", "pipeline", "sql", "select 1"], cwd=tmp_path, env=env, capture_output=True, text=True
+        [sys.executable, "-m", "ofc", "sql", "select 1"], cwd=tmp_path, env=env, capture_output=True, text=True
     )
     first = ran.stderr.splitlines()[0]
     assert first == f"lake: {tmp_path / 'nowhere'} (from $OFC_LAKE); --lake DIR for another", ran.stderr
     told = subprocess.run(
-        [sys.executable, "-m", "pipeline", "sql", "select 1", "--lake", str(tmp_path / "x")],
+        [sys.executable, "-m", "ofc", "sql", "select 1", "--lake", str(tmp_path / "x")],
         cwd=tmp_path,
         env=env,
         capture_output=True,
@@ -163,7 +163,7 @@ def test_json_out_and_format_mean_one_thing_everywhere() -> None:
 
 
 def test_the_formats_named_in_help_are_the_ones_ingest_reads() -> None:
-    from pipeline.ingest.formats import FORMATS as READ
+    from ofc.pipeline.ingest.formats import FORMATS as READ
 
     assert tuple(READ) == FORMATS
 

@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from pipeline.cli import app
-from pipeline.paths import SAMPLES
+from ofc.pipeline.cli import app
+from ofc.pipeline.paths import SAMPLES
 from tests.reference.hands import CRISS_CROSS, MISSET
 
 runner = CliRunner()
@@ -169,7 +169,7 @@ FORMAT_FILES = {
 @pytest.mark.parametrize("kind", list(FORMAT_FILES))
 def test_score_reads_every_format_ingest_reads(kind: str, tmp_path: Path) -> None:
     """Each format's file scores exactly the hands ofc validate would accept."""
-    from pipeline.ingest.formats import FORMATS
+    from ofc.pipeline.ingest.formats import FORMATS
 
     assert {k.split()[0] for k in FORMAT_FILES} == set(FORMATS)  # a new format is added here too
     path = FORMAT_FILES[kind](tmp_path)

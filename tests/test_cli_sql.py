@@ -16,14 +16,14 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from pipeline.cards import CARD_NAMES, format_row
-from pipeline.cli import app
-from pipeline.cli.console import out
-from pipeline.ingest.run import ingest
-from pipeline.lake.store import Lake
-from pipeline.paths import SAMPLES
-from pipeline.query.db import connect
-from pipeline.rescore.run import rescore
+from ofc.pipeline.cards import CARD_NAMES, format_row
+from ofc.pipeline.cli import app
+from ofc.pipeline.cli.console import out
+from ofc.pipeline.ingest.run import ingest
+from ofc.pipeline.lake.store import Lake
+from ofc.pipeline.paths import SAMPLES
+from ofc.pipeline.query.db import connect
+from ofc.pipeline.rescore.run import rescore
 
 runner = CliRunner()
 EXAMPLES = SAMPLES / "worked-examples.jsonl"

@@ -23,16 +23,16 @@ HEAVY = (
     "numpy",
     "pandas",
     "plotly",
-    "schemas",
-    "reports",
-    "pipeline.analyse",
-    "pipeline.rescore",
-    "pipeline.simulate",
-    "pipeline.ingest",
-    "pipeline.query",
-    "pipeline.lake",
-    "pipeline.score",
-    "pipeline.evaluate",
+    "ofc.schemas",
+    "ofc.reports",
+    "ofc.pipeline.analyse",
+    "ofc.pipeline.rescore",
+    "ofc.pipeline.simulate",
+    "ofc.pipeline.ingest",
+    "ofc.pipeline.query",
+    "ofc.pipeline.lake",
+    "ofc.pipeline.score",
+    "ofc.pipeline.evaluate",
 )
 """Modules no command's start needs: libraries that take tenths of a second to load, and the pipeline's work."""
 
@@ -45,7 +45,7 @@ def _loaded(code: str) -> list[str]:
     return json.loads(proc.stdout.splitlines()[-1])
 
 
-LIGHT = frozenset({"pipeline.analyse", "pipeline.analyse.defaults"})
+LIGHT = frozenset({"ofc.pipeline.analyse", "ofc.pipeline.analyse.defaults"})
 """Packages whose ``__init__`` holds only defaults a command's help shows, their work loading on first use."""
 
 
@@ -54,14 +54,14 @@ def _heavy(modules: list[str]) -> list[str]:
 
 
 def test_importing_the_app_loads_nothing_heavy() -> None:
-    modules = _loaded("import pipeline.cli.commands")
-    assert "pipeline.cli.commands" in modules
+    modules = _loaded("import ofc.pipeline.cli.commands")
+    assert "ofc.pipeline.cli.commands" in modules
     assert _heavy(modules) == []
 
 
 RUN = """
 sys.argv = ["ofc", *{args!r}]
-from pipeline.cli import main
+from ofc.pipeline.cli import main
 try:
     main()
 except SystemExit:

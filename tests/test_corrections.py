@@ -16,17 +16,17 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
-import pipeline.lake.batch_writer as batch_writer
-import pipeline.lake.store as store
-from pipeline.cli import app
-from pipeline.ingest.run import ingest
-from pipeline.lake.edit import EditError, remove, vacuum
-from pipeline.lake.file_layout import LAKE_FORMAT
-from pipeline.lake.store import Lake, LakeError
-from pipeline.paths import SAMPLES
-from pipeline.query.db import connect
-from pipeline.rescore.run import rescore
-from pipeline.rules.files import load_rules
+import ofc.pipeline.lake.batch_writer as batch_writer
+import ofc.pipeline.lake.store as store
+from ofc.pipeline.cli import app
+from ofc.pipeline.ingest.run import ingest
+from ofc.pipeline.lake.edit import EditError, remove, vacuum
+from ofc.pipeline.lake.file_layout import LAKE_FORMAT
+from ofc.pipeline.lake.store import Lake, LakeError
+from ofc.pipeline.paths import SAMPLES
+from ofc.pipeline.query.db import connect
+from ofc.pipeline.rescore.run import rescore
+from ofc.pipeline.rules.files import load_rules
 
 CLUB = SAMPLES / "scoresheet" / "club-night.csv"
 EXAMPLES = SAMPLES / "worked-examples.jsonl"
@@ -185,7 +185,7 @@ def test_vacuum_waits_for_readers(tmp_path: Path) -> None:
         [
             sys.executable,
             "-c",
-            "import sys, time; from pipeline.lake.store import Lake; Lake(sys.argv[1]).snapshot(); "
+            "import sys, time; from ofc.pipeline.lake.store import Lake; Lake(sys.argv[1]).snapshot(); "
             "print('reading', flush=True); time.sleep(30)",
             str(lake.root),
         ],
@@ -228,7 +228,7 @@ def test_a_lake_of_a_newer_format_is_refused(tmp_path: Path) -> None:
     path.write_text(json.dumps(manifest))
     with pytest.raises(LakeError, match="newer version of ofc"):
         lake.manifests()
-    cli = [sys.executable, "-m", "pipeline", "sql", "SELECT 1", "--lake", str(lake.root)]
+    cli = [sys.executable, "-m", "ofc", "sql", "SELECT 1", "--lake", str(lake.root)]
     result = subprocess.run(cli, cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
     assert result.returncode == 2
     assert "newer version of ofc" in result.stderr

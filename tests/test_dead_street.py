@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pipeline.cards import deal, parse_card
-from pipeline.evaluate import evaluate_boards, fouled, lowball27
-from pipeline.evaluate.dead import NEVER, ROW_CODES, board_dead_streets, dead_streets
-from pipeline.rules.compile import compile_rules
-from pipeline.rules.files import load_rules
+from ofc.pipeline.cards import deal, parse_card
+from ofc.pipeline.evaluate import evaluate_boards, fouled, lowball27
+from ofc.pipeline.evaluate.dead import NEVER, ROW_CODES, board_dead_streets, dead_streets
+from ofc.pipeline.rules.compile import compile_rules
+from ofc.pipeline.rules.files import load_rules
 
 TEN_LOW = compile_rules(load_rules("pineapple-27")).qualifier
 """The qualifier of the 2-7 preset: the worst ten-low."""

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from pipeline.cli import app
-from pipeline.ingest.run import ingest
-from pipeline.lake.store import Lake
-from pipeline.paths import SAMPLES
-from pipeline.suggest import closest_names, no_such
+from ofc.pipeline.cli import app
+from ofc.pipeline.ingest.run import ingest
+from ofc.pipeline.lake.store import Lake
+from ofc.pipeline.paths import SAMPLES
+from ofc.pipeline.suggest import closest_names, no_such
 
 runner = CliRunner()
 EXAMPLES = SAMPLES / "worked-examples.jsonl"

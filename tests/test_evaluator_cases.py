@@ -5,9 +5,9 @@ import polars as pl
 import pyarrow as pa
 import pytest
 
-from pipeline.cards import parse_boards, parse_row, parse_rows
-from pipeline.errors import InputError
-from pipeline.evaluate import (
+from ofc.pipeline.cards import parse_boards, parse_row, parse_rows
+from ofc.pipeline.errors import InputError
+from ofc.pipeline.evaluate import (
     InvalidRowError,
     category,
     describe,
@@ -21,7 +21,7 @@ from pipeline.evaluate import (
     strength3,
     strength5,
 )
-from pipeline.evaluate.tables import HIGH_CARD, PAIR, STRAIGHT, STRAIGHT_FLUSH, TRIPS
+from ofc.pipeline.evaluate.tables import HIGH_CARD, PAIR, STRAIGHT, STRAIGHT_FLUSH, TRIPS
 
 
 def s3(text: str) -> int:
@@ -125,7 +125,7 @@ def test_worked_example_fouls() -> None:
 
 
 def test_board_kernel_agrees_with_row_kernels() -> None:
-    from pipeline.cards import deal
+    from ofc.pipeline.cards import deal
 
     boards = deal(200_000, 13, np.random.default_rng(5))
     s = evaluate_boards(boards)

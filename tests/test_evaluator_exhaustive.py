@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pipeline.evaluate import (
+from ofc.pipeline.evaluate import (
     CATEGORY_NAMES,
     N_STRENGTHS,
     InvalidRowError,
@@ -15,7 +15,7 @@ from pipeline.evaluate import (
     strength3,
     strength5,
 )
-from pipeline.evaluate.rows import FEW_ROWS
+from ofc.pipeline.evaluate.rows import FEW_ROWS
 
 FIVE_CARD_COUNTS = {
     "straight flush": 40,

@@ -22,17 +22,17 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline.ingest.run import ingest
-from pipeline.lake.store import Lake
-from pipeline.query.db import connect
+from ofc.pipeline.ingest.run import ingest
+from ofc.pipeline.lake.store import Lake
+from ofc.pipeline.query.db import connect
 from tests.bench.bench_ingest import write_hands
 
 ROOT = Path(__file__).resolve().parents[1]
 INGEST = """
 import sys
 from pathlib import Path
-from pipeline.ingest.run import ingest
-from pipeline.lake.store import Lake
+from ofc.pipeline.ingest.run import ingest
+from ofc.pipeline.lake.store import Lake
 ingest([Path(p) for p in sys.argv[2:]], Lake(sys.argv[1]))
 """
 
@@ -72,17 +72,17 @@ def leftovers(lake: Lake) -> list[Path]:
 
 RESCORE = """
 import sys
-from pipeline.lake.store import Lake
-from pipeline.rescore.run import rescore
-from pipeline.rules.files import load_rules
+from ofc.pipeline.lake.store import Lake
+from ofc.pipeline.rescore.run import rescore
+from ofc.pipeline.rules.files import load_rules
 rescore(Lake(sys.argv[1]), [load_rules(r) for r in sys.argv[2:]])
 """
 RULES = ["ofc", "pineapple", "progressive-pineapple", "classic-2-4"]
 SIMULATE = """
 import sys
-from pipeline.lake.store import Lake
-from pipeline.simulate.run import plan, to_lake
-from pipeline.rules.files import load_rules
+from ofc.pipeline.lake.store import Lake
+from ofc.pipeline.simulate.run import plan, to_lake
+from ofc.pipeline.rules.files import load_rules
 to_lake(plan("pineapple", 3, 3000, "heuristic,random,heuristic", load_rules("pineapple"), seed=5), Lake(sys.argv[1]))
 """
 
@@ -141,7 +141,7 @@ def test_ingest_killed_at_random_moments_then_rerun(inputs: list[Path], tmp_path
 def test_a_full_disk_leaves_no_file_and_the_next_run_succeeds(
     inputs: list[Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from pipeline.lake import batch_writer
+    from ofc.pipeline.lake import batch_writer
 
     lake = Lake(tmp_path / "lake")
     ingest(inputs[:1], lake)
@@ -196,8 +196,8 @@ def test_two_ingests_at_once_both_succeed(inputs: list[Path], tmp_path: Path) ->
 def test_rescore_killed_at_random_moments_then_rerun(inputs: list[Path], tmp_path: Path) -> None:
     import shutil
 
-    from pipeline.rescore.run import rescore
-    from pipeline.rules.files import load_rules
+    from ofc.pipeline.rescore.run import rescore
+    from ofc.pipeline.rules.files import load_rules
 
     base = Lake(tmp_path / "base")
     ingest(inputs[:1], base)

@@ -20,12 +20,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pipeline.ingest.formats import FORMATS
-from pipeline.ingest.run import ingest
-from pipeline.lake.store import Lake
-from pipeline.paths import SAMPLES
-from pipeline.rules.files import RuleSetError, load_rules, preset_names
-from schemas.hand import HandRecord
+from ofc.pipeline.ingest.formats import FORMATS
+from ofc.pipeline.ingest.run import ingest
+from ofc.pipeline.lake.store import Lake
+from ofc.pipeline.paths import SAMPLES
+from ofc.pipeline.rules.files import RuleSetError, load_rules, preset_names
+from ofc.schemas.hand import HandRecord
 
 SAMPLE_FILES = {
     "jsonl": SAMPLES / "worked-examples.jsonl",

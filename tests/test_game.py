@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-from pipeline.game import (
+from ofc.pipeline.game import (
     BOARD,
     DEALS,
     VARIANTS,
@@ -17,9 +17,9 @@ from pipeline.game import (
     table_order,
     turns,
 )
-from pipeline.rules.files import load_rules
-from pipeline.rules.native import VARIANT_PRESETS
-from schemas.rules import Variant
+from ofc.pipeline.rules.files import load_rules
+from ofc.pipeline.rules.native import VARIANT_PRESETS
+from ofc.schemas.rules import Variant
 
 
 @pytest.mark.parametrize("variant", list(Variant))

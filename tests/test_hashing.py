@@ -6,7 +6,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipeline.lake.hashing import column_hash, fold, fold_columns, hash_joined, hash_rows, hash_strings
+from ofc.pipeline.lake.hashing import column_hash, fold, fold_columns, hash_joined, hash_rows, hash_strings
 
 
 def test_known_values() -> None:

@@ -11,11 +11,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pipeline.ingest.duplicates import CONFLICT_CARDS, CONFLICT_DEAL, CONFLICT_DETAILS, DUPLICATE, NEW, Known
-from pipeline.ingest.run import IngestReport, ingest
-from pipeline.lake.store import Lake
-from pipeline.paths import SAMPLES
-from pipeline.query.db import connect
+from ofc.pipeline.ingest.duplicates import CONFLICT_CARDS, CONFLICT_DEAL, CONFLICT_DETAILS, DUPLICATE, NEW, Known
+from ofc.pipeline.ingest.run import IngestReport, ingest
+from ofc.pipeline.lake.store import Lake
+from ofc.pipeline.paths import SAMPLES
+from ofc.pipeline.query.db import connect
 
 EXAMPLES = SAMPLES / "worked-examples.jsonl"
 CLUB = SAMPLES / "scoresheet" / "club-night.csv"

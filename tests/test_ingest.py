@@ -14,12 +14,12 @@ import pyarrow as pa
 import pytest
 from typer.testing import CliRunner
 
-from pipeline.cli import app
-from pipeline.ingest import jsonl
-from pipeline.ingest.run import ingest
-from pipeline.lake.store import Lake
-from pipeline.paths import SAMPLES
-from pipeline.query.db import QueryError, connect, run_query
+from ofc.pipeline.cli import app
+from ofc.pipeline.ingest import jsonl
+from ofc.pipeline.ingest.run import ingest
+from ofc.pipeline.lake.store import Lake
+from ofc.pipeline.paths import SAMPLES
+from ofc.pipeline.query.db import QueryError, connect, run_query
 
 runner = CliRunner()
 EXAMPLES = SAMPLES / "worked-examples.jsonl"
@@ -319,7 +319,7 @@ def test_hand_numbers_repeat_across_sessions_without_being_duplicates(tmp_path: 
 
 
 def test_seen_keys_survive_many_chunks() -> None:
-    from pipeline.ingest.duplicates import KeyMap
+    from ofc.pipeline.ingest.duplicates import KeyMap
 
     rng = np.random.default_rng(1)
     known = rng.integers(0, 2**63, 5000, dtype=np.uint64)
@@ -340,7 +340,7 @@ def test_seen_keys_survive_many_chunks() -> None:
 
 
 def test_decompression_bombs_are_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import pipeline.ingest.inputs as inputs
+    import ofc.pipeline.ingest.inputs as inputs
 
     monkeypatch.setattr(inputs, "RATIO_GRACE", 1 << 16)
     good = write_jsonl(tmp_path / "good.jsonl", records()[:1])
@@ -404,7 +404,7 @@ def test_an_archive_cut_short_keeps_what_it_held_and_says_so(tmp_path: Path, mon
 
 def test_a_folder_walk_passes_over_what_is_not_a_history(tmp_path: Path) -> None:
     """Lock files, thumbnails, hidden folders, files in the making and a lake inside the folder are not read."""
-    from pipeline.ingest.inputs import sources
+    from ofc.pipeline.ingest.inputs import sources
 
     folder = tmp_path / "club"
     (folder / ".cache").mkdir(parents=True)

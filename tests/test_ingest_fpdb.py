@@ -15,14 +15,14 @@ from typing import Any
 
 import pytest
 
-from pipeline.ingest import formats, fpdb, run
-from pipeline.ingest.base import RAW_LIMIT, Problem
-from pipeline.ingest.fpdb import CARD_NAMES, INGESTER
-from pipeline.ingest.validate import validate
-from pipeline.rules.files import load_rules
-from pipeline.rules.native import VARIANT_PRESETS
-from pipeline.score.records import score_records
-from schemas.hand import HandRecord
+from ofc.pipeline.ingest import formats, fpdb, run
+from ofc.pipeline.ingest.base import RAW_LIMIT, Problem
+from ofc.pipeline.ingest.fpdb import CARD_NAMES, INGESTER
+from ofc.pipeline.ingest.validate import validate
+from ofc.pipeline.rules.files import load_rules
+from ofc.pipeline.rules.native import VARIANT_PRESETS
+from ofc.pipeline.score.records import score_records
+from ofc.schemas.hand import HandRecord
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data" / "fpdb"

@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from pipeline.cli import app
-from pipeline.ingest.labels import recognise
-from pipeline.ingest.run import ingest
-from pipeline.lake.store import Lake
-from pipeline.query.db import connect
+from ofc.pipeline.cli import app
+from ofc.pipeline.ingest.labels import recognise
+from ofc.pipeline.ingest.run import ingest
+from ofc.pipeline.lake.store import Lake
+from ofc.pipeline.query.db import connect
 from tests.reference.hands import player
 
 ROW = {"t": "top", "m": "middle", "b": "bottom"}
@@ -201,7 +201,7 @@ def test_an_unknown_variant_or_rules_that_cannot_fit_are_usage_errors(tmp_path: 
 
 
 def _labels(variant: str | None, house_rules: str | None) -> Any:
-    from pipeline.cli.ingest import labels_of
+    from ofc.pipeline.cli.ingest import labels_of
 
     return labels_of(variant, house_rules)
 

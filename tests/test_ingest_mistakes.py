@@ -16,7 +16,7 @@ import pytest
 import xlsxwriter
 from typer.testing import CliRunner
 
-from pipeline.cli import app
+from ofc.pipeline.cli import app
 
 SHEETS = Path(__file__).resolve().parent / "data" / "scoresheets"
 SHEET = "Friday"

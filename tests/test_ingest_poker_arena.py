@@ -20,13 +20,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipeline.cards import parse_cards
-from pipeline.evaluate.board import evaluate_boards, fouled
-from pipeline.ingest import poker_arena
-from pipeline.ingest.base import RAW_LIMIT, Chunk, Problem
-from pipeline.ingest.poker_arena import INGESTER, stem
-from pipeline.ingest.validate import validate
-from schemas.hand import HandRecord
+from ofc.pipeline.cards import parse_cards
+from ofc.pipeline.evaluate.board import evaluate_boards, fouled
+from ofc.pipeline.ingest import poker_arena
+from ofc.pipeline.ingest.base import RAW_LIMIT, Chunk, Problem
+from ofc.pipeline.ingest.poker_arena import INGESTER, stem
+from ofc.pipeline.ingest.validate import validate
+from ofc.schemas.hand import HandRecord
 
 SAMPLE = Path(__file__).resolve().parents[1] / "data" / "samples" / "poker-arena" / "ofc.jsonl"
 SAMPLE_SHA256 = "aa74188c3d8f1bf71794ea1f6f32adc850f15ad9ff198dcd52bd3b8c1eac05e0"

@@ -15,12 +15,12 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-import pipeline.ingest.jsonl as jsonl
-from pipeline.cards import CARD_NAMES
-from pipeline.game import BOARD, ROW_SIZES, ROWS, facts
-from pipeline.ingest.checks import VARIANT_NAMES
-from pipeline.ingest.jsonl_scan import scan
-from pipeline.ingest.validate import Validated, validate
+import ofc.pipeline.ingest.jsonl as jsonl
+from ofc.pipeline.cards import CARD_NAMES
+from ofc.pipeline.game import BOARD, ROW_SIZES, ROWS, facts
+from ofc.pipeline.ingest.checks import VARIANT_NAMES
+from ofc.pipeline.ingest.jsonl_scan import scan
+from ofc.pipeline.ingest.validate import Validated, validate
 
 RANDOM_ROWS = np.array(["top"] * 3 + ["middle"] * 5 + ["bottom"] * 5)
 FL_CARDS = {"ofc": [13], "pineapple": [14], "progressive-pineapple": [14, 15, 16, 17], "pineapple-27": [14, 15]}
@@ -464,7 +464,7 @@ def test_an_enormous_line_is_quarantined_without_being_held(monkeypatch: pytest.
 def test_compiled_times_agree_with_python() -> None:
     from datetime import UTC, datetime, timedelta, timezone
 
-    from pipeline.ingest.times import parse_times
+    from ofc.pipeline.ingest.times import parse_times
 
     rng = np.random.default_rng(11)
     texts = list(TIMES)
@@ -530,7 +530,7 @@ def test_block_boundaries_change_nothing(seed: int, monkeypatch: pytest.MonkeyPa
 
 
 def test_newlines_are_found_wherever_they_are() -> None:
-    from pipeline.ingest.jsonl_scan import newlines
+    from ofc.pipeline.ingest.jsonl_scan import newlines
 
     rng = np.random.default_rng(21)
     for _ in range(300):

@@ -13,10 +13,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipeline.ingest import scoresheet
-from pipeline.ingest.base import RAW_LIMIT, Chunk, Problem
-from pipeline.ingest.scoresheet import INGESTER
-from schemas.hand import HandRecord
+from ofc.pipeline.ingest import scoresheet
+from ofc.pipeline.ingest.base import RAW_LIMIT, Chunk, Problem
+from ofc.pipeline.ingest.scoresheet import INGESTER
+from ofc.schemas.hand import HandRecord
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "data" / "samples" / "scoresheet" / "club-night.csv"
@@ -151,8 +151,8 @@ def test_sample_reads_into_valid_records() -> None:
 
 def test_sample_points_agree_with_the_scorer() -> None:
     """The points written on the sample were worked out by hand; the engine must agree (and find the one foul)."""
-    from pipeline.rules.files import load_rules
-    from pipeline.score.records import score_records
+    from ofc.pipeline.rules.files import load_rules
+    from ofc.pipeline.score.records import score_records
 
     records, _, _ = read(SAMPLE.read_bytes(), str(SAMPLE))
     results = score_records(records, load_rules("ofc"))
@@ -699,7 +699,7 @@ def test_a_bad_map_says_what_is_wrong(spec: str, message: str) -> None:
 def test_ingest_validate_and_score_take_a_map(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
-    from pipeline.cli import app
+    from ofc.pipeline.cli import app
 
     path = tmp_path / "club.csv"
     path.write_text(german_sheet())

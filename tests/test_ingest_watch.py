@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.ingest.run import IngestReport, ingest
-from pipeline.ingest.watch import Settling, WatchTotals, wanted, watch
-from pipeline.lake.store import Lake
-from pipeline.paths import ROOT, SAMPLES
+from ofc.pipeline.ingest.run import IngestReport, ingest
+from ofc.pipeline.ingest.watch import Settling, WatchTotals, wanted, watch
+from ofc.pipeline.lake.store import Lake
+from ofc.pipeline.paths import ROOT, SAMPLES
 
 JSONL = SAMPLES / "worked-examples.jsonl"
 SHEET = SAMPLES / "scoresheet" / "club-night.csv"
@@ -160,7 +160,7 @@ def test_ctrl_c_ends_the_watch_with_its_totals(tmp_path: Path) -> None:
     folder = tmp_path / "in"
     folder.mkdir()
     lake = tmp_path / "lake"
-    command = [sys.executable, "-m", "pipeline", "ingest", "--watch", str(folder), "--lake", str(lake)]
+    command = [sys.executable, "-m", "ofc", "ingest", "--watch", str(folder), "--lake", str(lake)]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen(
         [*command, "--settle", str(SETTLE), "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
@@ -195,7 +195,7 @@ def test_ctrl_c_ends_the_watch_with_its_totals(tmp_path: Path) -> None:
 def test_watching_what_does_not_exist_is_a_usage_error(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
-    from pipeline.cli import app
+    from ofc.pipeline.cli import app
 
     result = CliRunner().invoke(app, ["ingest", "--watch", str(tmp_path / "nowhere"), "--lake", str(tmp_path / "l")])
     assert result.exit_code == 2
@@ -252,7 +252,7 @@ def test_a_broken_archive_is_its_own_error_and_a_lake_inside_is_not_read(tmp_pat
 
 
 def test_the_watch_ends_when_its_folder_goes_away(tmp_path: Path) -> None:
-    from pipeline.ingest.watch import WatchError
+    from ofc.pipeline.ingest.watch import WatchError
 
     folder = tmp_path / "in"
     folder.mkdir()
@@ -276,7 +276,7 @@ def test_the_watch_ends_when_its_folder_goes_away(tmp_path: Path) -> None:
 def test_ctrl_c_in_the_middle_of_a_batch_exits_130(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     import typer
 
-    from pipeline.cli.watch import run_watch
+    from ofc.pipeline.cli.watch import run_watch
 
     folder = tmp_path / "in"
     folder.mkdir()

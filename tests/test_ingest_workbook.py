@@ -13,12 +13,12 @@ import pytest
 import xlsxwriter
 from typer.testing import CliRunner
 
-from pipeline.cli import app
-from pipeline.ingest import ingest, scoresheet
-from pipeline.ingest.base import Problem
-from pipeline.ingest.workbook import INGESTER, WorkbookError
-from pipeline.lake.store import Lake
-from schemas.hand import HandRecord
+from ofc.pipeline.cli import app
+from ofc.pipeline.ingest import ingest, scoresheet
+from ofc.pipeline.ingest.base import Problem
+from ofc.pipeline.ingest.workbook import INGESTER, WorkbookError
+from ofc.pipeline.lake.store import Lake
+from ofc.schemas.hand import HandRecord
 from tests.test_ingest_scoresheet import BOARDS, NAMES, SAMPLE
 
 ROOT = Path(__file__).resolve().parents[1]

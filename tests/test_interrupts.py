@@ -23,15 +23,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pipeline.cli.exits import EXIT_INTERRUPTED, NOTHING_COMMITTED
-from pipeline.ingest.run import ingest
-from pipeline.lake.store import Lake
-from pipeline.rules.files import load_rules
-from pipeline.simulate import arrange
-from pipeline.simulate.batch import HandBatch
-from pipeline.simulate.pace import Portions
-from pipeline.simulate.run import CHUNK_HANDS, PRESETS, plan, play, to_jsonl
-from schemas.rules import Variant
+from ofc.pipeline.cli.exits import EXIT_INTERRUPTED, NOTHING_COMMITTED
+from ofc.pipeline.ingest.run import ingest
+from ofc.pipeline.lake.store import Lake
+from ofc.pipeline.rules.files import load_rules
+from ofc.pipeline.simulate import arrange
+from ofc.pipeline.simulate.batch import HandBatch
+from ofc.pipeline.simulate.pace import Portions
+from ofc.pipeline.simulate.run import CHUNK_HANDS, PRESETS, plan, play, to_jsonl
+from ofc.schemas.rules import Variant
 
 ROOT = Path(__file__).resolve().parents[1]
 PROMISED = 2.0
@@ -58,7 +58,7 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def start(*args: str) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONFAULTHANDLER": "1"}
     return subprocess.Popen(
-        [sys.executable, "-m", "pipeline", *args],
+        [sys.executable, "-m", "ofc", *args],
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,
@@ -182,7 +182,7 @@ def test_a_ctrl_c_while_the_files_are_moved_into_place_takes_them_back(history: 
     none of its files may stay there (a reader that lists the folder would find them)."""
     lake = tmp_path / "lake"
     patch = """
-import pipeline.lake.batch_writer as batch_writer
+import ofc.pipeline.lake.batch_writer as batch_writer
 real, moved = batch_writer.os.replace, []
 class _Os:
     def __getattr__(self, name):
@@ -208,7 +208,7 @@ def test_a_ctrl_c_after_the_commit_says_the_batch_was_committed(history: Path, t
     """Once the manifest is written the batch stands, and the line says so (it used to say nothing was)."""
     lake = tmp_path / "lake"
     patch = """
-import pipeline.lake.store as store
+import ofc.pipeline.lake.store as store
 real = store.Lake.write_manifest
 def write_manifest(self, manifest):
     real(self, manifest)
@@ -231,7 +231,7 @@ def test_a_report_interrupted_while_it_builds_writes_nothing(history: Path, tmp_
     lake, report = tmp_path / "lake", tmp_path / "report.html"
     ingest([history], Lake(lake))
     patch = """
-import reports.report as r
+import ofc.reports.report as r
 real = r.build
 def build(*args, **kwargs):
     os.kill(os.getpid(), signal.SIGINT)
@@ -286,7 +286,7 @@ def test_a_ctrl_c_while_the_commands_load_is_one_line_too(after: float, tmp_path
 SWALLOWS = """
 import sys
 import time
-from pipeline.cli.console import guarded
+from ofc.pipeline.cli.console import guarded
 
 sys.argv = ["ofc", "ingest", "hands.jsonl"]  # a command that writes a lake
 
@@ -401,7 +401,7 @@ def test_the_same_classic_field_whatever_the_portions(monkeypatch: pytest.Monkey
 WAITS = """
 import sys
 import time
-from pipeline.cli.console import guarded
+from ofc.pipeline.cli.console import guarded
 
 sys.argv = ["ofc", *sys.argv[1:]]
 

@@ -14,12 +14,12 @@ import numpy as np
 import polars as pl
 import pytest
 
-from pipeline.evaluate import category, evaluate_boards
-from pipeline.lake.snapshot import Snapshot
-from pipeline.lake.store import Lake
-from pipeline.query import named
-from pipeline.query.db import connect
-from pipeline.query.players import FilterError
+from ofc.pipeline.evaluate import category, evaluate_boards
+from ofc.pipeline.lake.snapshot import Snapshot
+from ofc.pipeline.lake.store import Lake
+from ofc.pipeline.query import named
+from ofc.pipeline.query.db import connect
+from ofc.pipeline.query.players import FilterError
 from tests.test_report_lake import INJECTION, XSS, ReportLake, shared_lake
 
 
@@ -119,7 +119,7 @@ def test_royalty_frequency_names_the_hands_the_cards_make(
     con: duckdb.DuckDBPyConnection, report_lake: ReportLake, boards: pl.DataFrame
 ) -> None:
     """As played, each rule set counts the boards played under it; the hand named is the one the cards make."""
-    from pipeline.evaluate import CATEGORY_NAMES
+    from ofc.pipeline.evaluate import CATEGORY_NAMES
 
     rows = run(con, report_lake, "royalty_frequency")
     assert {r["rules_key"] for r in rows} == set(boards["rules_key"].unique().to_list())
@@ -415,7 +415,7 @@ def test_a_rule_set_scored_only_for_its_own_hands_is_not_read_as_if(
 
 def test_a_query_reads_the_state_its_snapshot_saw(report_lake: ReportLake, tmp_path: Path) -> None:
     """A batch committed after the snapshot was taken is seen by none of the command's queries."""
-    from pipeline.ingest.run import ingest
+    from ofc.pipeline.ingest.run import ingest
     from tests.test_report_lake import make_records
 
     copy = tmp_path / "lake"
@@ -486,7 +486,7 @@ def _direct(con: duckdb.DuckDBPyConnection, sql: str, **params: Any) -> list[dic
 def test_hands_looked_up_are_the_lakes_rows(report_lake: ReportLake, snapshot: Snapshot, aliased: bool) -> None:
     """hand_boards and hand_pairs read the hands' rows fetched apart (``@lookup``): the same rows, cards, aliases
     and rule sets as DuckDB reads from the lake's own views, whichever rule set is read."""
-    from pipeline.query.players import apply_aliases
+    from ofc.pipeline.query.players import apply_aliases
 
     con = connect(snapshot)
     if aliased:
@@ -562,7 +562,7 @@ def test_hands_looked_up_through_shared_reads_are_the_same_rows_read_once(
     """The viewer's queries share one read of each table's rows of their hands: under the rules read and the
     rule sets compared, each query returns the rows it returns alone, and a table's files are read once for all
     of them (hand_boards' results under the hands' own rules come from hand_pairs' read under every rule set)."""
-    from pipeline.query import lookup
+    from ofc.pipeline.query import lookup
 
     keys = [k for (k,) in con.sql("SELECT hand_key FROM hands ORDER BY hand_key LIMIT 30").fetchall()]
     wanted = ",".join(map(str, keys))

@@ -19,14 +19,14 @@ import numpy as np
 import polars as pl
 import pytest
 
-from pipeline.cards import CARD_NAMES
-from pipeline.evaluate.dead import NEVER, ROW_CODES, dead_streets
-from pipeline.lake.store import Lake
-from pipeline.query import named
-from pipeline.query.db import connect
-from pipeline.rules.compile import compile_rules
-from pipeline.rules.files import load_rules, preset_names
-from schemas.rules import RuleSet
+from ofc.pipeline.cards import CARD_NAMES
+from ofc.pipeline.evaluate.dead import NEVER, ROW_CODES, dead_streets
+from ofc.pipeline.lake.store import Lake
+from ofc.pipeline.query import named
+from ofc.pipeline.query.db import connect
+from ofc.pipeline.rules.compile import compile_rules
+from ofc.pipeline.rules.files import load_rules, preset_names
+from ofc.schemas.rules import RuleSet
 from tests.reference.slow_scorer import score_hand
 from tests.test_report_lake import SAMPLES, make_records
 
@@ -94,8 +94,8 @@ def _special() -> list[dict[str, Any]]:
 
 @pytest.fixture(scope="module")
 def mixed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Lake, list[RuleSet]]:
-    from pipeline.ingest.run import ingest
-    from pipeline.rescore.run import rescore
+    from ofc.pipeline.ingest.run import ingest
+    from ofc.pipeline.rescore.run import rescore
 
     root = tmp_path_factory.mktemp("mixed")
     path = root / "hands.jsonl"
@@ -307,8 +307,8 @@ def test_named_query_counts_equal_a_polars_computation(
 
 def test_variant_facts_are_the_presets() -> None:
     """What the lake's readers know of each variant without loading rule files is what its preset says."""
-    from pipeline.game import facts
-    from pipeline.rules.native import VARIANT_PRESETS, variant_rules
+    from ofc.pipeline.game import facts
+    from ofc.pipeline.rules.native import VARIANT_PRESETS, variant_rules
 
     for variant in VARIANT_PRESETS:
         rules = variant_rules(variant)

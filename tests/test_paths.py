@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline import paths
+from ofc.pipeline import paths
 
 
 def test_a_checkout_writes_in_the_project(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

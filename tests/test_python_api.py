@@ -18,18 +18,18 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from pipeline.api import LakeView, Scores, open_lake, score
-from pipeline.cli import app
-from pipeline.errors import InputError, LakeError, OfcError, RulesError
-from pipeline.lake.store import Lake
-from pipeline.paths import SAMPLES
-from pipeline.query import NamedQueryError, QueryError, named
-from pipeline.query.db import connect
-from pipeline.query.players import FilterError
-from pipeline.rescore.run import rescore
-from pipeline.rules.files import load_rules
-from pipeline.simulate.run import plan, to_lake
-from reports.report import Options, build
+from ofc.pipeline.api import LakeView, Scores, open_lake, score
+from ofc.pipeline.cli import app
+from ofc.pipeline.errors import InputError, LakeError, OfcError, RulesError
+from ofc.pipeline.lake.store import Lake
+from ofc.pipeline.paths import SAMPLES
+from ofc.pipeline.query import NamedQueryError, QueryError, named
+from ofc.pipeline.query.db import connect
+from ofc.pipeline.query.players import FilterError
+from ofc.pipeline.rescore.run import rescore
+from ofc.pipeline.rules.files import load_rules
+from ofc.pipeline.simulate.run import plan, to_lake
+from ofc.reports.report import Options, build
 from tests.reference.deals import random_records
 from tests.reference.hands import CRISS_CROSS, MISSET, player
 from tests.reference.slow_scorer import score_records as reference_scores

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from pipeline.cli import app
-from pipeline.cli.quarantine import fix_for
-from pipeline.ingest.run import ingest
-from pipeline.lake.store import Lake
-from pipeline.query.db import connect
+from ofc.pipeline.cli import app
+from ofc.pipeline.cli.quarantine import fix_for
+from ofc.pipeline.ingest.run import ingest
+from ofc.pipeline.lake.store import Lake
+from ofc.pipeline.query.db import connect
 
 runner = CliRunner()
 

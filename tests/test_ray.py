@@ -19,12 +19,12 @@ import pyarrow as pa
 import pytest
 from typer.testing import CliRunner
 
-from pipeline.cli import app
-from pipeline.lake.store import Lake
-from pipeline.paths import ROOT, SAMPLES
-from pipeline.rescore.run import rescore
-from pipeline.rules.files import load_rules
-from pipeline.simulate.run import Spec
+from ofc.pipeline.cli import app
+from ofc.pipeline.lake.store import Lake
+from ofc.pipeline.paths import ROOT, SAMPLES
+from ofc.pipeline.rescore.run import rescore
+from ofc.pipeline.rules.files import load_rules
+from ofc.pipeline.simulate.run import Spec
 
 RESULT_TABLES = ("board_results", "pair_results")
 """Compared row for row. The summaries the report reads are sums over blocks of hands, which the engines cut
@@ -91,7 +91,7 @@ def report_of(lake: Path) -> dict:
 def test_a_ray_rescore_equals_a_local_one_row_for_row(
     lakes: tuple[Path, Path], cluster: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from pipeline.rescore import distributed as engine
+    from ofc.pipeline.rescore import distributed as engine
 
     local, distributed = lakes
     monkeypatch.setattr(engine, "SLICE_HANDS", 7_000)  # each partition read in slices, side by side
@@ -111,7 +111,7 @@ def test_a_driver_killed_midway_leaves_nothing_and_a_rerun_finishes(lakes: tuple
             manifest.unlink()
     before = sorted(p.name for p in (lake / "_manifests").glob("*.json"))
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    command = [sys.executable, "-m", "pipeline", "rescore", "--lake", str(lake), "--engine", "ray"]
+    command = [sys.executable, "-m", "ofc", "rescore", "--lake", str(lake), "--engine", "ray"]
     proc = subprocess.Popen([*command, "-r", "ofc", "-r", "classic-2-4"], env=env, start_new_session=True)
     deadline = time.monotonic() + 120
     while not any((lake / "_staging").rglob("*.parquet")) and time.monotonic() < deadline:
@@ -129,8 +129,8 @@ def test_a_driver_killed_midway_leaves_nothing_and_a_rerun_finishes(lakes: tuple
 def test_a_sharded_simulation_gives_the_same_hands_on_ray(tmp_path: Path, cluster: None) -> None:
     import ray
 
-    from pipeline.simulate.distributed import to_lake_ray
-    from pipeline.simulate.run import plan, to_lake
+    from ofc.pipeline.simulate.distributed import to_lake_ray
+    from ofc.pipeline.simulate.run import plan, to_lake
 
     def spec(shards: int) -> Spec:
         rules = load_rules("pineapple")
@@ -175,7 +175,7 @@ def test_a_worker_killed_midway_leaves_nothing_half_done(lakes: tuple[Path, Path
             manifest.unlink()
     before = sorted(p.name for p in (lake / "_manifests").glob("*.json"))
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    command = [sys.executable, "-m", "pipeline", "rescore", "--lake", str(lake), "--engine", "ray", "-r", "ofc"]
+    command = [sys.executable, "-m", "ofc", "rescore", "--lake", str(lake), "--engine", "ray", "-r", "ofc"]
     proc = subprocess.Popen(command, env=env, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline, killed = time.monotonic() + 120, []
     while not killed and proc.poll() is None and time.monotonic() < deadline:

@@ -11,20 +11,20 @@ import sys
 import time
 from pathlib import Path
 
-from pipeline.lake.store import Lake
-from pipeline.paths import SAMPLES
-from reports.report import Options, build
+from ofc.pipeline.lake.store import Lake
+from ofc.pipeline.paths import SAMPLES
+from ofc.reports.report import Options, build
 
 ROOT = Path(__file__).resolve().parents[1]
 WRITER = """
 import json, sys, time
 from pathlib import Path
-from pipeline.ingest.run import ingest
-from pipeline.lake.edit import remove, vacuum
-from pipeline.lake.store import Lake
-from pipeline.rescore.run import rescore
-from reports.report import Options, build
-from pipeline.rules.files import load_rules
+from ofc.pipeline.ingest.run import ingest
+from ofc.pipeline.lake.edit import remove, vacuum
+from ofc.pipeline.lake.store import Lake
+from ofc.pipeline.rescore.run import rescore
+from ofc.reports.report import Options, build
+from ofc.pipeline.rules.files import load_rules
 
 lake, samples, fixed, log = Lake(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3]), open(sys.argv[4], "w")
 ofc = [load_rules("ofc"), load_rules("pineapple")]

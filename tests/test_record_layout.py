@@ -14,16 +14,16 @@ import numpy as np
 import pytest
 from pydantic import BaseModel
 
-from pipeline import game
-from pipeline.cards import CARD_NAMES
-from pipeline.game import PLACEMENT_ROWS, ROW_SIZES, ROWS
-from pipeline.ingest import checks
-from pipeline.ingest.columns import TEXT_FIELDS
-from pipeline.ingest.jsonl_scan import LEFT, SCANNED, scan
-from schemas.hand import PLACEMENT_ROWS as MODEL_PLACEMENT_ROWS
-from schemas.hand import ROW_SIZES as MODEL_ROW_SIZES
-from schemas.hand import HandRecord, Placement, PlayerRecord
-from schemas.lake import PLACEMENT, PLAYER, RECORD
+from ofc.pipeline import game
+from ofc.pipeline.cards import CARD_NAMES
+from ofc.pipeline.game import PLACEMENT_ROWS, ROW_SIZES, ROWS
+from ofc.pipeline.ingest import checks
+from ofc.pipeline.ingest.columns import TEXT_FIELDS
+from ofc.pipeline.ingest.jsonl_scan import LEFT, SCANNED, scan
+from ofc.schemas.hand import PLACEMENT_ROWS as MODEL_PLACEMENT_ROWS
+from ofc.schemas.hand import ROW_SIZES as MODEL_ROW_SIZES
+from ofc.schemas.hand import HandRecord, Placement, PlayerRecord
+from ofc.schemas.lake import PLACEMENT, PLAYER, RECORD
 from tests.test_ingest_scan import assert_same_both_ways, read_jsonl
 
 MODELS: dict[str, type[BaseModel]] = {"hand": HandRecord, "player": PlayerRecord, "placement": Placement}
@@ -208,7 +208,7 @@ def test_an_unknown_key_leaves_the_line() -> None:
 
 def test_the_checks_follow_the_game() -> None:
     """The per-variant tables of the checks, against the game's facts they are made from."""
-    from pipeline.game import facts
+    from ofc.pipeline.game import facts
 
     for code, name in enumerate(checks.VARIANT_NAMES):
         f = facts(name)
@@ -226,7 +226,7 @@ def test_the_checks_follow_the_game() -> None:
 def test_the_scanner_is_compiled_with_the_constants_it_reads_today(monkeypatch: pytest.MonkeyPatch) -> None:
     """Numba's cache knows the scanner's own file, not the values it takes from others (the models, the checks, the
     game): a digest of them, compiled in, tells when its cached kernels must be compiled again."""
-    import pipeline.ingest.jsonl_scan as jsonl_scan
+    import ofc.pipeline.ingest.jsonl_scan as jsonl_scan
 
     assert _taken(json.dumps(scanned_record()).encode())
     assert jsonl_scan._compiled_constants() == jsonl_scan._compiled_digest == jsonl_scan._constants_digest()

@@ -21,12 +21,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from phevaluator import evaluate_cards
 
-from pipeline.evaluate import tables
-from pipeline.rules.compile import compile_rules
-from pipeline.rules.files import load_rules, parse_rules, preset_names
-from pipeline.score.engine import Boards, _table_stakes
-from pipeline.score.records import score_records as engine_score_records
-from schemas.rules import NATURAL_VALUE_MAX, RuleSet
+from ofc.pipeline.evaluate import tables
+from ofc.pipeline.rules.compile import compile_rules
+from ofc.pipeline.rules.files import load_rules, parse_rules, preset_names
+from ofc.pipeline.score.engine import Boards, _table_stakes
+from ofc.pipeline.score.records import score_records as engine_score_records
+from ofc.schemas.rules import NATURAL_VALUE_MAX, RuleSet
 from tests.reference.deals import random_records
 from tests.reference.hands import CRISS_CROSS, MISSET, player
 from tests.reference.slow_scorer import (

@@ -11,10 +11,10 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from pipeline.cli import app
-from reports import figures
-from reports.html import figure_json, render
-from reports.report import Options, build
+from ofc.pipeline.cli import app
+from ofc.reports import figures
+from ofc.reports.html import figure_json, render
+from ofc.reports.report import Options, build
 from tests.test_report_lake import INJECTION, XSS, ReportLake, shared_lake
 
 
@@ -212,8 +212,8 @@ def test_sql_ad_hoc_stays_read_only(report_lake: ReportLake) -> None:
 
 def test_a_lake_without_results(tmp_path: Path) -> None:
     """Before any rescore: the overview alone, and named queries that say what to run."""
-    from pipeline.ingest.run import ingest
-    from pipeline.lake.store import Lake
+    from ofc.pipeline.ingest.run import ingest
+    from ofc.pipeline.lake.store import Lake
     from tests.test_report_lake import SAMPLES
 
     lake = Lake(tmp_path / "lake")

@@ -13,12 +13,12 @@ import plotly.graph_objects as go
 import pytest
 from typer.testing import CliRunner
 
-from pipeline.cli import app
-from pipeline.lake.store import Lake
-from reports import figures
-from reports.report import Options, Report, build, game_data
-from reports.sections import fouls
-from reports.sections.common import EVERY_PLAYER, Game
+from ofc.pipeline.cli import app
+from ofc.pipeline.lake.store import Lake
+from ofc.reports import figures
+from ofc.reports.report import Options, Report, build, game_data
+from ofc.reports.sections import fouls
+from ofc.reports.sections.common import EVERY_PLAYER, Game
 
 runner = CliRunner()
 

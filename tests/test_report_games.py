@@ -14,13 +14,13 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from pipeline.cli import app
-from pipeline.ingest.run import ingest
-from pipeline.lake.store import Lake
-from pipeline.rescore.run import rescore
-from pipeline.rules.files import load_rules
-from reports.report import Options, build, game_data
-from reports.sections.common import FANTASYLAND_COLUMNS, STREET_COLUMNS, auto_min_hands
+from ofc.pipeline.cli import app
+from ofc.pipeline.ingest.run import ingest
+from ofc.pipeline.lake.store import Lake
+from ofc.pipeline.rescore.run import rescore
+from ofc.pipeline.rules.files import load_rules
+from ofc.reports.report import Options, build, game_data
+from ofc.reports.sections.common import FANTASYLAND_COLUMNS, STREET_COLUMNS, auto_min_hands
 from tests.test_report_lake import VARIANTS, make_records
 
 RULES = ("ofc", "classic-2-4")

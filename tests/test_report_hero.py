@@ -13,14 +13,14 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from pipeline.cli import app
-from pipeline.config import Config, ConfigError, load_config
-from pipeline.lake.store import Lake
-from pipeline.query.players import FilterError
-from pipeline.rules.files import load_rules
-from pipeline.rules.native import deal_only_difference
-from reports.html import render
-from reports.report import Options, build
+from ofc.pipeline.cli import app
+from ofc.pipeline.config import Config, ConfigError, load_config
+from ofc.pipeline.lake.store import Lake
+from ofc.pipeline.query.players import FilterError
+from ofc.pipeline.rules.files import load_rules
+from ofc.pipeline.rules.native import deal_only_difference
+from ofc.reports.html import render
+from ofc.reports.report import Options, build
 from tests.test_report_lake import ReportLake, make_records, shared_lake
 
 runner = CliRunner()
@@ -173,8 +173,8 @@ def test_rule_sets_are_named_not_hashed(report_lake: ReportLake) -> None:
 @pytest.fixture(scope="module")
 def versions(tmp_path_factory: pytest.TempPathFactory) -> tuple[Lake, Path, list[str]]:
     """A small lake rescored under two versions of one house rule file, and under the pineapple presets."""
-    from pipeline.ingest.run import ingest
-    from pipeline.rescore.run import rescore
+    from ofc.pipeline.ingest.run import ingest
+    from ofc.pipeline.rescore.run import rescore
 
     root = tmp_path_factory.mktemp("versions")
     history = root / "hands.jsonl"
@@ -385,7 +385,7 @@ def test_an_output_under_a_file_is_a_usage_error(report_lake: ReportLake, tmp_pa
     ],
 )
 def test_numbers_show_one_precision_per_kind_and_no_noise(value: float | None, kind: str, shown: str) -> None:
-    from reports.tables import cell_text, raw_text
+    from ofc.reports.tables import cell_text, raw_text
 
     assert cell_text(value, kind) == shown
     assert raw_text(4.3e-19) == "0.0"
@@ -393,8 +393,8 @@ def test_numbers_show_one_precision_per_kind_and_no_noise(value: float | None, k
 
 def test_running_totals_in_slices_of_time_end_at_each_players_total(report_lake: ReportLake) -> None:
     """The path for players with many hands (here forced with exact=0): slices of time, thinned to `steps`."""
-    from pipeline.query import named
-    from pipeline.query.db import connect
+    from ofc.pipeline.query import named
+    from ofc.pipeline.query.db import connect
 
     snapshot = report_lake.lake.snapshot()
     rows = named.run(connect(snapshot), snapshot, "running_totals", {"exact": 0, "steps": 7}).to_pylist()

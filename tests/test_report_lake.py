@@ -18,8 +18,8 @@ import numpy as np
 import polars as pl
 import pytest
 
-from pipeline.cards import CARD_NAMES, deal
-from pipeline.lake.store import Lake
+from ofc.pipeline.cards import CARD_NAMES, deal
+from ofc.pipeline.lake.store import Lake
 
 SAMPLES = Path(__file__).resolve().parent.parent / "data" / "samples"
 RULES = ("ofc", "classic-2-4")
@@ -131,7 +131,7 @@ class ReportLake:
         return self._view("compared_boards", None, every=True)
 
     def _view(self, view: str, rules_key: str | None, every: bool = False) -> pl.DataFrame:
-        from pipeline.query.db import connect
+        from ofc.pipeline.query.db import connect
 
         where = "true" if every else "native" if rules_key is None else "rules_key = $key"
         con = connect(self.lake.snapshot())
@@ -149,9 +149,9 @@ class ReportLake:
 
 
 def build(root: Path, hands: int = 300, rules: tuple[str, ...] = RULES) -> ReportLake:
-    from pipeline.ingest.run import ingest
-    from pipeline.rescore.run import rescore
-    from pipeline.rules.files import load_rules
+    from ofc.pipeline.ingest.run import ingest
+    from ofc.pipeline.rescore.run import rescore
+    from ofc.pipeline.rules.files import load_rules
 
     generated = root / "generated.jsonl"
     generated.write_text("".join(json.dumps(r) + "\n" for r in make_records(hands)), encoding="utf-8")

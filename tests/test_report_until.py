@@ -13,10 +13,10 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from pipeline.cli import app
-from pipeline.lake.store import Lake
-from pipeline.query import named
-from reports.report import Options, build
+from ofc.pipeline.cli import app
+from ofc.pipeline.lake.store import Lake
+from ofc.pipeline.query import named
+from ofc.reports.report import Options, build
 from tests.test_cli_options import options
 from tests.test_report_games import _close, _lake
 from tests.test_report_lake import ReportLake, make_records, shared_lake

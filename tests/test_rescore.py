@@ -10,21 +10,21 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from pipeline.cards import CARD_NAMES, deal
-from pipeline.ingest.run import ingest
-from pipeline.lake.batch_writer import BatchWriter
-from pipeline.lake.edit import vacuum
-from pipeline.lake.store import Lake, LakeError
-from pipeline.paths import SAMPLES
-from pipeline.query.db import connect, run_query
-from pipeline.rescore import batch, scoring
-from pipeline.rescore.plan import RuleSetNameError
-from pipeline.rescore.run import rescore
-from pipeline.rules.compile import NATURALS
-from pipeline.rules.files import load_rules
-from pipeline.score.engine import score
-from pipeline.score.records import to_boards
-from schemas.rules import RuleSet
+from ofc.pipeline.cards import CARD_NAMES, deal
+from ofc.pipeline.ingest.run import ingest
+from ofc.pipeline.lake.batch_writer import BatchWriter
+from ofc.pipeline.lake.edit import vacuum
+from ofc.pipeline.lake.store import Lake, LakeError
+from ofc.pipeline.paths import SAMPLES
+from ofc.pipeline.query.db import connect, run_query
+from ofc.pipeline.rescore import batch, scoring
+from ofc.pipeline.rescore.plan import RuleSetNameError
+from ofc.pipeline.rescore.run import rescore
+from ofc.pipeline.rules.compile import NATURALS
+from ofc.pipeline.rules.files import load_rules
+from ofc.pipeline.score.engine import score
+from ofc.pipeline.score.records import to_boards
+from ofc.schemas.rules import RuleSet
 from tests.reference.hands import CRISS_CROSS, MISSET
 
 EXAMPLES = SAMPLES / "worked-examples.jsonl"
@@ -515,7 +515,7 @@ def test_a_rule_set_whose_name_cannot_name_a_folder_is_not_native(tmp_path: Path
     lake = lake_with(tmp_path, records)
     report = rescore(lake, [])
     assert {n["how"] for n in report.natives} == {"house rules unknown"}
-    from pipeline.rules.native import How, Natives
+    from ofc.pipeline.rules.native import How, Natives
 
     native = Natives(given=[load_rules(slash)]).resolve("ofc", "club/house")
     assert (native.rules.name, native.how) == ("ofc", How.MISFIT)
@@ -556,8 +556,8 @@ def test_boards_whose_cards_an_older_lake_holds_as_lists_read_the_same(tmp_path:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from pipeline.lake.board_cards import card_codes
-    from pipeline.query import named
+    from ofc.pipeline.lake.board_cards import card_codes
+    from ofc.pipeline.query import named
     from tests.test_report_lake import make_records
 
     kept = lake_with(tmp_path, make_records(40, seed=9))

@@ -8,14 +8,14 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from pipeline.cards import deal
-from pipeline.rescore.batch import SETTLED, read_boards, rescore_batch, rescore_many
-from pipeline.rescore.plan import Job
-from pipeline.rules.compile import NATURALS
-from pipeline.rules.files import load_rules
-from pipeline.score.engine import Boards, score
-from schemas.lake import BOARD_RESULTS, PAIR_RESULTS, RESCORE_INPUT
-from schemas.rules import RuleSet
+from ofc.pipeline.cards import deal
+from ofc.pipeline.rescore.batch import SETTLED, read_boards, rescore_batch, rescore_many
+from ofc.pipeline.rescore.plan import Job
+from ofc.pipeline.rules.compile import NATURALS
+from ofc.pipeline.rules.files import load_rules
+from ofc.pipeline.score.engine import Boards, score
+from ofc.schemas.lake import BOARD_RESULTS, PAIR_RESULTS, RESCORE_INPUT
+from ofc.schemas.rules import RuleSet
 
 RULES = Path(__file__).parent / "data" / "rules"
 RULE_SETS = ["ofc", "classic-1-6", "taiwanese", str(RULES / "stakes.toml"), str(RULES / "suits.toml")]
@@ -165,7 +165,7 @@ def test_no_hidden_state(boards: pa.RecordBatch, monkeypatch: pytest.MonkeyPatch
     """Same input, same output, however often and in whatever order; nothing touches a lake or a file."""
     import pyarrow.parquet as pq
 
-    from pipeline.lake import store
+    from ofc.pipeline.lake import store
 
     def refuse(*args: object, **kwargs: object) -> None:
         raise AssertionError("the pure step must not do I/O")

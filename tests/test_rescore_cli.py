@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from pipeline.cli import app
-from pipeline.paths import SAMPLES
-from pipeline.rules.files import load_rules
+from ofc.pipeline.cli import app
+from ofc.pipeline.paths import SAMPLES
+from ofc.pipeline.rules.files import load_rules
 
 runner = CliRunner()
 

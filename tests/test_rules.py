@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.rules.files import RuleSetError, load_rules, preset_names
-from schemas.export import render_all
-from schemas.rules import RuleSet
+from ofc.pipeline.rules.files import RuleSetError, load_rules, preset_names, presets_dir
+from ofc.schemas.export import render_all
+from ofc.schemas.rules import RuleSet
 
 PRESETS = [
     "classic-1-6",
@@ -111,6 +111,17 @@ def test_an_added_option_set_away_from_its_default_is_a_new_rule_set(section: st
     assert changed.key != base.key
 
 
+def test_a_folder_of_a_presets_name_does_not_hide_the_preset(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``-r pineapple`` run where a folder is called ``pineapple`` (or the preset ``ofc`` extended from inside a
+    checkout, whose root holds the ``ofc`` package) is still the preset."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pineapple").mkdir()
+    (tmp_path / "ofc").mkdir()
+    assert load_rules("pineapple").key == load_rules(presets_dir() / "pineapple.toml").key
+    assert load_rules("ofc").name == "ofc"
+    assert load_rules("classic-1-6").name == "classic-1-6"  # extends a preset by name
+
+
 def test_house_file_extends_a_preset_and_names_itself_after_the_file(tmp_path: Path) -> None:
     house = tmp_path / "friday-night.toml"
     house.write_text('extends = "pineapple"\n[royalties.top]\ntrips = 20\n')
@@ -172,7 +183,7 @@ def test_generated_schema_and_reference_are_in_sync() -> None:
     rendered = render_all()
     assert sorted(path.name for path in rendered) == ["hand.schema.json", "rules-reference.md", "rules.schema.json"]
     for path, text in rendered.items():
-        assert path.read_text(encoding="utf-8") == text, f"run: python -m schemas.export ({path.name})"
+        assert path.read_text(encoding="utf-8") == text, f"run: python -m ofc.schemas.export ({path.name})"
     here = Path(__file__).resolve().parent.parent / "schemas"
     schema = json.loads((here / "rules.schema.json").read_text())
     assert "extends" in schema["properties"]
@@ -181,7 +192,7 @@ def test_generated_schema_and_reference_are_in_sync() -> None:
 def test_a_rule_set_is_compiled_once_by_its_key() -> None:
     """The compiled tables are cached by the rule set's key (name and content hash): the same rule set read twice
     is compiled once, and one changed under the same name is compiled afresh."""
-    from pipeline.rules.compile import compile_rules
+    from ofc.pipeline.rules.compile import compile_rules
 
     first, again = load_rules("pineapple"), load_rules("pineapple")
     assert first is not again

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from pipeline.rules.files import load_rules, preset_names
-from pipeline.score.records import score_records as fast_score_records
+from ofc.pipeline.rules.files import load_rules, preset_names
+from ofc.pipeline.score.records import score_records as fast_score_records
 from tests.reference.deals import random_records
 from tests.reference.slow_scorer import score_records as reference_score_records
 

@@ -7,10 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipeline.cards import deal
-from pipeline.rules.files import load_rules, preset_names
-from pipeline.score.engine import Boards, score
-from pipeline.score.pair_kernels import FOUL
+from ofc.pipeline.cards import deal
+from ofc.pipeline.rules.files import load_rules, preset_names
+from ofc.pipeline.score.engine import Boards, score
+from ofc.pipeline.score.pair_kernels import FOUL
 
 HANDS = 1500
 
@@ -110,7 +110,7 @@ def test_royalties_never_exceed_97_under_the_standard_table() -> None:
     facts = score(boards, rules).boards
     assert facts.royalties.sum(axis=1).max() <= 97
     # 97 = AAA top (22) + royal middle (50) + royal bottom (25); one deck cannot deal it, this comes close.
-    from pipeline.cards import parse_boards
+    from ofc.pipeline.cards import parse_boards
 
     strong = parse_boards(["Ac Ad Ah / 9s Ts Js Qs Ks / 9h Th Jh Qh Kh"])
     facts = score(Boards.build(hand=np.zeros(1), seat=np.zeros(1), cards=strong), rules).boards

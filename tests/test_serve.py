@@ -23,9 +23,9 @@ import polars as pl
 import pytest
 import uvicorn
 
-from pipeline.lake.store import Lake
-from pipeline.query.db import connect
-from reports.serve import Site, make_app
+from ofc.pipeline.lake.store import Lake
+from ofc.pipeline.query.db import connect
+from ofc.reports.serve import Site, make_app
 from tests.test_browser import BUDGET_MS, FLAGS, find_browser
 from tests.test_report_lake import ReportLake, shared_lake
 
@@ -286,7 +286,7 @@ def test_a_commit_by_another_process_changes_the_state_pages_watch(tmp_path: Pat
 
     def simulate(hands: int) -> None:
         args = ["simulate", "--variant", "pineapple", "--hands", str(hands), "--lake", str(lake), "--bots", "random"]
-        done = subprocess.run([sys.executable, "-m", "pipeline", *args], env=env, capture_output=True, text=True)
+        done = subprocess.run([sys.executable, "-m", "ofc", *args], env=env, capture_output=True, text=True)
         assert done.returncode == 0, done.stderr
 
     simulate(30)
@@ -386,7 +386,7 @@ def test_ofc_serve_says_its_address_and_stops_on_ctrl_c(report_lake: ReportLake)
     """The command: listens on 127.0.0.1 (a port the system gives), says where, answers, and ends on Ctrl-C in
     one line with exit 0; a second server on the same port says it cannot listen."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    command = [sys.executable, "-m", "pipeline", "serve", "--lake", str(report_lake.lake.root), "--port", "0"]
+    command = [sys.executable, "-m", "ofc", "serve", "--lake", str(report_lake.lake.root), "--port", "0"]
     proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None
@@ -456,7 +456,7 @@ def analysed_lake(tmp_path_factory: pytest.TempPathFactory) -> Path:
         ["analyse"],
     ):
         done = subprocess.run(
-            [sys.executable, "-m", "pipeline", *args, "--lake", str(lake)], env=env, capture_output=True, text=True
+            [sys.executable, "-m", "ofc", *args, "--lake", str(lake)], env=env, capture_output=True, text=True
         )
         assert done.returncode == 0, done.stderr[-2000:]
     return lake

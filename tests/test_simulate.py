@@ -8,14 +8,14 @@ from itertools import combinations
 import numpy as np
 import pytest
 
-from pipeline.evaluate import lowball27
-from pipeline.rules.compile import compile_rules
-from pipeline.rules.files import load_rules
-from pipeline.score.engine import Boards, score
-from pipeline.simulate.batch import HandBatch
-from pipeline.simulate.run import Spec, plan, play
-from pipeline.simulate.streets import streets_of
-from schemas.rules import Dealing, RuleSet
+from ofc.pipeline.evaluate import lowball27
+from ofc.pipeline.rules.compile import compile_rules
+from ofc.pipeline.rules.files import load_rules
+from ofc.pipeline.score.engine import Boards, score
+from ofc.pipeline.simulate.batch import HandBatch
+from ofc.pipeline.simulate.run import Spec, plan, play
+from ofc.pipeline.simulate.streets import streets_of
+from ofc.schemas.rules import Dealing, RuleSet
 
 VARIANTS = [
     ("classic-1-6", 2, "mc,heuristic,random"),
@@ -159,7 +159,7 @@ def test_classic_two_players_share_one_deck_over_two_hands() -> None:
 
 
 def test_classic_naturals_and_surrender_follow_the_rules() -> None:
-    from pipeline.score.naturals import natural_kinds
+    from ofc.pipeline.score.naturals import natural_kinds
 
     b = run(spec_for("classic-1-6", 3, "mc,heuristic,random", hands=600, session_hands=100))
     declared = b.natural >= 0
@@ -215,7 +215,7 @@ def test_heuristic_keeps_its_rows_in_order(rules: str) -> None:
 
 
 def test_heuristic_counts_the_cards_it_has_seen_as_the_planner_does() -> None:
-    from pipeline.simulate import heuristic_kernels, planner_kernels
+    from ofc.pipeline.simulate import heuristic_kernels, planner_kernels
 
     rng = np.random.default_rng(3)
     deck = rng.permuted(np.broadcast_to(np.arange(52, dtype=np.uint8), (50, 52)), axis=1)
@@ -234,10 +234,10 @@ def test_heuristic_counts_the_cards_it_has_seen_as_the_planner_does() -> None:
 @pytest.mark.parametrize(("rules", "players"), [(r, p) for r, p, _ in VARIANTS])
 def test_columns_straight_from_the_arrays_make_the_rows_records_make(played: dict, rules: str, players: int) -> None:
     """The lake takes simulated hands without writing them out as records first; the rows are the same."""
-    from pipeline.ingest.base import Chunk
-    from pipeline.ingest.validate import validate
-    from pipeline.simulate.records import to_chunk, to_records
-    from pipeline.simulate.run import meta
+    from ofc.pipeline.ingest.base import Chunk
+    from ofc.pipeline.ingest.validate import validate
+    from ofc.pipeline.simulate.records import to_chunk, to_records
+    from ofc.pipeline.simulate.run import meta
 
     spec, b = played[rules, players]
     m = meta(spec)
@@ -255,9 +255,9 @@ def test_columns_straight_from_the_arrays_make_the_rows_records_make(played: dic
 
 
 def test_a_broken_hand_from_the_arrays_goes_through_every_check(played: dict) -> None:
-    from pipeline.ingest.validate import validate
-    from pipeline.simulate.records import to_chunk
-    from pipeline.simulate.run import meta
+    from ofc.pipeline.ingest.validate import validate
+    from ofc.pipeline.simulate.records import to_chunk
+    from ofc.pipeline.simulate.run import meta
 
     spec, b = played["pineapple", 3]
     b = b.take(np.arange(b.hands))

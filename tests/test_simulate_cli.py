@@ -9,11 +9,11 @@ import pyarrow as pa
 import pytest
 from typer.testing import CliRunner
 
-from pipeline.cli import app
-from pipeline.ingest.run import ingest
-from pipeline.lake.store import Lake
-from pipeline.rules.files import load_rules
-from pipeline.simulate.views import DEFAULT_ROLLOUTS
+from ofc.pipeline.cli import app
+from ofc.pipeline.ingest.run import ingest
+from ofc.pipeline.lake.store import Lake
+from ofc.pipeline.rules.files import load_rules
+from ofc.pipeline.simulate.views import DEFAULT_ROLLOUTS
 
 runner = CliRunner()
 BASE = ["simulate", "--variant", "pineapple", "--players", "3", "--bots", "mc,heuristic,random", "--rollouts", "4"]

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-import pipeline
-from pipeline.errors import InputError, LakeError, OfcError, RulesError
+import ofc.pipeline
+from ofc.pipeline.errors import InputError, LakeError, OfcError, RulesError
 
 ROOT = Path(__file__).resolve().parents[1]
 TOP = ("pipeline", "schemas", "reports")
@@ -55,13 +55,20 @@ def imports(name: str, path: Path) -> Iterator[tuple[str, str, int]]:
             if node.level:
                 base = package.split(".")[: len(package.split(".")) - node.level + 1]
                 module = ".".join([*base, module] if module else base)
-            if module.split(".")[0] in TOP:
+            if (inside := ours(module) if not node.level else module) is not None:
                 for alias in node.names:
-                    yield module, alias.name, node.lineno
+                    yield inside, alias.name, node.lineno
         elif isinstance(node, ast.Import):
             for alias in node.names:
-                if alias.name.split(".")[0] in TOP:
-                    yield alias.name, "", node.lineno
+                if (inside := ours(alias.name)) is not None:
+                    yield inside, "", node.lineno
+
+
+def ours(module: str) -> str | None:
+    """A module of this project by its name inside the ``ofc`` package (``ofc.pipeline.lake`` is
+    ``pipeline.lake``), or None for another project's."""
+    parts = module.split(".")
+    return ".".join(parts[1:]) if parts[0] == "ofc" and len(parts) > 1 and parts[1] in TOP else None
 
 
 def graph() -> dict[str, set[str]]:
@@ -156,11 +163,11 @@ def test_no_module_uses_another_modules_private_names() -> None:
 
 
 def packages() -> list[str]:
-    found = []
+    found = ["ofc"]
     for top in TOP:
-        module = importlib.import_module(top)
-        found.append(top)
-        found += [m.name for m in pkgutil.walk_packages(module.__path__, f"{top}.") if m.ispkg]
+        module = importlib.import_module(f"ofc.{top}")
+        found.append(module.__name__)
+        found += [m.name for m in pkgutil.walk_packages(module.__path__, f"{module.__name__}.") if m.ispkg]
     return found
 
 
@@ -182,12 +189,12 @@ def test_every_error_raised_on_purpose_is_of_one_kind() -> None:
     for name in modules():
         if name.endswith("__main__"):
             continue
-        module = importlib.import_module(name)
+        module = importlib.import_module(f"ofc.{name}")
         for attr, value in vars(module).items():
             if (
                 inspect.isclass(value)
                 and issubclass(value, Exception)
-                and value.__module__ == name
+                and value.__module__ == module.__name__
                 and not attr.startswith("_")
                 and attr not in internal
                 and not issubclass(value, InputError | RulesError | LakeError)
@@ -216,7 +223,21 @@ def test_nothing_raises_a_builtin_error_on_purpose() -> None:
 
 def test_the_root_package_stays_cheap_to_import() -> None:
     """``import pipeline`` (and the command line's entry point) load nothing heavy."""
-    assert pipeline.__all__ == ["__version__"]
+    assert ofc.pipeline.__all__ == ["__version__"]
+
+
+def test_the_project_is_imported_by_one_name() -> None:
+    """Every module, test and benchmark imports the project as ``ofc.…``. A bare ``pipeline`` would work in a
+    checkout, whose root is on the path, but it is not installed, and it would load a second copy of each
+    module beside the first."""
+    found = []
+    for folder in (*TOP, "ofc", "tests"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                names = [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else []
+                names += [a.name for a in node.names] if isinstance(node, ast.Import) else []
+                found += [f"{path.relative_to(ROOT)}:{node.lineno} {n}" for n in names if n.split(".")[0] in TOP]
+    assert found == []
 
 
 def _uses_in_the_map() -> tuple[dict[str, set[str]], set[str]]:

@@ -12,14 +12,14 @@ import duckdb
 import numpy as np
 import pytest
 
-from pipeline.lake.store import Lake
-from pipeline.query.db import connect
-from pipeline.rescore import scoring, summaries
-from pipeline.rescore.run import rescore
-from pipeline.rescore.summaries import _firsts, number
-from pipeline.rules.files import load_rules
-from schemas.lake import NOTABLE_KINDS as KINDS
-from schemas.lake import NOTABLE_PER_MONTH
+from ofc.pipeline.lake.store import Lake
+from ofc.pipeline.query.db import connect
+from ofc.pipeline.rescore import scoring, summaries
+from ofc.pipeline.rescore.run import rescore
+from ofc.pipeline.rescore.summaries import _firsts, number
+from ofc.pipeline.rules.files import load_rules
+from ofc.schemas.lake import NOTABLE_KINDS as KINDS
+from ofc.schemas.lake import NOTABLE_PER_MONTH
 from tests.test_report_lake import ReportLake, shared_lake
 
 _DAY = "DATE '1970-01-01' + CAST(epoch_us(played_at) // 86400000000 AS INTEGER)"
@@ -216,8 +216,8 @@ def test_grouping_numbers_rows_by_their_values() -> None:
 def test_the_pure_function_returns_the_summaries_of_its_results() -> None:
     """``rescore_many`` (what a distributed engine maps over batches) returns each job's summaries beside its
     results: the same sums, for a job over every hand and for one over the hands native to it."""
-    from pipeline.rescore.batch import rescore_many
-    from pipeline.rescore.plan import Job
+    from ofc.pipeline.rescore.batch import rescore_many
+    from ofc.pipeline.rescore.plan import Job
     from tests.test_rescore_batch import random_boards
 
     boards = random_boards(300, seed=5)

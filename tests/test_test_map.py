@@ -15,7 +15,7 @@ import pytest
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
 MAP = TESTS / "README.md"
-PACKAGES = ("pipeline", "schemas", "reports")
+PACKAGES = ("ofc", "pipeline", "schemas", "reports")
 
 ROW = re.compile(r"^\| `([\w.]+)` \|(.*)\|\s*$")
 """A row of a module table: ``| `module` | what it does | tests |``."""

@@ -15,9 +15,9 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-import schemas.hand
-from pipeline.ingest.times import parse_times
-from schemas.hand import HandRecord
+import ofc.schemas.hand
+from ofc.pipeline.ingest.times import parse_times
+from ofc.schemas.hand import HandRecord
 from tests.test_ingest_scan import assert_same_both_ways, read_jsonl, sorted_rows
 
 ZONES = [
@@ -84,7 +84,7 @@ def test_scanner_and_general_path_read_naive_times_in_the_naive_zone(
 ) -> None:
     """Each time through the scanner, and through Arrow's reader and the validator, is the instant the
     record model gives it."""
-    monkeypatch.setattr(schemas.hand, "NAIVE_TIMEZONE", zone)
+    monkeypatch.setattr(ofc.schemas.hand, "NAIVE_TIMEZONE", zone)
     records = [_record(i, text) for i, text in enumerate(TEXTS)]
     data = "".join(json.dumps(r) + "\n" for r in records).encode()
     taken, accepted = assert_same_both_ways(data, pytest.MonkeyPatch())  # undoes only its own patches
@@ -99,7 +99,7 @@ def test_scanner_and_general_path_read_naive_times_in_the_naive_zone(
 def test_bulk_times_read_naive_times_in_the_naive_zone(zone: tzinfo, monkeypatch: pytest.MonkeyPatch) -> None:
     """A year of naive times 7 minutes 13.25 seconds apart (past every change of the clocks), random times
     of any year in every shape, and the odd shapes Python's parser reads."""
-    monkeypatch.setattr(schemas.hand, "NAIVE_TIMEZONE", zone)
+    monkeypatch.setattr(ofc.schemas.hand, "NAIVE_TIMEZONE", zone)
     rng = np.random.default_rng(17)
     start = datetime(2026, 1, 1)
     texts = [(start + timedelta(seconds=433.25 * k)).isoformat(timespec="milliseconds") for k in range(72_800)]
@@ -125,7 +125,7 @@ def test_bulk_times_read_naive_times_in_the_naive_zone(zone: tzinfo, monkeypatch
 def test_instants_beyond_the_calendar_are_read(zone: tzinfo, monkeypatch: pytest.MonkeyPatch) -> None:
     """A time near year 1 or 9999 whose instant is outside them is still read, on both of the bulk
     parser's paths (compiled and Python's)."""
-    monkeypatch.setattr(schemas.hand, "NAIVE_TIMEZONE", zone)
+    monkeypatch.setattr(ofc.schemas.hand, "NAIVE_TIMEZONE", zone)
     stamps, bad = parse_times(pa.array(EDGES))
     assert bad.size == 0
     assert stamps.cast(pa.int64()).to_pylist() == [_python_micros(t, zone) for t in EDGES]

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from reports.html import render
-from reports.report import Options, Report, build
+from ofc.reports.html import render
+from ofc.reports.report import Options, Report, build
 from tests.test_browser import FLAGS, find_browser
 from tests.test_report_lake import ReportLake, shared_lake
 

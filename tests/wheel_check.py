@@ -3,9 +3,9 @@ environment outside the checkout, and run the main commands on the samples from 
 
     python -m tests.wheel_check            # what CI runs after the suite (make wheel-check)
 
-It checks what a checkout hides: that the wheel carries the rule presets and the SQL (read through
-``importlib.resources``), that the sdist carries what a wheel is built from, and that an installed ``ofc``
-keeps its lake under the current directory. Each step prints what it ran; the first failure exits 1 with the
+It checks what a checkout hides: that the wheel installs one import name, ``ofc``, with the rule presets and
+the SQL inside it, that the sdist carries what a wheel is built from, and that an installed ``ofc`` keeps its
+lake under the current directory. Each step prints what it ran; the first failure exits 1 with the
 command's output.
 """
 
@@ -61,15 +61,18 @@ def check_contents(sdist: Path, wheel: Path) -> None:
     queries = sorted(p.name for p in (ROOT / "sql" / "queries").glob("*.sql"))
     with zipfile.ZipFile(wheel) as zf:
         names = set(zf.namelist())
-    for folder, files in (("rules", presets), ("sql/queries", queries)):
-        missing = [f for f in files if f"pipeline/resources/{folder}/{f}" not in names]
-        expect(not missing, f"{wheel.name} lacks pipeline/resources/{folder}: {missing}")
-    expect(not any(n.startswith(("tests/", "data/")) for n in names), f"{wheel.name} carries tests or data")
+    for folder, files in (("data/rules", presets), ("sql/queries", queries)):
+        missing = [f for f in files if f"ofc/{folder}/{f}" not in names]
+        expect(not missing, f"{wheel.name} lacks ofc/{folder}: {missing}")
+    top = sorted({n.split("/", 1)[0] for n in names if not n.split("/", 1)[0].endswith(".dist-info")})
+    expect(top == ["ofc"], f"{wheel.name} installs the top-level names {top}, not ofc alone")
+    samples = [n for n in names if n.startswith(("ofc/tests/", "ofc/data/samples/", "ofc/data/lake/"))]
+    expect(not samples, f"{wheel.name} carries tests or data: {samples[:3]}")
     with tarfile.open(sdist) as tf:
         members = {m.split("/", 1)[1] for m in tf.getnames() if "/" in m}
     for needed in ("pyproject.toml", "README.md", "sql/views.sql", *(f"data/rules/{p}" for p in presets)):
         expect(needed in members, f"{sdist.name} lacks {needed}")
-    print(f"  wheel: {len(presets)} presets and {len(queries)} named queries in pipeline/resources; sdist complete")
+    print(f"  wheel: one top-level name, ofc; {len(presets)} presets and {len(queries)} named queries; sdist complete")
 
 
 def install(wheel: Path, venv: Path) -> Path:
@@ -84,8 +87,14 @@ def use(bin_dir: Path, work: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OFC_", "PYTHON", "VIRTUAL_ENV"))}
     env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', '')}"
     ofc = bin_dir / "ofc"
-    where = run([bin_dir / "python", "-c", "import pipeline; print(pipeline.__file__)"], work, env).strip()
-    expect(not Path(where).is_relative_to(ROOT), f"pipeline imported from the checkout: {where}")
+    where = run([bin_dir / "python", "-c", "import ofc.pipeline; print(ofc.pipeline.__file__)"], work, env).strip()
+    expect(not Path(where).is_relative_to(ROOT), f"ofc.pipeline imported from the checkout: {where}")
+    bare = "import importlib.util as u; print([n for n in ('pipeline', 'schemas', 'reports') if u.find_spec(n)])"
+    found = run([bin_dir / "python", "-c", bare], work, env).strip()
+    expect(found == "[]", f"the install offers generic top-level names: {found}")
+    helped = run([bin_dir / "python", "-m", "ofc", "--help"], work, env)
+    expect("Usage" in helped, "python -m ofc --help printed no usage")
+    print(f"  import ofc.pipeline from {Path(where).parent}; no pipeline, schemas or reports; python -m ofc runs")
     probe = "import importlib.util as u; print(u.find_spec('ray') is not None)"
     found = run([bin_dir / "python", "-c", probe], work, env)
     expect(found.strip() == "False", "the base install pulled in Ray, which is the ray extra's")

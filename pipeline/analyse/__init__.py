@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pipeline.analyse.defaults import DEFAULT_MOVES, DEFAULT_ROLLOUTS
-from pipeline.lazy_names import lazy_names
+from ofc.pipeline.analyse.defaults import DEFAULT_MOVES, DEFAULT_ROLLOUTS
+from ofc.pipeline.lazy_names import lazy_names
 
 if TYPE_CHECKING:
-    from pipeline.analyse.run import AnalyseError, AnalysisSummary, Filters, Settings, analyse
+    from ofc.pipeline.analyse.run import AnalyseError, AnalysisSummary, Filters, Settings, analyse
 
 __all__ = ["DEFAULT_MOVES", "DEFAULT_ROLLOUTS", "AnalyseError", "AnalysisSummary", "Filters", "Settings", "analyse"]
 

@@ -15,12 +15,12 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
-from pipeline.analyse.estimate import context, fantasyland_worth, legal_moves, weigh_move
-from pipeline.analyse.positions import LETTERS, action_index, positions
-from pipeline.analyse.run import BOARDS, PLACEMENTS, AnalyseError, Settings, replayable
-from pipeline.game import facts
-from pipeline.lake.snapshot import Snapshot
-from pipeline.simulate.streets import actions
+from ofc.pipeline.analyse.estimate import context, fantasyland_worth, legal_moves, weigh_move
+from ofc.pipeline.analyse.positions import LETTERS, action_index, positions
+from ofc.pipeline.analyse.run import BOARDS, PLACEMENTS, AnalyseError, Settings, replayable
+from ofc.pipeline.game import facts
+from ofc.pipeline.lake.snapshot import Snapshot
+from ofc.pipeline.simulate.streets import actions
 
 __all__ = ["ROUNDS", "Choice", "weigh_choice"]
 

@@ -23,15 +23,15 @@ from functools import cache
 
 import numpy as np
 
-from pipeline.analyse.positions import Positions, action_index
-from pipeline.cards import NO_CARD
-from pipeline.rules.compile import compile_rules
-from pipeline.simulate.arrange import STAY_VALUE, arrange_fantasyland
-from pipeline.simulate.bots import MonteCarloBot
-from pipeline.simulate.model import Weights, model_of
-from pipeline.simulate.streets import actions, streets_of
-from pipeline.simulate.views import Context, StreetView
-from schemas.rules import Dealing, RuleSet
+from ofc.pipeline.analyse.positions import Positions, action_index
+from ofc.pipeline.cards import NO_CARD
+from ofc.pipeline.rules.compile import compile_rules
+from ofc.pipeline.simulate.arrange import STAY_VALUE, arrange_fantasyland
+from ofc.pipeline.simulate.bots import MonteCarloBot
+from ofc.pipeline.simulate.model import Weights, model_of
+from ofc.pipeline.simulate.streets import actions, streets_of
+from ofc.pipeline.simulate.views import Context, StreetView
+from ofc.schemas.rules import Dealing, RuleSet
 
 __all__ = ["Duel", "Estimates", "fantasyland_worth", "legal_moves", "weigh_fantasyland", "weigh_move", "weigh_streets"]
 

@@ -16,8 +16,8 @@ from functools import cached_property
 import numpy as np
 from numba import njit
 
-from pipeline.game import ROW_STARTS, Deal
-from pipeline.simulate.streets import DISCARD, actions
+from ofc.pipeline.game import ROW_STARTS, Deal
+from ofc.pipeline.simulate.streets import DISCARD, actions
 
 __all__ = ["Hands", "Positions", "board_problems", "decisions_of", "kind_of", "positions", "row_letters"]
 

@@ -22,16 +22,16 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipeline import __version__
-from pipeline.analyse.defaults import DEFAULT_MOVES, DEFAULT_ROLLOUTS
-from pipeline.analyse.estimate import (
+from ofc.pipeline import __version__
+from ofc.pipeline.analyse.defaults import DEFAULT_MOVES, DEFAULT_ROLLOUTS
+from ofc.pipeline.analyse.estimate import (
     Estimates,
     context,
     fantasyland_worth,
     weigh_fantasyland,
     weigh_streets,
 )
-from pipeline.analyse.positions import (
+from ofc.pipeline.analyse.positions import (
     Hands,
     Positions,
     board_problems,
@@ -40,15 +40,15 @@ from pipeline.analyse.positions import (
     positions,
     row_letters,
 )
-from pipeline.cards import format_cards
-from pipeline.errors import InputError
-from pipeline.game import PLACEMENT_ROWS, Deal, facts, table_order
-from pipeline.lake.store import Lake
-from pipeline.query.db import connect
-from pipeline.query.players import LakeFilters
-from pipeline.rules.native import Natives
-from schemas.lake import ANALYSED_BOARDS, DECISIONS
-from schemas.rules import RuleSet, Variant
+from ofc.pipeline.cards import format_cards
+from ofc.pipeline.errors import InputError
+from ofc.pipeline.game import PLACEMENT_ROWS, Deal, facts, table_order
+from ofc.pipeline.lake.store import Lake
+from ofc.pipeline.query.db import connect
+from ofc.pipeline.query.players import LakeFilters
+from ofc.pipeline.rules.native import Natives
+from ofc.schemas.lake import ANALYSED_BOARDS, DECISIONS
+from ofc.schemas.rules import RuleSet, Variant
 
 __all__ = [
     "BOARDS",

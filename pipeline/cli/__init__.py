@@ -11,17 +11,17 @@ import sys
 from types import FrameType
 from typing import TYPE_CHECKING
 
-from pipeline.cli.exits import EXIT_INTERRUPTED, interrupt_line, nothing_done
-from pipeline.lazy_names import lazy_names
+from ofc.pipeline.cli.exits import EXIT_INTERRUPTED, interrupt_line, nothing_done
+from ofc.pipeline.lazy_names import lazy_names
 
 if TYPE_CHECKING:
-    from pipeline.cli.commands import app
+    from ofc.pipeline.cli.commands import app
 
 __all__ = ["app", "main"]
 
 
 def main() -> None:
-    """Console entry point (``ofc``, ``python -m pipeline``): Ctrl-C ends any command in one line, exit 130."""
+    """Console entry point (``ofc``, ``python -m ofc``): Ctrl-C ends any command in one line, exit 130."""
     came: list[int] = []
 
     def on_sigint(signum: int, frame: FrameType | None) -> None:
@@ -32,8 +32,8 @@ def main() -> None:
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not when Ctrl-C is ignored (nohup, &)
         signal.signal(signal.SIGINT, on_sigint)
     try:
-        from pipeline.cli.commands import main as run
-        from pipeline.cli.console import guarded
+        from ofc.pipeline.cli.commands import main as run
+        from ofc.pipeline.cli.console import guarded
     except (KeyboardInterrupt, Exception):
         # Raised in the middle of an import, a KeyboardInterrupt may come out as another error (numba's cached
         # functions load through callbacks that turn it into a SystemError).

@@ -11,9 +11,9 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from pipeline.analyse.defaults import DEFAULT_MOVES, DEFAULT_ROLLOUTS
-from pipeline.cli.console import EXIT_USAGE, fail, hand_progress, interrupts, out, parse_day, print_json
-from pipeline.cli.options import (
+from ofc.pipeline.analyse.defaults import DEFAULT_MOVES, DEFAULT_ROLLOUTS
+from ofc.pipeline.cli.console import EXIT_USAGE, fail, hand_progress, interrupts, out, parse_day, print_json
+from ofc.pipeline.cli.options import (
     existing_lake,
     json_option,
     lake_option,
@@ -86,8 +86,8 @@ def analyse(
     with the same settings weighs only what is new. The report shows them, and
     ofc sql reads them: "ofc sql decision_loss", "ofc sql costly_decisions".
     """
-    from pipeline.analyse import Filters, Settings
-    from pipeline.analyse import analyse as run
+    from ofc.pipeline.analyse import Filters, Settings
+    from ofc.pipeline.analyse import analyse as run
 
     if player is not None and not player.strip():
         fail("--player takes a name", EXIT_USAGE)
@@ -113,8 +113,8 @@ def analyse(
 
 
 def _summary(summary: Any, store: Any, filters: Any) -> dict[str, Any]:
-    from pipeline.query import named
-    from pipeline.query.db import connect
+    from ofc.pipeline.query import named
+    from ofc.pipeline.query.db import connect
 
     fields = asdict(summary)
     fields["hands_per_second"] = round(summary.hands_per_second, 2)

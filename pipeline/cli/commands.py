@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import typer
 
-from pipeline import __version__
-from pipeline.cli import (
+from ofc.pipeline import __version__
+from ofc.pipeline.cli import (
     analyse,
     demo,
     evaluate,
@@ -27,10 +27,10 @@ from pipeline.cli import (
     simulate,
     sql,
 )
-from pipeline.cli.console import debugging, err, interruptible, is_interrupt
-from pipeline.cli.exits import EXIT_FAILED, exit_code
-from pipeline.cli.help import plain_help
-from pipeline.errors import OfcError
+from ofc.pipeline.cli.console import debugging, err, interruptible, is_interrupt
+from ofc.pipeline.cli.exits import EXIT_FAILED, exit_code
+from ofc.pipeline.cli.help import plain_help
+from ofc.pipeline.errors import OfcError
 
 app = typer.Typer(
     name="ofc",

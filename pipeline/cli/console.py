@@ -19,8 +19,8 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from pipeline.cli.exits import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, exit_code, interrupt_line, nothing_done
-from pipeline.errors import OfcError
+from ofc.pipeline.cli.exits import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, exit_code, interrupt_line, nothing_done
+from ofc.pipeline.errors import OfcError
 
 if TYPE_CHECKING:
     from rich.progress import Progress
@@ -42,8 +42,8 @@ def fail(message: str, code: int = EXIT_FAILED) -> NoReturn:
 @contextmanager
 def user_errors() -> Iterator[None]:
     """Turn the errors a user can cause into one readable line and exit code 2."""
-    from pipeline.cards import CardParseError
-    from pipeline.evaluate import InvalidRowError
+    from ofc.pipeline.cards import CardParseError
+    from ofc.pipeline.evaluate import InvalidRowError
 
     try:
         yield
@@ -72,7 +72,7 @@ def interrupted(what: str | None = None) -> NoReturn:
 def what_was_committed() -> str | None:
     """The batches this process committed before the interrupt, and that nothing of the one in progress was;
     None for a command that writes no lake (it says nothing of batches)."""
-    store = sys.modules.get("pipeline.lake.store")  # not loaded: no lake was written
+    store = sys.modules.get("ofc.pipeline.lake.store")  # not loaded: no lake was written
     done = store.committed_batches() if store is not None else ()
     if not done:
         return nothing_done(sys.argv)

@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
 
-from pipeline.atomic_files import written
-from pipeline.cli.console import err, interrupts, out, print_json, user_errors
-from pipeline.cli.evaluate import board_report, render
-from pipeline.cli.options import json_option, lake_at, lake_option, out_option, seed_option
-from pipeline.errors import InputError
-from pipeline.paths import SAMPLES, default_out
+from ofc.pipeline.atomic_files import written
+from ofc.pipeline.cli.console import err, interrupts, out, print_json, user_errors
+from ofc.pipeline.cli.evaluate import board_report, render
+from ofc.pipeline.cli.options import json_option, lake_at, lake_option, out_option, seed_option
+from ofc.pipeline.errors import InputError
+from ofc.pipeline.paths import SAMPLES, default_out
 
 if TYPE_CHECKING:
     import numpy as np
@@ -26,7 +26,7 @@ DEMO_RULES = ("ofc", "pineapple", "progressive-pineapple", "classic-1-6", "class
 
 
 def _examples() -> tuple[list[dict[str, Any]], np.ndarray]:
-    from pipeline.score.records import read_jsonl
+    from ofc.pipeline.score.records import read_jsonl
 
     with EXAMPLES.open("rb") as f:
         batch = read_jsonl(f)
@@ -37,9 +37,9 @@ def _examples() -> tuple[list[dict[str, Any]], np.ndarray]:
 
 def _example_points(records: list[dict[str, Any]], codes: np.ndarray) -> dict[str, dict[str, int]]:
     """``{"E1/A": {"ofc": 24, ...}}``: each player's result under each demo rule set."""
-    from pipeline.rules.files import load_rules
-    from pipeline.score.engine import score
-    from pipeline.score.records import to_boards, to_output
+    from ofc.pipeline.rules.files import load_rules
+    from ofc.pipeline.score.engine import score
+    from ofc.pipeline.score.records import to_boards, to_output
 
     boards = to_boards(records, codes)
     table: dict[str, dict[str, int]] = {}
@@ -78,10 +78,10 @@ def _steps() -> Progress:
 
 
 def _simulate(lake: Any, seed: int, progress: Progress) -> list[dict[str, Any]]:
-    from pipeline.cli.simulate import simulation_result
-    from pipeline.rules.files import load_rules
-    from pipeline.simulate.run import PRESETS, plan, to_lake
-    from schemas.rules import Variant
+    from ofc.pipeline.cli.simulate import simulation_result
+    from ofc.pipeline.rules.files import load_rules
+    from ofc.pipeline.simulate.run import PRESETS, plan, to_lake
+    from ofc.schemas.rules import Variant
 
     results = []
     for variant, players, hands, bots in SESSIONS:
@@ -126,12 +126,12 @@ def demo(
     data/out/report.html) and its headline figures printed. Run it twice: the second run adds
     nothing and scores nothing new.
     """
-    from pipeline.analyse import Filters, Settings, analyse
-    from pipeline.cli.ingest import summary_of as ingest_summary
-    from pipeline.cli.rescore import summary_of as rescore_summary
-    from pipeline.ingest.run import ingest
-    from pipeline.rescore.run import rescore
-    from pipeline.rules.files import load_rules
+    from ofc.pipeline.analyse import Filters, Settings, analyse
+    from ofc.pipeline.cli.ingest import summary_of as ingest_summary
+    from ofc.pipeline.cli.rescore import summary_of as rescore_summary
+    from ofc.pipeline.ingest.run import ingest
+    from ofc.pipeline.rescore.run import rescore
+    from ofc.pipeline.rules.files import load_rules
 
     lake = lake_at(lake_dir)
     report_file = out_file or default_out() / "report.html"
@@ -201,8 +201,8 @@ def demo(
 def _report(lake: Any, path: Path) -> tuple[Path, dict[str, dict[str, str]]]:
     """Write the HTML report of the whole lake to ``path``; its path and headline figures: the overview's counts,
     then each game's figures by section."""
-    from reports.html import render
-    from reports.report import Options, build
+    from ofc.reports.html import render
+    from ofc.reports.report import Options, build
 
     result = build(lake, Options())  # each hand under its own rules, every rule set rescored beside them
     with written(path) as stream:
@@ -224,9 +224,9 @@ def _print(
     labels: list[str],
     points: dict[str, dict[str, int]],
 ) -> None:
-    from pipeline.cli.ingest import print_summary as print_ingest
-    from pipeline.cli.rescore import print_summary as print_rescore
-    from pipeline.cli.simulate import print_simulation
+    from ofc.pipeline.cli.ingest import print_summary as print_ingest
+    from ofc.pipeline.cli.rescore import print_summary as print_rescore
+    from ofc.pipeline.cli.simulate import print_simulation
 
     out.rule(f"[bold]Simulated sessions into {lake.root}")
     for result in simulated:

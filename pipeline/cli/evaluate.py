@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Any
 import typer
 from rich.table import Table
 
-from pipeline.cli.console import out, print_json, user_errors
-from pipeline.cli.options import json_option
+from ofc.pipeline.cli.console import out, print_json, user_errors
+from ofc.pipeline.cli.options import json_option
 
 if TYPE_CHECKING:
     import numpy as np
@@ -16,8 +16,8 @@ if TYPE_CHECKING:
 
 def board_report(boards: np.ndarray, *, bottom_may_equal_middle: bool = True) -> list[dict[str, Any]]:
     """Per board: each row's cards, hand, category and strength, and whether the board fouls."""
-    from pipeline.cards import format_row
-    from pipeline.evaluate import CATEGORY_NAMES, ROW_NAMES, describe, evaluate_boards, fouled, row_facts
+    from ofc.pipeline.cards import format_row
+    from ofc.pipeline.evaluate import CATEGORY_NAMES, ROW_NAMES, describe, evaluate_boards, fouled, row_facts
 
     strengths = evaluate_boards(boards)
     fouls = fouled(*strengths, bottom_may_equal_middle=bottom_may_equal_middle)
@@ -78,7 +78,7 @@ def eval_boards(
 
     A bad card or a card given twice on a board is refused (exit 2), naming the card and where it is.
     """
-    from pipeline.cards import check_distinct, parse_boards
+    from ofc.pipeline.cards import check_distinct, parse_boards
 
     with user_errors():
         codes = parse_boards(boards, context="board")

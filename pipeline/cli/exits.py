@@ -6,7 +6,7 @@ all; 130 interrupted (Ctrl-C), after one line saying what was committed.
 
 from collections.abc import Sequence
 
-from pipeline.errors import InputError, LakeError, OfcError, RulesError
+from ofc.pipeline.errors import InputError, LakeError, OfcError, RulesError
 
 EXIT_OK = 0
 EXIT_FAILED = 1

@@ -10,8 +10,8 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from pipeline.cli.console import EXIT_FAILED, byte_progress, err, out, print_json
-from pipeline.cli.options import (
+from ofc.pipeline.cli.console import EXIT_FAILED, byte_progress, err, out, print_json
+from ofc.pipeline.cli.options import (
     check_variant,
     existing_lake,
     format_option,
@@ -50,10 +50,10 @@ def house_rules_option() -> Any:
 def labels_of(variant: str | None, house_rules: str | None) -> Any:
     """The labels given on the command line, checked: an unknown variant names the closest, a rule file that
     cannot be read names its problems, and rules that cannot have been played as the variant say why."""
-    from pipeline.errors import InputError
-    from pipeline.ingest.labels import Labels
-    from pipeline.rules.files import preset_names
-    from pipeline.rules.native import cannot_apply
+    from ofc.pipeline.errors import InputError
+    from ofc.pipeline.ingest.labels import Labels
+    from ofc.pipeline.rules.files import preset_names
+    from ofc.pipeline.rules.native import cannot_apply
 
     check_variant(variant)
     if house_rules is None:
@@ -76,7 +76,7 @@ def _run(
     labels: Any = None,
     readers: Any = None,
 ) -> Any:
-    from pipeline.ingest.run import ingest
+    from ofc.pipeline.ingest.run import ingest
 
     with byte_progress() as progress:
         tasks: dict[str, Any] = {}
@@ -228,8 +228,8 @@ def ingest_paths(
     """
     labels, readers = labels_of(variant, house_rules), readers_of(column_spec, sheets)
     if watch:
-        from pipeline.cli.watch import run_watch
-        from pipeline.ingest.run import ingest
+        from ofc.pipeline.cli.watch import run_watch
+        from ofc.pipeline.ingest.run import ingest
 
         target = lake_at(lake)
 

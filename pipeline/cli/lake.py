@@ -8,8 +8,8 @@ from typing import Any
 import typer
 from rich.table import Table
 
-from pipeline.cli.console import EXIT_USAGE, fail, out, print_json
-from pipeline.cli.options import existing_lake, json_option, lake_option
+from ofc.pipeline.cli.console import EXIT_USAGE, fail, out, print_json
+from ofc.pipeline.cli.options import existing_lake, json_option, lake_option
 
 app = typer.Typer(
     help="The lake's batches: list them (the default), remove one, vacuum, list a table's committed files.",
@@ -103,7 +103,7 @@ def remove(
     The removal is recorded in the lake (ofc lake lists it). The files stay on disk, hidden, until
     ofc lake vacuum; the next ofc rescore scores what the batches affected still hold.
     """
-    from pipeline.lake.edit import remove as remove_from
+    from ofc.pipeline.lake.edit import remove as remove_from
 
     if (batch is None) == (source is None):
         fail("name a batch, or give --source FILE (one of the two)", EXIT_USAGE)
@@ -130,8 +130,8 @@ def vacuum(
     Waits for processes that are reading the lake (a report, a query) to finish, since one may still hold such
     a file; exit 1 if they are still reading after --wait seconds.
     """
-    from pipeline.lake.edit import vacuum as vacuum_lake
-    from pipeline.lake.store import LakeError
+    from ofc.pipeline.lake.edit import vacuum as vacuum_lake
+    from ofc.pipeline.lake.store import LakeError
 
     store = existing_lake(lake or ctx.obj)
     try:
@@ -162,8 +162,8 @@ def files(
     files a later batch hid (replaced results, removed or corrected hands) that ofc lake vacuum has not yet
     deleted.
     """
-    from pipeline.suggest import closest
-    from schemas.lake import TABLES
+    from ofc.pipeline.suggest import closest
+    from ofc.schemas.lake import TABLES
 
     if table not in TABLES:
         near = closest(table, TABLES, cutoff=0.3) or list(TABLES)

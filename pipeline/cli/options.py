@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from pipeline.cli.console import err
-from pipeline.errors import LakeError, RulesError
-from pipeline.paths import CHECKOUT, default_lake
+from ofc.pipeline.cli.console import err
+from ofc.pipeline.errors import LakeError, RulesError
+from ofc.pipeline.paths import CHECKOUT, default_lake
 
 if TYPE_CHECKING:
-    from pipeline.lake.store import Lake
-    from schemas.rules import RuleSet
+    from ofc.pipeline.lake.store import Lake
+    from ofc.schemas.rules import RuleSet
 
 RULES_HELP = "Preset name or rule file (.toml); repeat for several."
 JSON_HELP = "Machine output: what the command prints, as one JSON document."
@@ -125,7 +125,7 @@ def readers_of(spec: str | None, sheets: list[str] | None = None) -> dict[str, A
     column names, and the sheets to read."""
     if spec is None and not sheets:
         return None
-    from pipeline.ingest import scoresheet, workbook
+    from ofc.pipeline.ingest import scoresheet, workbook
 
     mapped = column_map(spec) if spec is not None else {}
     return {
@@ -136,7 +136,7 @@ def readers_of(spec: str | None, sheets: list[str] | None = None) -> dict[str, A
 
 def column_map(spec: str) -> dict[str, str]:
     """The columns a ``--map`` names (read when it is given: the scoresheet module is not loaded otherwise)."""
-    from pipeline.ingest.scoresheet import column_map
+    from ofc.pipeline.ingest.scoresheet import column_map
 
     return column_map(spec)
 
@@ -155,8 +155,8 @@ def address_option() -> Any:
 
 def check_engine(engine: str, address: str | None) -> None:
     """``--engine`` names an engine, and ``--address`` comes only with Ray's."""
-    from pipeline.errors import InputError
-    from pipeline.suggest import closest, did_you_mean
+    from ofc.pipeline.errors import InputError
+    from ofc.pipeline.suggest import closest, did_you_mean
 
     if engine not in ENGINES:
         hint = did_you_mean(closest(engine, list(ENGINES)))
@@ -167,9 +167,9 @@ def check_engine(engine: str, address: str | None) -> None:
 
 def check_variant(variant: str | None) -> None:
     """``--variant`` names a variant (none given: every variant): checked before any work, with the closest."""
-    from pipeline.errors import InputError
-    from pipeline.suggest import no_such
-    from schemas.rules import Variant
+    from ofc.pipeline.errors import InputError
+    from ofc.pipeline.suggest import no_such
+    from ofc.schemas.rules import Variant
 
     known = [v.value for v in Variant]
     if variant is not None and variant not in known:
@@ -179,7 +179,7 @@ def check_variant(variant: str | None) -> None:
 def lake_at(path: Path | None) -> Lake:
     """The lake a command writes to: ``--lake``, else the default, said first on stderr (which folder it is is
     not obvious from a checkout); made on its first commit."""
-    from pipeline.lake.store import Lake
+    from ofc.pipeline.lake.store import Lake
 
     if path is None:
         err.print(f"lake: {default_lake_said()}; --lake DIR for another", markup=False, highlight=False)
@@ -197,8 +197,8 @@ def existing_lake(path: Path | None) -> Lake:
 def load_rules(name_or_path: str | Path) -> RuleSet:
     """A preset or rule file; one that cannot be used is a usage error in one line naming the file and each
     problem by its TOML path."""
-    from pipeline.rules.files import RuleSetError
-    from pipeline.rules.files import load_rules as load
+    from ofc.pipeline.rules.files import RuleSetError
+    from ofc.pipeline.rules.files import load_rules as load
 
     try:
         return load(name_or_path)

@@ -13,8 +13,8 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from pipeline.cli.console import out, print_json
-from pipeline.cli.options import existing_lake, json_option, lake_option
+from ofc.pipeline.cli.console import out, print_json
+from ofc.pipeline.cli.options import existing_lake, json_option, lake_option
 
 SHEETS = (".csv", ".tsv", ".txt", ".xlsx", ".xlsm", ".xls")
 """Files a club keeps by hand: a bad record there is a cell to correct in the sheet."""
@@ -88,7 +88,7 @@ def quarantine(
     took (--all: every resolved record). The title counts them all. Each fix reads the file again with --replace:
     without it, ofc ingest skips a file whose bytes it has read before.
     """
-    from pipeline.query.db import connect
+    from ofc.pipeline.query.db import connect
 
     with connect(existing_lake(lake).snapshot()) as con:
         opened, resolved = con.execute(

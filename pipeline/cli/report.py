@@ -7,9 +7,9 @@ from pathlib import Path
 
 import typer
 
-from pipeline.atomic_files import written
-from pipeline.cli.console import EXIT_USAGE, err, fail, interrupts, parse_day, user_errors
-from pipeline.cli.options import (
+from ofc.pipeline.atomic_files import written
+from ofc.pipeline.cli.console import EXIT_USAGE, err, fail, interrupts, parse_day, user_errors
+from ofc.pipeline.cli.options import (
     existing_lake,
     json_option,
     lake_option,
@@ -74,9 +74,9 @@ def _report(
     all_versions: bool,
     as_json: bool,
 ) -> None:
-    from pipeline.config import load_config
-    from reports.html import render
-    from reports.report import Options, build
+    from ofc.pipeline.config import load_config
+    from ofc.reports.html import render
+    from ofc.reports.report import Options, build
 
     if out is None and not as_json:
         fail("--out FILE is needed for the HTML report (or --json for the numbers)", EXIT_USAGE)

@@ -9,8 +9,8 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from pipeline.cli.console import err, hand_progress, interrupts, out, print_json
-from pipeline.cli.options import (
+from ofc.pipeline.cli.console import err, hand_progress, interrupts, out, print_json
+from ofc.pipeline.cli.options import (
     RULES_HELP,
     address_option,
     check_engine,
@@ -23,9 +23,9 @@ from pipeline.cli.options import (
 )
 
 if TYPE_CHECKING:
-    from pipeline.lake.store import Lake
-    from pipeline.rescore.report import RescoreReport, RuleTotals
-    from schemas.rules import RuleSet
+    from ofc.pipeline.lake.store import Lake
+    from ofc.pipeline.rescore.report import RescoreReport, RuleTotals
+    from ofc.schemas.rules import RuleSet
 
 MISMATCHES = 'ofc sql "SELECT * FROM recorded_mismatches"'
 
@@ -86,8 +86,8 @@ def print_summary(summary: dict[str, Any]) -> None:
         title="rescore",
         title_justify="left",
     )
-    from pipeline.query.named import display_names
-    from schemas.rules import key_name
+    from ofc.pipeline.query.named import display_names
+    from ofc.schemas.rules import key_name
 
     names = display_names([r["key"] for r in summary["rules"]])
     shown = {**{n["native"]: key_name(n["native"]) for n in summary["natives"]}, **names}
@@ -167,7 +167,7 @@ def rescore(
     its native rules; ofc sql lists the differences:
     "SELECT * FROM recorded_mismatches".
     """
-    from pipeline.rescore.run import rescore as run
+    from ofc.pipeline.rescore.run import rescore as run
 
     check_engine(engine, address)
     store = existing_lake(lake)

@@ -9,12 +9,12 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from pipeline.cli.console import EXIT_FAILED, err, out, print_json
-from pipeline.cli.options import json_option
-from pipeline.cli.options import load_rules as load
+from ofc.pipeline.cli.console import EXIT_FAILED, err, out, print_json
+from ofc.pipeline.cli.options import json_option
+from ofc.pipeline.cli.options import load_rules as load
 
 if TYPE_CHECKING:
-    from schemas.rules import RuleSet
+    from ofc.schemas.rules import RuleSet
 
 app = typer.Typer(help="Rule sets: the presets, and checking house rule files.", no_args_is_help=True)
 
@@ -22,7 +22,7 @@ app = typer.Typer(help="Rule sets: the presets, and checking house rule files.",
 @app.command("list")
 def list_rules(as_json: bool = json_option()) -> None:
     """List the preset rule sets."""
-    from pipeline.rules.files import preset_names
+    from ofc.pipeline.rules.files import preset_names
 
     presets = [load(name) for name in preset_names()]
     rows = [
@@ -47,7 +47,7 @@ def show(
 
     With --json: its file, key, TOML text and the complete rule set, as one JSON document.
     """
-    from pipeline.rules.files import resolve_path
+    from ofc.pipeline.rules.files import resolve_path
 
     rules: RuleSet = load(name)
     path = resolve_path(name)
@@ -69,7 +69,7 @@ def validate(
     as_json: bool = json_option(),
 ) -> None:
     """Check rule files: every problem is named by its TOML path. Exit 1 if any file is invalid."""
-    from pipeline.rules.files import RuleSetError, load_rules
+    from ofc.pipeline.rules.files import RuleSetError, load_rules
 
     results = []
     for path in files:

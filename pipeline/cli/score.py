@@ -14,8 +14,8 @@ from typing import IO, TYPE_CHECKING, Any
 import typer
 from rich.table import Table
 
-from pipeline.cli.console import EXIT_FAILED, byte_progress, err, out, print_json
-from pipeline.cli.options import (
+from ofc.pipeline.cli.console import EXIT_FAILED, byte_progress, err, out, print_json
+from ofc.pipeline.cli.options import (
     format_option,
     json_option,
     load_rules,
@@ -26,7 +26,7 @@ from pipeline.cli.options import (
 )
 
 if TYPE_CHECKING:
-    from pipeline.score.records import Batch
+    from ofc.pipeline.score.records import Batch
 
 BATCH_LINES = 50_000
 DETAIL_LIMIT = 40
@@ -36,8 +36,8 @@ STDIN = "-"
 def _inputs(file: str) -> list[tuple[str, Any, int | None]]:
     """(name, opener, size) of each input: standard input, or a file, a .gz or .zip archive's members, a folder's
     history files (as ofc ingest finds them). A path that does not exist is a usage error."""
-    from pipeline.ingest.formats import SNIFF_BYTES
-    from pipeline.ingest.inputs import sources
+    from ofc.pipeline.ingest.formats import SNIFF_BYTES
+    from ofc.pipeline.ingest.inputs import sources
 
     if file == STDIN:
         return [(STDIN, lambda: io.BufferedReader(sys.stdin.buffer, SNIFF_BYTES), None)]  # type: ignore[arg-type]
@@ -58,7 +58,7 @@ def _opened(name: str, opener: Any) -> Iterator[IO[bytes]]:
 def _format(stream: IO[bytes], fmt: str | None, readers: dict[str, Any] | None) -> str:
     """The format given, else the one the first bytes show; canonical JSONL when none is recognised, so that
     each line that cannot be read is reported with its reason."""
-    from pipeline.ingest.formats import SNIFF_BYTES, ingester, sniff
+    from ofc.pipeline.ingest.formats import SNIFF_BYTES, ingester, sniff
 
     if fmt is not None:
         ingester(fmt)  # an unknown name is a usage error
@@ -69,8 +69,8 @@ def _format(stream: IO[bytes], fmt: str | None, readers: dict[str, Any] | None) 
 def _batches(stream: IO[bytes], fmt: str, name: str, readers: dict[str, Any] | None) -> Iterator[tuple[Batch, int]]:
     """Batches of checked records with the bytes they took: JSON lines read here, other formats by their
     ingester (a record it cannot read is reported with its line and reason, like a malformed line)."""
-    from pipeline.ingest.formats import reader_for
-    from pipeline.score.records import RecordError, read_jsonl, read_records
+    from ofc.pipeline.ingest.formats import reader_for
+    from ofc.pipeline.score.records import RecordError, read_jsonl, read_records
 
     if fmt == "jsonl":
         line = 1
@@ -105,8 +105,8 @@ def score_file(
     cannot be scored is reported on standard error with its line, hand and field, and skipped; the rest are
     scored. Exit 1 only when nothing could be scored.
     """
-    from pipeline.score.engine import prepare, score
-    from pipeline.score.records import to_boards, to_output
+    from ofc.pipeline.score.engine import prepare, score
+    from ofc.pipeline.score.records import to_boards, to_output
 
     rule_sets = [load_rules(r) for r in rules]
     readers = readers_of(column_spec, sheets)

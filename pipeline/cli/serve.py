@@ -8,8 +8,8 @@ from pathlib import Path
 
 import typer
 
-from pipeline.cli.console import EXIT_USAGE, err, fail, heard, out, print_json
-from pipeline.cli.options import existing_lake, json_option, lake_option
+from ofc.pipeline.cli.console import EXIT_USAGE, err, fail, heard, out, print_json
+from ofc.pipeline.cli.options import existing_lake, json_option, lake_option
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 DEFAULT_PORT = 8050
@@ -37,8 +37,8 @@ def serve(
 
     import uvicorn
 
-    from pipeline.config import load_config
-    from reports.serve import Site, make_app
+    from ofc.pipeline.config import load_config
+    from ofc.reports.serve import Site, make_app
 
     if not host.strip():
         fail("--host takes an interface (127.0.0.1 for this machine only)", EXIT_USAGE)

@@ -9,8 +9,8 @@ from typing import Any
 import typer
 from rich.table import Table
 
-from pipeline.cli.console import EXIT_FAILED, EXIT_USAGE, err, fail, hand_progress, interrupts, out, print_json
-from pipeline.cli.options import (
+from ofc.pipeline.cli.console import EXIT_FAILED, EXIT_USAGE, err, fail, hand_progress, interrupts, out, print_json
+from ofc.pipeline.cli.options import (
     address_option,
     check_engine,
     check_variant,
@@ -90,9 +90,9 @@ def simulate(
     bot's hands, points per hand with a 95% interval, foul rate and Fantasyland entry rate
     (over normal hands), Fantasyland hands and stays.
     """
-    from pipeline.simulate.run import PRESETS, plan, to_jsonl, to_lake
-    from pipeline.simulate.views import DEFAULT_ROLLOUTS
-    from schemas.rules import Variant
+    from ofc.pipeline.simulate.run import PRESETS, plan, to_jsonl, to_lake
+    from ofc.pipeline.simulate.views import DEFAULT_ROLLOUTS
+    from ofc.schemas.rules import Variant
 
     if lake is not None and out_file is not None:
         fail("give --lake or --out, not both", EXIT_USAGE)
@@ -120,7 +120,7 @@ def simulate(
         fail("--engine ray writes to the lake, not to --out", EXIT_USAGE)
     ray = None
     if engine == "ray":
-        from pipeline.rescore.distributed import connect
+        from ofc.pipeline.rescore.distributed import connect
 
         ray = connect(address)
 
@@ -141,7 +141,7 @@ def simulate(
             if isinstance(target, Path):
                 outcome = to_jsonl(spec, target, on_progress, on_stage)
             elif ray is not None:
-                from pipeline.simulate.distributed import to_lake_ray
+                from ofc.pipeline.simulate.distributed import to_lake_ray
 
                 outcome = to_lake_ray(spec, target, ray, on_progress)
             else:
@@ -180,7 +180,7 @@ def simulation_result(outcome: Any, seconds: float) -> dict[str, Any]:
 
 
 def print_simulation(result: dict[str, Any]) -> None:
-    from schemas.rules import key_name
+    from ofc.schemas.rules import key_name
 
     table = Table(
         "bot",

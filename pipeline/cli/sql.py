@@ -17,8 +17,8 @@ from rich.cells import cell_len
 from rich.table import Table
 from rich.text import Text
 
-from pipeline.cli.console import EXIT_USAGE, fail, out, print_json
-from pipeline.cli.options import JSON_LINES_HELP, existing_lake, lake_option
+from ofc.pipeline.cli.console import EXIT_USAGE, fail, out, print_json
+from ofc.pipeline.cli.options import JSON_LINES_HELP, existing_lake, lake_option
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -28,7 +28,7 @@ _NAMED = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
 def _list(as_json: bool) -> None:
-    from pipeline.query.named import queries
+    from ofc.pipeline.query.named import queries
 
     found = queries()
     if as_json:
@@ -178,7 +178,7 @@ def _key_text_type(kind: pa.DataType, name: str) -> pa.DataType:
     names, a map's keys and values by the map."""
     import pyarrow as pa
 
-    from pipeline.query.keys import is_key
+    from ofc.pipeline.query.keys import is_key
 
     if pa.types.is_uint64(kind) or (pa.types.is_int64(kind) and is_key(name)):
         return pa.string()
@@ -234,7 +234,7 @@ def _cells(field: pa.Field, values: list[Any]) -> list[str]:
     """A column's values as people read them: cards as cards, numbers rounded (see :func:`number`)."""
     import pyarrow as pa
 
-    from pipeline.query.keys import is_key
+    from ofc.pipeline.query.keys import is_key
 
     kind = field.type
     if _cards(field) and field.name in CARD_LISTS:
@@ -247,7 +247,7 @@ def _cells(field: pa.Field, values: list[Any]) -> list[str]:
 
 
 def _card(code: int) -> str:
-    from pipeline.cards import format_card
+    from ofc.pipeline.cards import format_card
 
     return format_card(code) if 0 <= code <= 51 else "??"
 
@@ -360,10 +360,10 @@ def sql(
     A table wider than the terminal keeps the leading columns that fit and names those left out; when fewer than
     half fit, each row is printed as lines of column = value instead, as --vertical prints it.
     """
-    from pipeline.config import load_config
-    from pipeline.query.db import connect, run_query
-    from pipeline.query.named import run
-    from pipeline.query.players import apply_aliases
+    from ofc.pipeline.config import load_config
+    from ofc.pipeline.query.db import connect, run_query
+    from ofc.pipeline.query.named import run
+    from ofc.pipeline.query.players import apply_aliases
 
     chosen = [option for option, given in (("--csv", csv), ("--json", as_json), ("--vertical", vertical)) if given]
     if len(chosen) > 1:
@@ -390,7 +390,7 @@ def sql(
 def _params(name: str, assignments: list[str]) -> dict[str, str]:
     """The values given to the named query ``name``: a query or a parameter that does not exist is a usage error
     naming the closest that do, said before the lake is opened."""
-    from pipeline.query.named import NamedQueryError, get, parse_assignments
+    from ofc.pipeline.query.named import NamedQueryError, get, parse_assignments
 
     try:
         query = get(name)

@@ -12,8 +12,8 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
-from pipeline.cli.console import EXIT_FAILED, err, fail, heard, interrupted, out, print_json, what_was_committed
-from pipeline.errors import InputError
+from ofc.pipeline.cli.console import EXIT_FAILED, err, fail, heard, interrupted, out, print_json, what_was_committed
+from ofc.pipeline.errors import InputError
 
 REFRESH = 4
 """Redraws of the counters a second."""
@@ -67,7 +67,7 @@ def run_watch(
     middle of a batch leaves nothing of it committed and exits 130, as any interrupted ingest does.
     ``summary_of``: a batch's report as ``ofc ingest --json`` prints it; ``lake``: where the batches go, never
     read as input even inside a watched folder."""
-    from pipeline.ingest.watch import WatchError, WatchTotals, watch
+    from ofc.pipeline.ingest.watch import WatchError, WatchTotals, watch
 
     check_roots(paths)
     live_view = out.is_terminal and not as_json
@@ -103,7 +103,7 @@ def run_watch(
             live.update(counters(totals, paths, state["reading"]))
 
     def on_error(exc: Exception, files: list[Path]) -> None:
-        from pipeline.errors import InputError
+        from ofc.pipeline.errors import InputError
 
         again = "read again when it changes" if isinstance(exc, InputError) else "tried again when the files settle"
         message = str(exc) if str(exc).startswith(str(files[0])) else f"{', '.join(map(str, files))}: {exc}"

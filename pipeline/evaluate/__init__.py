@@ -1,13 +1,13 @@
 """Vectorised hand evaluation on one integer scale for 3- and 5-card rows.
 
->>> from pipeline.evaluate import strength, describe
->>> from pipeline.cards import parse_rows
+>>> from ofc.pipeline.evaluate import strength, describe
+>>> from ofc.pipeline.cards import parse_rows
 >>> describe(strength(parse_rows(["Qh Qd 4c", "9s 9h 9c Kd 3h"][:1], 3))).tolist()
 ['pair of queens, four kicker']
 """
 
-from pipeline.evaluate.board import ROW_NAMES, BoardStrengths, evaluate_boards, fouled
-from pipeline.evaluate.rows import (
+from ofc.pipeline.evaluate.board import ROW_NAMES, BoardStrengths, evaluate_boards, fouled
+from ofc.pipeline.evaluate.rows import (
     InvalidRowError,
     RowFacts,
     as_rows,
@@ -22,7 +22,7 @@ from pipeline.evaluate.rows import (
     strength3,
     strength5,
 )
-from pipeline.evaluate.tables import CATEGORY_NAMES, N_STRENGTHS
+from ofc.pipeline.evaluate.tables import CATEGORY_NAMES, N_STRENGTHS
 
 __all__ = [
     "CATEGORY_NAMES",

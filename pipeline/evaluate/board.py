@@ -11,9 +11,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from pipeline.evaluate import tables
-from pipeline.evaluate.rows import as_rows, checked, is_polars
-from pipeline.game import ROW_ENDS, ROW_STARTS, ROWS
+from ofc.pipeline.evaluate import tables
+from ofc.pipeline.evaluate.rows import as_rows, checked, is_polars
+from ofc.pipeline.game import ROW_ENDS, ROW_STARTS, ROWS
 
 TOP, MIDDLE, BOTTOM = (slice(a, b) for a, b in zip(ROW_STARTS, ROW_ENDS, strict=True))
 ROW_NAMES = ROWS
@@ -32,7 +32,7 @@ def evaluate_boards(boards: Any) -> BoardStrengths:
     rows = as_rows(boards, 13)
     out = np.empty((rows.shape[0], 3), dtype=np.uint16)
     # lazy: the compiled kernels take 0.14 s to load; loaded by bulk work only
-    from pipeline.evaluate import strength_kernels
+    from ofc.pipeline.evaluate import strength_kernels
 
     bad = strength_kernels.lookup_boards(
         rows, tables.table5_direct(), tables.DIGITS5, tables.TABLE3_DIRECT, tables.DIGITS3, out

@@ -31,9 +31,9 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from pipeline.evaluate import lowball27, strength3, strength5, tables
-from pipeline.evaluate.tables import FLUSH_OFFSET
-from pipeline.raw_pointers import address
+from ofc.pipeline.evaluate import lowball27, strength3, strength5, tables
+from ofc.pipeline.evaluate.tables import FLUSH_OFFSET
+from ofc.pipeline.raw_pointers import address
 
 NEVER: Final = -1
 """``dead_streets``' value for a board that never became impossible (or had no placements to judge)."""

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 import numpy as np
 
-from pipeline.errors import InputError
-from pipeline.evaluate import tables
-from pipeline.evaluate.tables import CATEGORY_NAMES, FLUSH_OFFSET, INVALID
+from ofc.pipeline.errors import InputError
+from ofc.pipeline.evaluate import tables
+from ofc.pipeline.evaluate.tables import CATEGORY_NAMES, FLUSH_OFFSET, INVALID
 
 if TYPE_CHECKING:
     import polars as pl
@@ -115,7 +115,7 @@ def _lookup5(rows: np.ndarray, table: np.ndarray) -> np.ndarray:
         out = _few(rows, table, tables.DIGITS5, flush=True)
         return checked(out, int((out == INVALID).sum()), rows)
     # lazy: the compiled kernels take 0.14 s to load; a few rows are looked up with numpy
-    from pipeline.evaluate import strength_kernels
+    from ofc.pipeline.evaluate import strength_kernels
 
     out = np.empty(rows.shape[0], dtype=np.uint16)
     return checked(out, strength_kernels.lookup5(rows, table, tables.DIGITS5, out), rows)
@@ -134,7 +134,7 @@ def strength3(cards: Any) -> Any:
         out = _few(rows, tables.TABLE3_DIRECT, tables.DIGITS3, flush=False)
         return _wrap(checked(out, int((out == INVALID).sum()), rows), cards, "strength")
     # lazy: the compiled kernels take 0.14 s to load; a few rows are looked up with numpy
-    from pipeline.evaluate import strength_kernels
+    from ofc.pipeline.evaluate import strength_kernels
 
     out = np.empty(rows.shape[0], dtype=np.uint16)
     bad = strength_kernels.lookup3(rows, tables.TABLE3_DIRECT, tables.DIGITS3, out)

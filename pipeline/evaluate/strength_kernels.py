@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from pipeline.evaluate.tables import FLUSH_OFFSET, INVALID
+from ofc.pipeline.evaluate.tables import FLUSH_OFFSET, INVALID
 
 
 @njit(inline="always", cache=True)

@@ -17,9 +17,9 @@ from typing import Any, BinaryIO, Protocol
 import numpy as np
 import pyarrow as pa
 
-from pipeline.errors import InputError
-from pipeline.ingest.columns import Scanned
-from schemas.lake import RECORD
+from ofc.pipeline.errors import InputError
+from ofc.pipeline.ingest.columns import Scanned
+from ofc.schemas.lake import RECORD
 
 RAW_LIMIT = 1000
 """Characters of a bad record kept in quarantine."""

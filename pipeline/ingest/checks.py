@@ -17,8 +17,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from pipeline.game import BOARD, DEALS, PLACEMENT_ROWS, ROW_SIZES, VARIANTS, Deal
-from schemas.rules import Natural, Variant
+from ofc.pipeline.game import BOARD, DEALS, PLACEMENT_ROWS, ROW_SIZES, VARIANTS, Deal
+from ofc.schemas.rules import Natural, Variant
 
 VARIANT_NAMES = tuple(v.value for v in Variant)
 """The variants a record may name; a variant's code is its place here."""

@@ -5,18 +5,18 @@ from __future__ import annotations
 import importlib
 from collections.abc import Mapping
 
-from pipeline.ingest.base import Ingester
-from pipeline.ingest.inputs import IngestError, Source
+from ofc.pipeline.ingest.base import Ingester
+from ofc.pipeline.ingest.inputs import IngestError, Source
 
 __all__ = ["FORMATS", "SNIFF_BYTES", "SNIFF_ORDER", "detect", "ingester", "reader_for", "sniff"]
 
 FORMATS = ("jsonl", "poker-arena", "scoresheet", "workbook", "fpdb")
 _MODULES = {
-    "jsonl": "pipeline.ingest.jsonl",
-    "poker-arena": "pipeline.ingest.poker_arena",
-    "scoresheet": "pipeline.ingest.scoresheet",
-    "workbook": "pipeline.ingest.workbook",
-    "fpdb": "pipeline.ingest.fpdb",
+    "jsonl": "ofc.pipeline.ingest.jsonl",
+    "poker-arena": "ofc.pipeline.ingest.poker_arena",
+    "scoresheet": "ofc.pipeline.ingest.scoresheet",
+    "workbook": "ofc.pipeline.ingest.workbook",
+    "fpdb": "ofc.pipeline.ingest.fpdb",
 }
 SNIFF_ORDER = ("fpdb", "jsonl", "poker-arena", "scoresheet", "workbook")
 """The order formats are tried on a file's first bytes: the narrower first (an fpdb capture would pass for a

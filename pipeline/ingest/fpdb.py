@@ -68,9 +68,9 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal, InvalidOperation
 from typing import Any, BinaryIO
 
-from pipeline.game import BOARD, MAX_SEAT, ROWS, facts
-from pipeline.ingest.base import RAW_LIMIT, Chunk, FaultError, Pending, Problem, is_int, list_of, show, unstorable
-from pipeline.ingest.poker_arena import stem
+from ofc.pipeline.game import BOARD, MAX_SEAT, ROWS, facts
+from ofc.pipeline.ingest.base import RAW_LIMIT, Chunk, FaultError, Pending, Problem, is_int, list_of, show, unstorable
+from ofc.pipeline.ingest.poker_arena import stem
 
 SOURCE = "fpdb"
 CHUNK_HANDS = 2_000

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from pipeline.errors import InputError
+from ofc.pipeline.errors import InputError
 
 __all__ = [
     "HISTORY_SUFFIXES",

@@ -18,10 +18,10 @@ import pyarrow as pa
 import pyarrow.json as pj
 from pydantic import ValidationError
 
-from pipeline.ingest.base import RAW_LIMIT, Chunk, Problem
-from pipeline.ingest.jsonl_scan import newlines, scan
-from schemas.hand import HandRecord
-from schemas.lake import RECORD
+from ofc.pipeline.ingest.base import RAW_LIMIT, Chunk, Problem
+from ofc.pipeline.ingest.jsonl_scan import newlines, scan
+from ofc.schemas.hand import HandRecord
+from ofc.schemas.lake import RECORD
 
 BLOCK_BYTES = 16 << 20
 FIRST_BLOCK_BYTES = 1 << 20

@@ -24,9 +24,9 @@ import pyarrow as pa
 from numba import njit, prange
 from numba.extending import is_jitted
 
-from pipeline.cards import NO_CARD, RANK_BYTE, SUIT_BYTE
-from pipeline.game import BOARD, MAX_SEAT, PLACEMENT_ROWS, ROW_ENDS, ROW_SIZES, ROW_STARTS, ROWS
-from pipeline.ingest.checks import (
+from ofc.pipeline.cards import NO_CARD, RANK_BYTE, SUIT_BYTE
+from ofc.pipeline.game import BOARD, MAX_SEAT, PLACEMENT_ROWS, ROW_ENDS, ROW_SIZES, ROW_STARTS, ROWS
+from ofc.pipeline.ingest.checks import (
     CLASSIC,
     DISCARD_ROW,
     FANTASYLAND_DEALT,
@@ -47,10 +47,10 @@ from pipeline.ingest.checks import (
     STREET_PLACED,
     VARIANT_NAMES,
 )
-from pipeline.ingest.columns import TEXT_FIELDS, BoardColumns, HandColumns, PlacementColumns, Scanned
-from pipeline.ingest.times import iso_time, to_utc
-from pipeline.raw_pointers import address, load8
-from schemas.hand import HandRecord, Placement, PlayerRecord
+from ofc.pipeline.ingest.columns import TEXT_FIELDS, BoardColumns, HandColumns, PlacementColumns, Scanned
+from ofc.pipeline.ingest.times import iso_time, to_utc
+from ofc.pipeline.raw_pointers import address, load8
+from ofc.schemas.hand import HandRecord, Placement, PlayerRecord
 
 
 def _words(words: list[str]) -> tuple[np.ndarray, np.ndarray]:

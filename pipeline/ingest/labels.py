@@ -31,14 +31,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipeline.game import facts
-from pipeline.ingest.base import RAW_LIMIT, Chunk, Issue, Problem
-from pipeline.ingest.checks import VARIANT_NAMES
-from pipeline.ingest.validate import record_text
-from pipeline.rules.files import load_rules, preset_names
-from pipeline.rules.native import VARIANT_PRESETS, does_not_fit
-from pipeline.score.records import score_records
-from schemas.rules import Variant
+from ofc.pipeline.game import facts
+from ofc.pipeline.ingest.base import RAW_LIMIT, Chunk, Issue, Problem
+from ofc.pipeline.ingest.checks import VARIANT_NAMES
+from ofc.pipeline.ingest.validate import record_text
+from ofc.pipeline.rules.files import load_rules, preset_names
+from ofc.pipeline.rules.native import VARIANT_PRESETS, does_not_fit
+from ofc.pipeline.score.records import score_records
+from ofc.schemas.rules import Variant
 
 __all__ = ["SAMPLE", "Labels", "Recognised", "label_by_variant", "label_chunk", "recognise"]
 

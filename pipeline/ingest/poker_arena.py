@@ -39,9 +39,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
-from pipeline.game import ROWS
-from pipeline.ingest.base import RAW_LIMIT, Chunk, FaultError, Pending, Problem, is_int, list_of, show, unstorable
-from pipeline.ingest.checks import FANTASYLAND_DEALT
+from ofc.pipeline.game import ROWS
+from ofc.pipeline.ingest.base import RAW_LIMIT, Chunk, FaultError, Pending, Problem, is_int, list_of, show, unstorable
+from ofc.pipeline.ingest.checks import FANTASYLAND_DEALT
 
 SOURCE = "poker-arena"
 CHUNK_HANDS = 2_000

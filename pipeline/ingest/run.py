@@ -25,24 +25,24 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipeline import __version__
-from pipeline.errors import InputError
-from pipeline.ingest.base import Chunk, Ingester, Problem
-from pipeline.ingest.digests import DigestingFile, digest, settled
-from pipeline.ingest.duplicates import DUPLICATE, NEW, REPLACES, Known, conflict_reason
-from pipeline.ingest.formats import detect, ingester, reader_for
-from pipeline.ingest.inputs import Source, sources
-from pipeline.ingest.labels import SAMPLE, Labels, Recognised, label_by_variant, label_chunk, recognise
-from pipeline.ingest.validate import validate
-from pipeline.ingest.writer import BackgroundWriter
-from pipeline.lake.edit import remove_hands
-from pipeline.lake.store import Lake
-from pipeline.read_ahead import ahead, result_of
-from pipeline.rules.native import VARIANT_PRESETS
-from schemas.rules import Variant
+from ofc.pipeline import __version__
+from ofc.pipeline.errors import InputError
+from ofc.pipeline.ingest.base import Chunk, Ingester, Problem
+from ofc.pipeline.ingest.digests import DigestingFile, digest, settled
+from ofc.pipeline.ingest.duplicates import DUPLICATE, NEW, REPLACES, Known, conflict_reason
+from ofc.pipeline.ingest.formats import detect, ingester, reader_for
+from ofc.pipeline.ingest.inputs import Source, sources
+from ofc.pipeline.ingest.labels import SAMPLE, Labels, Recognised, label_by_variant, label_chunk, recognise
+from ofc.pipeline.ingest.validate import validate
+from ofc.pipeline.ingest.writer import BackgroundWriter
+from ofc.pipeline.lake.edit import remove_hands
+from ofc.pipeline.lake.store import Lake
+from ofc.pipeline.read_ahead import ahead, result_of
+from ofc.pipeline.rules.native import VARIANT_PRESETS
+from ofc.schemas.rules import Variant
 
 if TYPE_CHECKING:
-    from schemas.rules import RuleSet
+    from ofc.schemas.rules import RuleSet
 
 READ_AHEAD = 2
 """Chunks read ahead of the one being checked: each holds its lines' bytes and columns (tens of MB)."""

@@ -78,13 +78,13 @@ from difflib import SequenceMatcher
 from pathlib import Path
 from typing import Any, BinaryIO
 
-import schemas.hand
-from pipeline.errors import InputError
-from pipeline.game import MAX_SEAT
-from pipeline.ingest.base import RAW_LIMIT, Chunk, Issue, Place, Problem
-from pipeline.ingest.checks import MAX_PLAYERS, MIN_PLAYERS, VARIANT_NAMES
-from pipeline.suggest import closest, did_you_mean
-from schemas.rules import Variant
+import ofc.schemas.hand
+from ofc.pipeline.errors import InputError
+from ofc.pipeline.game import MAX_SEAT
+from ofc.pipeline.ingest.base import RAW_LIMIT, Chunk, Issue, Place, Problem
+from ofc.pipeline.ingest.checks import MAX_PLAYERS, MIN_PLAYERS, VARIANT_NAMES
+from ofc.pipeline.suggest import closest, did_you_mean
+from ofc.schemas.rules import Variant
 
 CHUNK_HANDS = 5_000
 """Hands (records plus problems) per chunk."""
@@ -263,7 +263,7 @@ def _date(text: str) -> datetime:
         when = datetime.fromisoformat(text)
     except ValueError:
         raise _CellError(_date_problem(text)) from None
-    return when if when.tzinfo is not None else when.replace(tzinfo=schemas.hand.NAIVE_TIMEZONE)
+    return when if when.tzinfo is not None else when.replace(tzinfo=ofc.schemas.hand.NAIVE_TIMEZONE)
 
 
 def _date_problem(text: str) -> str:

@@ -19,7 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from numba import njit
 
-import schemas.hand
+import ofc.schemas.hand
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -137,7 +137,7 @@ def to_utc(micros: np.ndarray, naive: np.ndarray) -> np.ndarray:
         return micros
     out = micros.copy()
     wall = micros[naive]
-    out[naive] = wall - naive_offsets(wall, schemas.hand.NAIVE_TIMEZONE)
+    out[naive] = wall - naive_offsets(wall, ofc.schemas.hand.NAIVE_TIMEZONE)
     return out
 
 

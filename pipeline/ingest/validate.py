@@ -23,10 +23,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from numba import njit
 
-from pipeline.cards import CARD_NAMES, parse_card_column
-from pipeline.game import BOARD, MAX_SEAT, PLACEMENT_ROWS, ROW_SIZES, ROWS, SEATS, facts
-from pipeline.ingest.base import FIELD_PATH, RAW_LIMIT, Chunk, Issue, Problem
-from pipeline.ingest.checks import (
+from ofc.pipeline.cards import CARD_NAMES, parse_card_column
+from ofc.pipeline.game import BOARD, MAX_SEAT, PLACEMENT_ROWS, ROW_SIZES, ROWS, SEATS, facts
+from ofc.pipeline.ingest.base import FIELD_PATH, RAW_LIMIT, Chunk, Issue, Problem
+from ofc.pipeline.ingest.checks import (
     CLASSIC,
     DISCARD_ROW,
     FANTASYLAND_MASK,
@@ -45,11 +45,11 @@ from pipeline.ingest.checks import (
     STREET_PLACED,
     VARIANT_NAMES,
 )
-from pipeline.ingest.columns import TEXT_FIELDS, BoardColumns, HandColumns, PlacementColumns
-from pipeline.ingest.times import parse_times
-from pipeline.lake.hashing import combine, fold_columns, hash_joined, hash_rows, hash_strings
-from schemas.lake import CARDS13
-from schemas.rules import Dealing
+from ofc.pipeline.ingest.columns import TEXT_FIELDS, BoardColumns, HandColumns, PlacementColumns
+from ofc.pipeline.ingest.times import parse_times
+from ofc.pipeline.lake.hashing import combine, fold_columns, hash_joined, hash_rows, hash_strings
+from ofc.schemas.lake import CARDS13
+from ofc.schemas.rules import Dealing
 
 _VARIANT_NAMES = pa.array(VARIANT_NAMES)
 _ROW_NAMES = pa.array(PLACEMENT_ROWS)

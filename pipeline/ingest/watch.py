@@ -29,9 +29,9 @@ from pathlib import Path
 
 import watchfiles
 
-from pipeline.errors import InputError, OfcError
-from pipeline.ingest.inputs import history_file, is_lake, sources
-from pipeline.ingest.run import IngestReport
+from ofc.pipeline.errors import InputError, OfcError
+from ofc.pipeline.ingest.inputs import history_file, is_lake, sources
+from ofc.pipeline.ingest.run import IngestReport
 
 SETTLE = 2.0
 """Seconds a file must hold still before it is read."""

@@ -41,10 +41,10 @@ import fastexcel
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipeline.errors import InputError
-from pipeline.ingest.base import Chunk, Problem
-from pipeline.ingest.scoresheet import SheetReader, file_stem
-from pipeline.suggest import closest, did_you_mean
+from ofc.pipeline.errors import InputError
+from ofc.pipeline.ingest.base import Chunk, Problem
+from ofc.pipeline.ingest.scoresheet import SheetReader, file_stem
+from ofc.pipeline.suggest import closest, did_you_mean
 
 ZIP = b"PK\x03\x04"
 PARTS = (b"xl/workbook", b"xl/worksheets/", b"xl/_rels/", b"xl/styles")

@@ -8,8 +8,8 @@ from typing import Any
 
 import pyarrow as pa
 
-from pipeline.lake.batch_writer import BatchWriter
-from pipeline.read_ahead import result_of
+from ofc.pipeline.lake.batch_writer import BatchWriter
+from ofc.pipeline.read_ahead import result_of
 
 __all__ = ["BackgroundWriter"]
 

@@ -15,8 +15,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from pipeline.atomic_files import folders_up_to, fsync
-from pipeline.lake.file_layout import (
+from ofc.pipeline.atomic_files import folders_up_to, fsync
+from ofc.pipeline.lake.file_layout import (
     LAKE_FORMAT,
     PARTITIONED,
     PLAIN_FILES,
@@ -26,7 +26,7 @@ from pipeline.lake.file_layout import (
     partition_dir,
     writer_options,
 )
-from schemas.lake import TABLE_PARTITIONS, TABLES
+from ofc.schemas.lake import TABLE_PARTITIONS, TABLES
 
 __all__ = ["BatchWriter", "CommitsBatches"]
 

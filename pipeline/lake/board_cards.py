@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from schemas.lake import CARDS13
+from ofc.schemas.lake import CARDS13
 
 __all__ = ["card_bytes", "card_codes", "card_matrix"]
 

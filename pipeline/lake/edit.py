@@ -16,12 +16,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from pipeline import __version__
-from pipeline.errors import InputError
-from pipeline.lake.batch_writer import BatchWriter
-from pipeline.lake.snapshot import Snapshot
-from pipeline.lake.store import Lake
-from pipeline.suggest import closest
+from ofc.pipeline import __version__
+from ofc.pipeline.errors import InputError
+from ofc.pipeline.lake.batch_writer import BatchWriter
+from ofc.pipeline.lake.snapshot import Snapshot
+from ofc.pipeline.lake.store import Lake
+from ofc.pipeline.suggest import closest
 
 __all__ = ["HAND_TABLES", "EditError", "remove", "remove_batch", "remove_hands", "vacuum"]
 

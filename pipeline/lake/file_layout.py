@@ -9,9 +9,9 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipeline.lake.board_cards import card_bytes
-from schemas.lake import CARDS13, PARTITIONS, TABLE_PARTITIONS, TABLES
-from schemas.lake import RESULT_TABLES as RESULT_SCHEMAS
+from ofc.pipeline.lake.board_cards import card_bytes
+from ofc.schemas.lake import CARDS13, PARTITIONS, TABLE_PARTITIONS, TABLES
+from ofc.schemas.lake import RESULT_TABLES as RESULT_SCHEMAS
 
 __all__ = [
     "COMPRESSION",

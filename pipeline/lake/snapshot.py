@@ -16,7 +16,7 @@ from typing import Any
 import pyarrow.parquet as pq
 from pydantic import ValidationError
 
-from schemas.rules import RuleSet
+from ofc.schemas.rules import RuleSet
 
 __all__ = ["RESCORE_RATE", "RESULT_FORMAT", "RESULT_KIND", "Cover", "Snapshot", "SourceBatch"]
 

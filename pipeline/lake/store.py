@@ -33,13 +33,13 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pipeline.atomic_files import fsync
-from pipeline.errors import LakeError
-from pipeline.lake.batch_writer import BatchWriter
-from pipeline.lake.file_layout import LAKE_FORMAT, RETIRED_TABLES
-from pipeline.lake.leases import READ_LEASES, READERS
-from pipeline.lake.snapshot import Snapshot
-from schemas.lake import TABLE_PARTITIONS, TABLES
+from ofc.pipeline.atomic_files import fsync
+from ofc.pipeline.errors import LakeError
+from ofc.pipeline.lake.batch_writer import BatchWriter
+from ofc.pipeline.lake.file_layout import LAKE_FORMAT, RETIRED_TABLES
+from ofc.pipeline.lake.leases import READ_LEASES, READERS
+from ofc.pipeline.lake.snapshot import Snapshot
+from ofc.schemas.lake import TABLE_PARTITIONS, TABLES
 
 _COMMITS: list[str] = []
 """The batches this process committed, in order: what an interrupted command reports as done."""

@@ -1,7 +1,7 @@
 """Reading the lake with DuckDB: plain SQL over views of the committed files, and named queries."""
 
-from pipeline.query.db import QueryError, connect, run_query
-from pipeline.query.named import NamedQueryError, parse_assignments, queries, run
+from ofc.pipeline.query.db import QueryError, connect, run_query
+from ofc.pipeline.query.named import NamedQueryError, parse_assignments, queries, run
 
 __all__ = [
     "NamedQueryError",

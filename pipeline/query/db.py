@@ -18,14 +18,14 @@ import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pipeline.errors import InputError
-from pipeline.game import facts
-from pipeline.lake.file_layout import RESULT_TABLES
-from pipeline.lake.snapshot import Snapshot
-from pipeline.lake.store import Lake
-from pipeline.paths import SQL
-from pipeline.rules.native import VARIANT_PRESETS
-from schemas.lake import CARDS13, NOTABLE_PER_MONTH, TABLE_PARTITIONS, TABLES
+from ofc.pipeline.errors import InputError
+from ofc.pipeline.game import facts
+from ofc.pipeline.lake.file_layout import RESULT_TABLES
+from ofc.pipeline.lake.snapshot import Snapshot
+from ofc.pipeline.lake.store import Lake
+from ofc.pipeline.paths import SQL
+from ofc.pipeline.rules.native import VARIANT_PRESETS
+from ofc.schemas.lake import CARDS13, NOTABLE_PER_MONTH, TABLE_PARTITIONS, TABLES
 
 __all__ = ["CARD_CODES", "SQL_DIR", "QueryError", "connect", "partition_values", "plain_schema", "run_query"]
 

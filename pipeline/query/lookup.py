@@ -22,11 +22,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipeline.lake.board_cards import card_codes
-from pipeline.lake.snapshot import Snapshot
-from pipeline.query.db import partition_values, plain_schema
-from pipeline.query.players import NAME_COLUMNS, alias_case
-from schemas.lake import CARDS13, PARTITIONS, RESULT_PARTITIONS, TABLE_PARTITIONS, TABLES
+from ofc.pipeline.lake.board_cards import card_codes
+from ofc.pipeline.lake.snapshot import Snapshot
+from ofc.pipeline.query.db import partition_values, plain_schema
+from ofc.pipeline.query.players import NAME_COLUMNS, alias_case
+from ofc.schemas.lake import CARDS13, PARTITIONS, RESULT_PARTITIONS, TABLE_PARTITIONS, TABLES
 
 __all__ = ["SharedReads", "hand_rows", "register"]
 

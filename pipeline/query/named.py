@@ -26,17 +26,17 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from pipeline import suggest
-from pipeline.errors import InputError
-from pipeline.lake.snapshot import Snapshot
-from pipeline.query import lookup
-from pipeline.query.db import SQL_DIR, QueryError, run_query
-from pipeline.query.players import LakeFilters, aliases_of
-from pipeline.rules.files import load_rules, preset_names
-from pipeline.rules.native import cannot_apply
-from pipeline.suggest import closest, did_you_mean
-from schemas.lake import TABLES
-from schemas.rules import Variant, key_hash, key_name
+from ofc.pipeline import suggest
+from ofc.pipeline.errors import InputError
+from ofc.pipeline.lake.snapshot import Snapshot
+from ofc.pipeline.query import lookup
+from ofc.pipeline.query.db import SQL_DIR, QueryError, run_query
+from ofc.pipeline.query.players import LakeFilters, aliases_of
+from ofc.pipeline.rules.files import load_rules, preset_names
+from ofc.pipeline.rules.native import cannot_apply
+from ofc.pipeline.suggest import closest, did_you_mean
+from ofc.schemas.lake import TABLES
+from ofc.schemas.rules import Variant, key_hash, key_name
 
 __all__ = [
     "TYPES",

@@ -10,10 +10,10 @@ from datetime import date
 
 import duckdb
 
-from pipeline import suggest
-from pipeline.errors import InputError
-from schemas.lake import TABLES
-from schemas.rules import Variant
+from ofc.pipeline import suggest
+from ofc.pipeline.errors import InputError
+from ofc.schemas.lake import TABLES
+from ofc.schemas.rules import Variant
 
 __all__ = [
     "NAME_COLUMNS",

@@ -4,8 +4,8 @@
 whole hands, ``plan`` decides what is left to do, ``run`` ties them together and commits result batches.
 """
 
-from pipeline.rescore.plan import RuleSetNameError
-from pipeline.rescore.run import rescore
+from ofc.pipeline.rescore.plan import RuleSetNameError
+from ofc.pipeline.rescore.run import rescore
 
 __all__ = [
     "RuleSetNameError",

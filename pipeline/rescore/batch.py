@@ -19,14 +19,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipeline.errors import InputError
-from pipeline.evaluate.dead import NEVER, board_dead_streets
-from pipeline.game import default_buttons, facts, turns
-from pipeline.lake.board_cards import card_matrix
-from pipeline.rescore import result_kernels
-from pipeline.rescore.hands import hand_keys, in_key_order, run_starts
-from pipeline.rescore.plan import Job
-from pipeline.rescore.summaries import (
+from ofc.pipeline.errors import InputError
+from ofc.pipeline.evaluate.dead import NEVER, board_dead_streets
+from ofc.pipeline.game import default_buttons, facts, turns
+from ofc.pipeline.lake.board_cards import card_matrix
+from ofc.pipeline.rescore import result_kernels
+from ofc.pipeline.rescore.hands import hand_keys, in_key_order, run_starts
+from ofc.pipeline.rescore.plan import Job
+from ofc.pipeline.rescore.summaries import (
     DAY_US,
     NO_TIME,
     Groups,
@@ -36,12 +36,12 @@ from pipeline.rescore.summaries import (
     pair_summary,
     times_of,
 )
-from pipeline.rules.compile import NATURALS, CompiledRules, compile_rules
-from pipeline.rules.native import Natives, cannot_apply
-from pipeline.score import pair_kernels
-from pipeline.score.engine import NO_NATURAL, Boards, Prepared, Scored, prepare, score
-from schemas.lake import BOARD_RESULTS, LABEL, PAIR_RESULTS, RESCORE_INPUT, RESCORE_REQUIRED
-from schemas.rules import RuleSet
+from ofc.pipeline.rules.compile import NATURALS, CompiledRules, compile_rules
+from ofc.pipeline.rules.native import Natives, cannot_apply
+from ofc.pipeline.score import pair_kernels
+from ofc.pipeline.score.engine import NO_NATURAL, Boards, Prepared, Scored, prepare, score
+from ofc.schemas.lake import BOARD_RESULTS, LABEL, PAIR_RESULTS, RESCORE_INPUT, RESCORE_REQUIRED
+from ofc.schemas.rules import RuleSet
 
 __all__ = [
     "SETTLED",

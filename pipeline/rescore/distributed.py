@@ -22,14 +22,14 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from pipeline.errors import InputError
-from pipeline.rescore.plan import KIND, Work
-from pipeline.rescore.report import RuleTotals
-from pipeline.rescore.source import READ_ROWS, Slice, partitions, read_slice, slices
+from ofc.pipeline.errors import InputError
+from ofc.pipeline.rescore.plan import KIND, Work
+from ofc.pipeline.rescore.report import RuleTotals
+from ofc.pipeline.rescore.source import READ_ROWS, Slice, partitions, read_slice, slices
 
 if TYPE_CHECKING:
-    from pipeline.lake.store import Lake
-    from pipeline.rules.native import Natives
+    from ofc.pipeline.lake.store import Lake
+    from ofc.pipeline.rules.native import Natives
 
 __all__ = ["INSTALL", "RayUnavailableError", "connect", "score_source_ray"]
 
@@ -79,11 +79,11 @@ def _score_block(block: pa.Table, lake_root: str, batch: str, work: Work, native
     from dataclasses import asdict
     from datetime import UTC, datetime
 
-    from pipeline.lake.batch_writer import BatchWriter
-    from pipeline.lake.store import Lake
-    from pipeline.rescore.batch import Scorer, read_boards
-    from pipeline.rescore.batch import score_job as score_one
-    from pipeline.rescore.scoring import write_board_sums, write_boards, write_pairs
+    from ofc.pipeline.lake.batch_writer import BatchWriter
+    from ofc.pipeline.lake.store import Lake
+    from ofc.pipeline.rescore.batch import Scorer, read_boards
+    from ofc.pipeline.rescore.batch import score_job as score_one
+    from ofc.pipeline.rescore.scoring import write_board_sums, write_boards, write_pairs
 
     started = time.perf_counter()
     records = block.combine_chunks().to_batches()
@@ -114,7 +114,7 @@ def score_source_ray(
     """Score one source batch on the cluster and commit its results as one batch: (its id, its counts)."""
     from ray.data import Datasource, read_datasource
 
-    from pipeline.rescore.scoring import commit_results
+    from ofc.pipeline.rescore.scoring import commit_results
 
     tasks = _read_tasks(lake.root, work)
 

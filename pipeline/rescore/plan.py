@@ -23,11 +23,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pipeline.errors import RulesError
-from pipeline.lake.file_layout import RESULT_TABLES, RETIRED_TABLES
-from pipeline.lake.snapshot import RESULT_KIND, Snapshot, SourceBatch
-from pipeline.rules.native import FOLDER_SAFE_KEY, Natives
-from schemas.rules import RuleSet
+from ofc.pipeline.errors import RulesError
+from ofc.pipeline.lake.file_layout import RESULT_TABLES, RETIRED_TABLES
+from ofc.pipeline.lake.snapshot import RESULT_KIND, Snapshot, SourceBatch
+from ofc.pipeline.rules.native import FOLDER_SAFE_KEY, Natives
+from ofc.schemas.rules import RuleSet
 
 __all__ = ["KIND", "Group", "Job", "Plan", "RuleSetNameError", "Work", "check_key", "plan"]
 

@@ -6,7 +6,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from pipeline.lake.snapshot import Snapshot
+from ofc.pipeline.lake.snapshot import Snapshot
 
 COUNTS = ("hands", "boards", "pairs", "recorded_checked", "recorded_differing")
 

@@ -12,14 +12,14 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from pipeline.errors import InputError
-from pipeline.lake.store import Lake
-from pipeline.rescore import plan as planning
-from pipeline.rescore.report import RescoreReport, RuleTotals, lake_totals
-from pipeline.rescore.scoring import score_source  # loads the engine
-from pipeline.rescore.source import count_hands, groups, partitions
-from pipeline.rules.native import Natives
-from schemas.rules import RuleSet
+from ofc.pipeline.errors import InputError
+from ofc.pipeline.lake.store import Lake
+from ofc.pipeline.rescore import plan as planning
+from ofc.pipeline.rescore.report import RescoreReport, RuleTotals, lake_totals
+from ofc.pipeline.rescore.scoring import score_source  # loads the engine
+from ofc.pipeline.rescore.source import count_hands, groups, partitions
+from ofc.pipeline.rules.native import Natives
+from ofc.schemas.rules import RuleSet
 
 __all__ = ["Progress", "rescore"]
 
@@ -42,7 +42,7 @@ def rescore(
     ray = None
     if engine == "ray":
         # lazy: Ray is an optional extra, loaded for --engine ray alone
-        from pipeline.rescore.distributed import connect
+        from ofc.pipeline.rescore.distributed import connect
 
         ray = connect(address)
     elif engine != "local":
@@ -89,7 +89,7 @@ def rescore(
             for work in todo.work:
                 if ray is not None:
                     # lazy: Ray is an optional extra, loaded for --engine ray alone
-                    from pipeline.rescore.distributed import score_source_ray
+                    from ofc.pipeline.rescore.distributed import score_source_ray
 
                     batch, totals = score_source_ray(lake, work, natives, advance, ray)
                 else:

@@ -17,12 +17,12 @@ from concurrent.futures import Future, ThreadPoolExecutor
 import numba
 import pyarrow as pa
 
-from pipeline import __version__
-from pipeline.lake.batch_writer import BatchWriter
-from pipeline.lake.snapshot import RESULT_FORMAT
-from pipeline.lake.store import Lake
-from pipeline.read_ahead import ahead, result_of
-from pipeline.rescore.batch import (
+from ofc.pipeline import __version__
+from ofc.pipeline.lake.batch_writer import BatchWriter
+from ofc.pipeline.lake.snapshot import RESULT_FORMAT
+from ofc.pipeline.lake.store import Lake
+from ofc.pipeline.read_ahead import ahead, result_of
+from ofc.pipeline.rescore.batch import (
     Scorer,
     Scoring,
     Table,
@@ -33,12 +33,12 @@ from pipeline.rescore.batch import (
     read_boards,
     recorded_check,
 )
-from pipeline.rescore.batch import score_job as score_one
-from pipeline.rescore.plan import KIND, Work
-from pipeline.rescore.report import RuleTotals
-from pipeline.rescore.source import READ_ROWS, Partition, partitions, read_partition
-from pipeline.rules.native import Natives
-from pipeline.rules.royalties import royalty_hands
+from ofc.pipeline.rescore.batch import score_job as score_one
+from ofc.pipeline.rescore.plan import KIND, Work
+from ofc.pipeline.rescore.report import RuleTotals
+from ofc.pipeline.rescore.source import READ_ROWS, Partition, partitions, read_partition
+from ofc.pipeline.rules.native import Natives
+from ofc.pipeline.rules.royalties import royalty_hands
 
 PENDING = 4
 """Result tables waiting for their writer at most: with the read size, what bounds memory."""

@@ -24,11 +24,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from pipeline.lake.board_cards import card_matrix
-from pipeline.lake.snapshot import SourceBatch
-from pipeline.lake.store import LakeError
-from pipeline.rescore.hands import hand_keys, run_starts, whole_hands
-from schemas.lake import BOARDS, HANDS, PARTITIONS, RESCORE_INPUT
+from ofc.pipeline.lake.board_cards import card_matrix
+from ofc.pipeline.lake.snapshot import SourceBatch
+from ofc.pipeline.lake.store import LakeError
+from ofc.pipeline.rescore.hands import hand_keys, run_starts, whole_hands
+from ofc.schemas.lake import BOARDS, HANDS, PARTITIONS, RESCORE_INPUT
 
 __all__ = ["Partition", "Slice", "count_hands", "groups", "partitions", "read_partition", "read_slice", "slices"]
 
@@ -160,7 +160,7 @@ def _placement_streets(part: Partition, boards: pa.Table) -> pa.Table:
     # lazy: polars (0.13 s) and the validator (0.7 s), for a lake from before boards kept streets only
     import polars as pl
 
-    from pipeline.ingest.validate import street_layout
+    from ofc.pipeline.ingest.validate import street_layout
 
     b = pl.from_arrow(boards.select(["hand_key", "seat"])).with_row_index("board")
     if part.placements:

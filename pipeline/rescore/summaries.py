@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from numba import njit
 
-from schemas.lake import (
+from ofc.schemas.lake import (
     BOARD_COUNTS,
     BOARD_SUMMARY,
     NOTABLE_BOARDS,

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pipeline.lazy_names import lazy_names
+from ofc.pipeline.lazy_names import lazy_names
 
 if TYPE_CHECKING:
-    from pipeline.rules.compile import NATURALS, CompiledRules, compile_rules
-    from pipeline.rules.files import RuleSetError, load_rules, preset_names
-    from pipeline.rules.native import Native, Natives, variant_rules
-    from pipeline.rules.royalties import royalty_hands
-    from pipeline.rules.thresholds import HandPatternError, threshold
+    from ofc.pipeline.rules.compile import NATURALS, CompiledRules, compile_rules
+    from ofc.pipeline.rules.files import RuleSetError, load_rules, preset_names
+    from ofc.pipeline.rules.native import Native, Natives, variant_rules
+    from ofc.pipeline.rules.royalties import royalty_hands
+    from ofc.pipeline.rules.thresholds import HandPatternError, threshold
 
 _HOMES = {
     **dict.fromkeys(("NATURALS", "CompiledRules", "compile_rules"), "compile"),

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pipeline.evaluate import tables
-from pipeline.rules.thresholds import threshold
-from schemas.rules import FiveCardRoyalties, Natural, Row, RuleSet, TopRoyalties
+from ofc.pipeline.evaluate import tables
+from ofc.pipeline.rules.thresholds import threshold
+from ofc.schemas.rules import FiveCardRoyalties, Natural, Row, RuleSet, TopRoyalties
 
 __all__ = ["NATURALS", "ROW_INDEX", "CompiledRules", "compile_rules"]
 

@@ -16,11 +16,11 @@ from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 
-from pipeline.errors import RulesError
-from pipeline.paths import RULES
-from pipeline.rules.thresholds import HandPatternError, threshold
-from pipeline.suggest import closest_names, did_you_mean
-from schemas.rules import Row, RuleSet
+from ofc.pipeline.errors import RulesError
+from ofc.pipeline.paths import RULES
+from ofc.pipeline.rules.thresholds import HandPatternError, threshold
+from ofc.pipeline.suggest import closest_names, did_you_mean
+from ofc.schemas.rules import Row, RuleSet
 
 __all__ = [
     "RuleSetError",
@@ -52,9 +52,10 @@ def preset_names() -> list[str]:
 
 
 def resolve_path(name_or_path: str | Path) -> Path:
-    """A path to an existing file, or the preset of that name."""
+    """A path to an existing file, or the preset of that name (a folder of the preset's name in the current
+    directory does not hide the preset)."""
     p = Path(name_or_path)
-    if p.suffix == ".toml" or p.exists():
+    if p.suffix == ".toml" or p.is_file():
         if not p.is_file():
             raise RuleSetError(str(p), [("", "no such file")])
         return p

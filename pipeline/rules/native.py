@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cache
 
-from pipeline.game import facts
-from pipeline.rules.files import load_rules, preset_names
-from pipeline.rules.thresholds import threshold
-from schemas.rules import Dealing, RuleSet, Variant
+from ofc.pipeline.game import facts
+from ofc.pipeline.rules.files import load_rules, preset_names
+from ofc.pipeline.rules.thresholds import threshold
+from ofc.schemas.rules import Dealing, RuleSet, Variant
 
 __all__ = [
     "FOLDER_SAFE_KEY",

@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from pipeline.evaluate import CATEGORY_NAMES, describe, tables
-from pipeline.rules.compile import compile_rules
-from schemas.rules import RuleSet
+from ofc.pipeline.evaluate import CATEGORY_NAMES, describe, tables
+from ofc.pipeline.rules.compile import compile_rules
+from ofc.schemas.rules import RuleSet
 
 __all__ = ["royalty_hands"]
 

@@ -13,11 +13,11 @@ from typing import Final
 
 import numpy as np
 
-from pipeline.errors import RulesError
-from pipeline.evaluate import tables
-from pipeline.evaluate.rows import lowball27, strength3, strength5
-from pipeline.game import ROW_SIZES, ROWS
-from schemas.rules import RANKS, Row, normalise_rank
+from ofc.pipeline.errors import RulesError
+from ofc.pipeline.evaluate import tables
+from ofc.pipeline.evaluate.rows import lowball27, strength3, strength5
+from ofc.pipeline.game import ROW_SIZES, ROWS
+from ofc.schemas.rules import RANKS, Row, normalise_rank
 
 __all__ = ["HandPatternError", "threshold", "width_of"]
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pipeline.lazy_names import lazy_names
+from ofc.pipeline.lazy_names import lazy_names
 
 if TYPE_CHECKING:
-    from pipeline.score.engine import BoardFacts, Boards, PairResults, Scored, board_facts, score
-    from pipeline.score.records import read_jsonl, score_records, to_boards, to_output
+    from ofc.pipeline.score.engine import BoardFacts, Boards, PairResults, Scored, board_facts, score
+    from ofc.pipeline.score.records import read_jsonl, score_records, to_boards, to_output
 
 _HOMES = {
     **dict.fromkeys(("BoardFacts", "Boards", "PairResults", "Scored", "board_facts", "score"), "engine"),

@@ -16,12 +16,12 @@ from itertools import combinations
 
 import numpy as np
 
-from pipeline.evaluate import evaluate_boards, lowball27
-from pipeline.game import default_buttons, table_order
-from pipeline.rules.compile import NATURALS, CompiledRules, compile_rules
-from pipeline.score import pair_kernels
-from pipeline.score.naturals import natural_kinds, natural_strength
-from schemas.rules import Natural, RuleSet
+from ofc.pipeline.evaluate import evaluate_boards, lowball27
+from ofc.pipeline.game import default_buttons, table_order
+from ofc.pipeline.rules.compile import NATURALS, CompiledRules, compile_rules
+from ofc.pipeline.score import pair_kernels
+from ofc.pipeline.score.naturals import natural_kinds, natural_strength
+from ofc.schemas.rules import Natural, RuleSet
 
 NO_NATURAL = -1
 _DRAGON = NATURALS.index(Natural.DRAGON)

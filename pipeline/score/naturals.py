@@ -12,8 +12,8 @@ from functools import cache
 
 import numpy as np
 
-from pipeline.rules.compile import NATURALS
-from schemas.rules import Natural
+from ofc.pipeline.rules.compile import NATURALS
+from ofc.schemas.rules import Natural
 
 _BASE5 = 5 ** np.arange(13, dtype=np.int64)
 _JQK = [9, 10, 11]

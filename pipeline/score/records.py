@@ -17,14 +17,14 @@ from typing import Any
 
 import numpy as np
 
-from pipeline import game
-from pipeline.cards import parse_card_column
-from pipeline.errors import InputError
-from pipeline.game import default_buttons, facts
-from pipeline.rules.compile import NATURALS
-from pipeline.score.engine import NO_NATURAL, Boards, Scored, score
-from pipeline.suggest import closest, did_you_mean
-from schemas.rules import RuleSet, Variant
+from ofc.pipeline import game
+from ofc.pipeline.cards import parse_card_column
+from ofc.pipeline.errors import InputError
+from ofc.pipeline.game import default_buttons, facts
+from ofc.pipeline.rules.compile import NATURALS
+from ofc.pipeline.score.engine import NO_NATURAL, Boards, Scored, score
+from ofc.pipeline.suggest import closest, did_you_mean
+from ofc.schemas.rules import RuleSet, Variant
 
 ROWS = tuple(zip(game.ROWS, game.ROW_SIZES, strict=True))
 """Each row and its size, in board order."""

@@ -63,15 +63,15 @@ from typing import Final
 
 import numpy as np
 
-from pipeline.cards import NO_CARD, deal
-from pipeline.errors import InputError, RulesError
-from pipeline.evaluate import tables
-from pipeline.rules.compile import NATURALS, CompiledRules, compile_rules
-from pipeline.score.engine import Boards, board_facts
-from pipeline.score.naturals import natural_kinds
-from pipeline.simulate import arrange_kernels as kernels
-from pipeline.simulate.pace import Portions, Tick, idle, in_portions, span
-from schemas.rules import (
+from ofc.pipeline.cards import NO_CARD, deal
+from ofc.pipeline.errors import InputError, RulesError
+from ofc.pipeline.evaluate import tables
+from ofc.pipeline.rules.compile import NATURALS, CompiledRules, compile_rules
+from ofc.pipeline.score.engine import Boards, board_facts
+from ofc.pipeline.score.naturals import natural_kinds
+from ofc.pipeline.simulate import arrange_kernels as kernels
+from ofc.pipeline.simulate.pace import Portions, Tick, idle, in_portions, span
+from ofc.schemas.rules import (
     Dealing,
     Fantasyland,
     FiveCardRoyalties,

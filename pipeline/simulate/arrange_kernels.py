@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from pipeline.evaluate.strength_kernels import row3, row5
+from ofc.pipeline.evaluate.strength_kernels import row3, row5
 
 
 @njit(inline="always", cache=True)

@@ -55,14 +55,14 @@ from typing import ClassVar
 
 import numpy as np
 
-from pipeline.cards import NO_CARD
-from pipeline.game import Deal
-from pipeline.rules.compile import NATURALS, CompiledRules
-from pipeline.score.engine import Boards, score
-from pipeline.score.naturals import natural_kinds
-from pipeline.simulate import heuristic_kernels, planner_kernels
-from pipeline.simulate.arrange import arrange_classic, arrange_fantasyland, classic_model
-from pipeline.simulate.costs import (
+from ofc.pipeline.cards import NO_CARD
+from ofc.pipeline.game import Deal
+from ofc.pipeline.rules.compile import NATURALS, CompiledRules
+from ofc.pipeline.score.engine import Boards, score
+from ofc.pipeline.score.naturals import natural_kinds
+from ofc.pipeline.simulate import heuristic_kernels, planner_kernels
+from ofc.pipeline.simulate.arrange import arrange_classic, arrange_fantasyland, classic_model
+from ofc.pipeline.simulate.costs import (
     ARRANGE_PARALLEL_US,
     ARRANGE_US,
     CLASSIC_US,
@@ -72,12 +72,12 @@ from pipeline.simulate.costs import (
     heuristic_us,
     street_us,
 )
-from pipeline.simulate.model import Model, Weights
-from pipeline.simulate.pace import Portions, Tick, idle, in_portions, span
-from pipeline.simulate.streets import Actions, actions
-from pipeline.simulate.threads import threads_for
-from pipeline.simulate.views import ClassicChoice, Context, Rollouts, StreetView
-from schemas.rules import Dealing
+from ofc.pipeline.simulate.model import Model, Weights
+from ofc.pipeline.simulate.pace import Portions, Tick, idle, in_portions, span
+from ofc.pipeline.simulate.streets import Actions, actions
+from ofc.pipeline.simulate.threads import threads_for
+from ofc.pipeline.simulate.views import ClassicChoice, Context, Rollouts, StreetView
+from ofc.schemas.rules import Dealing
 
 MC_POLICY = Weights(foul_cost=3.0, fantasyland=(30.0, 36.0, 42.0, 48.0, 54.0))
 """The planner weights ``mc`` ranks placements and plays its rollouts with: bolder than the ``planner`` bot

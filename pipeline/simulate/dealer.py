@@ -32,17 +32,17 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from pipeline.cards import NO_CARD
-from pipeline.game import BOARD, seat_at
-from pipeline.score.engine import Boards, score
-from pipeline.simulate.batch import HandBatch
-from pipeline.simulate.bots import BOTS, Bot
-from pipeline.simulate.costs import SCORE_US
-from pipeline.simulate.pace import Pace, Tick, span
-from pipeline.simulate.streets import DISCARD, ROW_STARTS, actions
-from pipeline.simulate.threads import threads_for
-from pipeline.simulate.views import ClassicChoice, Context, StreetView
-from schemas.rules import Dealing
+from ofc.pipeline.cards import NO_CARD
+from ofc.pipeline.game import BOARD, seat_at
+from ofc.pipeline.score.engine import Boards, score
+from ofc.pipeline.simulate.batch import HandBatch
+from ofc.pipeline.simulate.bots import BOTS, Bot
+from ofc.pipeline.simulate.costs import SCORE_US
+from ofc.pipeline.simulate.pace import Pace, Tick, span
+from ofc.pipeline.simulate.streets import DISCARD, ROW_STARTS, actions
+from ofc.pipeline.simulate.threads import threads_for
+from ofc.pipeline.simulate.views import ClassicChoice, Context, StreetView
+from ofc.schemas.rules import Dealing
 
 ROW_OF_SLOT = np.repeat(np.arange(3), [3, 5, 5]).astype(np.uint8)
 """Row of each of a board's 13 slots."""

@@ -13,12 +13,12 @@ import contextlib
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from pipeline.ingest.base import Chunk
-from pipeline.ingest.run import ingest_chunks
-from pipeline.lake.store import Lake
-from pipeline.simulate.records import SOURCE, to_chunk
-from pipeline.simulate.run import Outcome, Shard, Spec, meta, play, shards_of
-from pipeline.simulate.summary import SimulationSummary
+from ofc.pipeline.ingest.base import Chunk
+from ofc.pipeline.ingest.run import ingest_chunks
+from ofc.pipeline.lake.store import Lake
+from ofc.pipeline.simulate.records import SOURCE, to_chunk
+from ofc.pipeline.simulate.run import Outcome, Shard, Spec, meta, play, shards_of
+from ofc.pipeline.simulate.summary import SimulationSummary
 
 __all__ = ["to_lake_ray"]
 

@@ -32,8 +32,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from pipeline.evaluate.strength_kernels import row3, row5
-from pipeline.simulate.model import (
+from ofc.pipeline.evaluate.strength_kernels import row3, row5
+from ofc.pipeline.simulate.model import (
     I_LOWBALL,
     I_QUALIFIER,
     I_STRICT,
@@ -51,7 +51,7 @@ from pipeline.simulate.model import (
     O_TOP_PAIR,
     O_TOP_TRIPS,
 )
-from pipeline.simulate.planner_kernels import (
+from ofc.pipeline.simulate.planner_kernels import (
     FLUSH,
     FULL_HOUSE,
     HIGH,

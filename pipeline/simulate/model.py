@@ -20,10 +20,10 @@ from functools import cache
 
 import numpy as np
 
-from pipeline.errors import RulesError
-from pipeline.evaluate import lowball27, strength3, tables
-from pipeline.rules.compile import compile_rules
-from schemas.rules import RuleSet
+from ofc.pipeline.errors import RulesError
+from ofc.pipeline.evaluate import lowball27, strength3, tables
+from ofc.pipeline.rules.compile import compile_rules
+from ofc.schemas.rules import RuleSet
 
 N_CATEGORIES = 9
 N_STRENGTHS = tables.N_STRENGTHS

@@ -33,8 +33,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from pipeline.evaluate.strength_kernels import row3, row5
-from pipeline.simulate.model import (
+from ofc.pipeline.evaluate.strength_kernels import row3, row5
+from ofc.pipeline.simulate.model import (
     I_COMBINED,
     I_LOWBALL,
     I_QUALIFIER,

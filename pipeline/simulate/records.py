@@ -18,14 +18,14 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipeline.cards import CARD_NAMES
-from pipeline.ingest.base import Chunk
-from pipeline.ingest.checks import VARIANT_NAMES
-from pipeline.ingest.columns import TEXT_FIELDS, BoardColumns, HandColumns, PlacementColumns, Scanned
-from pipeline.rules.compile import NATURALS
-from pipeline.simulate.batch import HandBatch
-from schemas.hand import PLACEMENT_ROWS
-from schemas.lake import PLACEMENT, PLAYER, RECORD
+from ofc.pipeline.cards import CARD_NAMES
+from ofc.pipeline.ingest.base import Chunk
+from ofc.pipeline.ingest.checks import VARIANT_NAMES
+from ofc.pipeline.ingest.columns import TEXT_FIELDS, BoardColumns, HandColumns, PlacementColumns, Scanned
+from ofc.pipeline.rules.compile import NATURALS
+from ofc.pipeline.simulate.batch import HandBatch
+from ofc.schemas.hand import PLACEMENT_ROWS
+from ofc.schemas.lake import PLACEMENT, PLAYER, RECORD
 
 SOURCE = "simulator"
 """The ``source`` of every simulated record."""

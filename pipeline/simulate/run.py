@@ -28,25 +28,25 @@ from typing import Any
 
 import numpy as np
 
-from pipeline.atomic_files import written
-from pipeline.errors import InputError
-from pipeline.ingest.base import Chunk
-from pipeline.ingest.run import IngestReport, ingest_chunks
-from pipeline.lake.store import Lake
-from pipeline.read_ahead import ahead
-from pipeline.rules.compile import compile_rules
-from pipeline.rules.files import load_rules
-from pipeline.rules.native import VARIANT_PRESETS
-from pipeline.simulate.batch import HandBatch
-from pipeline.simulate.bots import BOTS, MC_POLICY
-from pipeline.simulate.dealer import Dealer
-from pipeline.simulate.model import model_of
-from pipeline.simulate.pace import Pace
-from pipeline.simulate.records import SOURCE, RecordMeta, to_chunk, to_records, write_jsonl
-from pipeline.simulate.streets import streets_of
-from pipeline.simulate.summary import SimulationSummary
-from pipeline.simulate.views import DEFAULT_ROLLOUTS, Context
-from schemas.rules import Dealing, RuleSet, Variant
+from ofc.pipeline.atomic_files import written
+from ofc.pipeline.errors import InputError
+from ofc.pipeline.ingest.base import Chunk
+from ofc.pipeline.ingest.run import IngestReport, ingest_chunks
+from ofc.pipeline.lake.store import Lake
+from ofc.pipeline.read_ahead import ahead
+from ofc.pipeline.rules.compile import compile_rules
+from ofc.pipeline.rules.files import load_rules
+from ofc.pipeline.rules.native import VARIANT_PRESETS
+from ofc.pipeline.simulate.batch import HandBatch
+from ofc.pipeline.simulate.bots import BOTS, MC_POLICY
+from ofc.pipeline.simulate.dealer import Dealer
+from ofc.pipeline.simulate.model import model_of
+from ofc.pipeline.simulate.pace import Pace
+from ofc.pipeline.simulate.records import SOURCE, RecordMeta, to_chunk, to_records, write_jsonl
+from ofc.pipeline.simulate.streets import streets_of
+from ofc.pipeline.simulate.summary import SimulationSummary
+from ofc.pipeline.simulate.views import DEFAULT_ROLLOUTS, Context
+from ofc.schemas.rules import Dealing, RuleSet, Variant
 
 DEFAULT_SESSION = 100
 """Hands per session: the span over which the button rotates and Fantasyland carries."""

@@ -17,9 +17,9 @@ from itertools import product
 
 import numpy as np
 
-from pipeline import game
-from pipeline.game import DEALS, Deal
-from schemas.rules import Dealing
+from ofc.pipeline import game
+from ofc.pipeline.game import DEALS, Deal
+from ofc.schemas.rules import Dealing
 
 TOP, MIDDLE, BOTTOM, DISCARD = range(4)
 ROW_CAPS = np.array(game.ROW_SIZES, dtype=np.int64)

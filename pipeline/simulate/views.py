@@ -8,13 +8,13 @@ from functools import cached_property
 
 import numpy as np
 
-from pipeline.cards import NO_CARD
-from pipeline.game import Deal
-from pipeline.rules.compile import CompiledRules
-from pipeline.simulate import planner_kernels
-from pipeline.simulate.model import Model
-from pipeline.simulate.pace import Tick, idle
-from schemas.rules import RuleSet
+from ofc.pipeline.cards import NO_CARD
+from ofc.pipeline.game import Deal
+from ofc.pipeline.rules.compile import CompiledRules
+from ofc.pipeline.simulate import planner_kernels
+from ofc.pipeline.simulate.model import Model
+from ofc.pipeline.simulate.pace import Tick, idle
+from ofc.schemas.rules import RuleSet
 
 __all__ = [
     "DEFAULT_CANDIDATES",

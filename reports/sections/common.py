@@ -20,12 +20,12 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from pipeline.game import facts
-from reports import figures
-from reports.headline import Stat
-from reports.queries import Asker, Rows
-from reports.tables import Table
-from schemas.rules import RuleSet, key_name
+from ofc.pipeline.game import facts
+from ofc.reports import figures
+from ofc.reports.headline import Stat
+from ofc.reports.queries import Asker, Rows
+from ofc.reports.tables import Table
+from ofc.schemas.rules import RuleSet, key_name
 
 __all__ = [
     "DEFAULT_MIN_HANDS",

@@ -3,10 +3,10 @@ and kind of decision; the ranking and "all players" over every player however th
 
 from __future__ import annotations
 
-from reports import figures, hands
-from reports.headline import Stat
-from reports.sections.common import Game, Section, charted, left_out, one, ranked
-from reports.tables import Column, Table, interval_columns
+from ofc.reports import figures, hands
+from ofc.reports.headline import Stat
+from ofc.reports.sections.common import Game, Section, charted, left_out, one, ranked
+from ofc.reports.tables import Column, Table, interval_columns
 
 __all__ = ["decisions"]
 

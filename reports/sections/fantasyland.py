@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from reports import figures
-from reports.headline import Stat
-from reports.sections.common import Game, Section, one
-from reports.tables import Column, Table, interval_columns
+from ofc.reports import figures
+from ofc.reports.headline import Stat
+from ofc.reports.sections.common import Game, Section, one
+from ofc.reports.tables import Column, Table, interval_columns
 
 __all__ = ["fantasyland"]
 

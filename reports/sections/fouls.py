@@ -9,11 +9,11 @@ kind of decision.
 
 from __future__ import annotations
 
-from reports import figures
-from reports.headline import Stat, count
-from reports.queries import Rows
-from reports.sections.common import Game, Section, charted, left_out, one, ranked
-from reports.tables import Column, Table, interval_columns
+from ofc.reports import figures
+from ofc.reports.headline import Stat, count
+from ofc.reports.queries import Rows
+from ofc.reports.sections.common import Game, Section, charted, left_out, one, ranked
+from ofc.reports.tables import Column, Table, interval_columns
 
 __all__ = ["FOUL_COLUMNS", "fouls"]
 

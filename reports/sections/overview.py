@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from pipeline.game import facts
-from reports.headline import Stat
-from reports.queries import Rows
-from reports.sections.common import Game, Section, one
-from reports.tables import Column, Table
+from ofc.pipeline.game import facts
+from ofc.reports.headline import Stat
+from ofc.reports.queries import Rows
+from ofc.reports.sections.common import Game, Section, one
+from ofc.reports.tables import Column, Table
 
 __all__ = ["game_headline", "overview"]
 

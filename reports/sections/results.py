@@ -3,10 +3,10 @@ however the report is filtered, the featured player marked."""
 
 from __future__ import annotations
 
-from reports import figures
-from reports.headline import SMALL_SAMPLE, Stat
-from reports.sections.common import Game, Section, charted, left_out, ranked
-from reports.tables import Column, Table, interval_columns
+from ofc.reports import figures
+from ofc.reports.headline import SMALL_SAMPLE, Stat
+from ofc.reports.sections.common import Game, Section, charted, left_out, ranked
+from ofc.reports.tables import Column, Table, interval_columns
 
 __all__ = ["RESULT_COLUMNS", "results"]
 

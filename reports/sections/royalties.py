@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from reports import figures
-from reports.headline import Stat
-from reports.sections.common import Game, Section, charted, left_out, one, ranked
-from reports.tables import Column, Table, interval_columns
-from schemas.rules import RuleSet
+from ofc.reports import figures
+from ofc.reports.headline import Stat
+from ofc.reports.sections.common import Game, Section, charted, left_out, one, ranked
+from ofc.reports.tables import Column, Table, interval_columns
+from ofc.schemas.rules import RuleSet
 
 __all__ = ["pays_royalties", "royalties"]
 

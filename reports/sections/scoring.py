@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from pipeline.lake.snapshot import Snapshot
-from pipeline.rules.native import deal_only_difference
-from reports import figures
-from reports.headline import Stat
-from reports.queries import Rows
-from reports.sections.common import Game, Section, ranked
-from reports.tables import Column, Table, interval_columns
+from ofc.pipeline.lake.snapshot import Snapshot
+from ofc.pipeline.rules.native import deal_only_difference
+from ofc.reports import figures
+from ofc.reports.headline import Stat
+from ofc.reports.queries import Rows
+from ofc.reports.sections.common import Game, Section, ranked
+from ofc.reports.tables import Column, Table, interval_columns
 
 __all__ = ["scoring"]
 

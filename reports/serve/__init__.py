@@ -6,6 +6,6 @@ section code and named queries as the static report (``reports.report.build``), 
 
 from __future__ import annotations
 
-from reports.serve.app import LIMITS, Site, make_app
+from ofc.reports.serve.app import LIMITS, Site, make_app
 
 __all__ = ["LIMITS", "Site", "make_app"]

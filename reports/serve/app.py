@@ -34,17 +34,17 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from pipeline import __version__
-from pipeline.errors import InputError, OfcError
-from pipeline.lake.snapshot import Snapshot
-from pipeline.lake.store import Lake
-from pipeline.query import named
-from pipeline.query.db import connect
-from pipeline.query.players import LakeFilters, apply_aliases
-from reports.hands import hand_id, load
-from reports.html import PAGE_CSS, Served, asset, plotly_js, render
-from reports.queries import QueryRunner, Scope
-from reports.report import Options, build, shown
+from ofc.pipeline import __version__
+from ofc.pipeline.errors import InputError, OfcError
+from ofc.pipeline.lake.snapshot import Snapshot
+from ofc.pipeline.lake.store import Lake
+from ofc.pipeline.query import named
+from ofc.pipeline.query.db import connect
+from ofc.pipeline.query.players import LakeFilters, apply_aliases
+from ofc.reports.hands import hand_id, load
+from ofc.reports.html import PAGE_CSS, Served, asset, plotly_js, render
+from ofc.reports.queries import QueryRunner, Scope
+from ofc.reports.report import Options, build, shown
 
 __all__ = ["LIMITS", "Limits", "RequestError", "Site", "make_app"]
 
@@ -510,7 +510,7 @@ def make_app(site: Site) -> Starlette:
             if hand is None or street is None or not player or not move:
                 raise RequestError("give hand, player, street and move (a letter a card dealt: t, m, b or x)")
             # lazy: 0.9 s of compiled simulator, loaded by the trainer's first question, not at the start
-            from pipeline.analyse.choice import weigh_choice
+            from ofc.pipeline.analyse.choice import weigh_choice
 
             with site.building, site.reading() as snapshot, site.connection(snapshot) as con:
                 choice = weigh_choice(con, snapshot, hand, player, street, move)

@@ -14,12 +14,12 @@ import tempfile
 import time
 from pathlib import Path
 
-import pipeline.analyse.estimate as estimate
-from pipeline.analyse import Settings, analyse
-from pipeline.lake.store import Lake
-from pipeline.query.db import connect
-from pipeline.rules.files import load_rules
-from pipeline.simulate.run import plan, to_lake
+import ofc.pipeline.analyse.estimate as estimate
+from ofc.pipeline.analyse import Settings, analyse
+from ofc.pipeline.lake.store import Lake
+from ofc.pipeline.query.db import connect
+from ofc.pipeline.rules.files import load_rules
+from ofc.pipeline.simulate.run import plan, to_lake
 from tests.bench.common import Figure, report, scale
 
 HANDS = scale("ANALYSE_HANDS", 600, 30)

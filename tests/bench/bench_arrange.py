@@ -12,9 +12,9 @@ import time
 
 import numpy as np
 
-from pipeline.cards import deal
-from pipeline.rules.files import load_rules
-from pipeline.simulate.arrange import arrange_classic, arrange_fantasyland, classic_model
+from ofc.pipeline.cards import deal
+from ofc.pipeline.rules.files import load_rules
+from ofc.pipeline.simulate.arrange import arrange_classic, arrange_fantasyland, classic_model
 from tests.bench.common import Figure, best_of, report, scale
 
 CLASSIC_HANDS = scale("ARRANGE_CLASSIC_HANDS", 10_000, 50)

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pipeline.paths import SAMPLES
+from ofc.pipeline.paths import SAMPLES
 from tests.bench.common import Figure, report, scale
 
 RUNS = scale("CLI_RUNS", 10, 1)
@@ -29,9 +29,9 @@ SQL_TARGET = 0.8
 
 
 def _ofc() -> list[str]:
-    """The ``ofc`` a user runs: the console script beside this interpreter, else ``python -m pipeline``."""
+    """The ``ofc`` a user runs: the console script beside this interpreter, else ``python -m ofc``."""
     script = Path(sys.executable).with_name("ofc")
-    return [str(script)] if script.is_file() else [sys.executable, "-m", "pipeline"]
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "ofc"]
 
 
 def _timed(command: list[str], cwd: Path, code: int = 0) -> float:
@@ -49,7 +49,7 @@ def _every_help() -> list[list[str]]:
     """``--help`` of ``ofc``, of each command and group, and of each group's commands, as the app declares them."""
     from typer.main import get_command
 
-    from pipeline.cli.commands import app
+    from ofc.pipeline.cli.commands import app
 
     found = [["--help"]]
 

@@ -14,9 +14,9 @@ import time
 import numpy as np
 from numba import njit, prange
 
-from pipeline.cards import deal
-from pipeline.evaluate import evaluate_boards, strength3, strength5
-from pipeline.evaluate.tables import TABLE5
+from ofc.pipeline.cards import deal
+from ofc.pipeline.evaluate import evaluate_boards, strength3, strength5
+from ofc.pipeline.evaluate.tables import TABLE5
 from tests.bench.common import Figure, best_of, report, scale
 
 N = scale("EVALUATOR_ROWS", 10_000_000, 20_000)
@@ -26,8 +26,8 @@ COLD_START = """
 import time
 t0 = time.perf_counter()
 import numpy as np
-import pipeline
-from pipeline.evaluate import strength5
+import ofc.pipeline as pipeline
+from ofc.pipeline.evaluate import strength5
 hands = np.array([[0, 5, 10, 15, 20]] * 10, dtype=np.uint8)
 strength5(hands)
 print(time.perf_counter() - t0)

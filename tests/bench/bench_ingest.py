@@ -26,7 +26,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from pipeline.cards import CARD_NAMES, deal
+from ofc.pipeline.cards import CARD_NAMES, deal
 from tests.bench.common import TINY, Figure, report, scale, versions
 
 HANDS = scale("INGEST_HANDS", 200_000, 3_000)
@@ -50,9 +50,9 @@ def peak_mb():
             return int(line.split()[1]) / 1024
 
 from pathlib import Path
-import pipeline
-from pipeline.ingest.run import ingest
-from pipeline.lake.store import Lake
+import ofc.pipeline as pipeline
+from ofc.pipeline.ingest.run import ingest
+from ofc.pipeline.lake.store import Lake
 t0 = time.perf_counter()
 r = ingest([Path(sys.argv[1])], Lake(sys.argv[2]))
 t = r.totals
@@ -63,7 +63,7 @@ print(json.dumps({"seconds": time.perf_counter() - t0, "read": t.read, "accepted
 
 PARSE = """
 import io, sys, time, json
-from pipeline.ingest.jsonl import INGESTER
+from ofc.pipeline.ingest.jsonl import INGESTER
 
 with open(sys.argv[1], "rb") as fh:  # a prefix of whole lines is enough for a rate, and bounds the memory
     data = fh.read(int(sys.argv[2]))

@@ -31,11 +31,11 @@ SHARDS = 8
 WARM_WORKER = """
 def WARM():
     import tempfile
-    from pipeline.ingest.run import ingest
-    from pipeline.lake.store import Lake
-    from pipeline.paths import SAMPLES
-    from pipeline.rescore.run import rescore
-    from pipeline.rules.files import load_rules
+    from ofc.pipeline.ingest.run import ingest
+    from ofc.pipeline.lake.store import Lake
+    from ofc.pipeline.paths import SAMPLES
+    from ofc.pipeline.rescore.run import rescore
+    from ofc.pipeline.rules.files import load_rules
     with tempfile.TemporaryDirectory() as tmp:
         ingest([SAMPLES / "worked-examples.jsonl"], Lake(tmp))
         rescore(Lake(tmp), [load_rules("ofc")])
@@ -51,9 +51,9 @@ if engine == "ray":
     import ray
     ray.init(num_cpus=int(cpus), include_dashboard=False, log_to_driver=False, configure_logging=False)
     ray.get([ray.remote(WARM).remote() for _ in range(int(cpus))])  # workers up, kernels loaded: before the clock
-from pipeline.lake.store import Lake
-from pipeline.rescore.run import rescore
-from pipeline.rules.files import load_rules
+from ofc.pipeline.lake.store import Lake
+from ofc.pipeline.rescore.run import rescore
+from ofc.pipeline.rules.files import load_rules
 rules = [load_rules(name) for name in rules]
 t0 = time.perf_counter()
 r = rescore(Lake(lake), rules, engine=engine)
@@ -64,13 +64,13 @@ print(json.dumps({"seconds": time.perf_counter() - t0, "hands": sum(t.hands for 
 SIMULATE_RUN = """
 import json, sys, time
 engine, cpus, lake, hands, shards = sys.argv[1:]
-from pipeline.lake.store import Lake
-from pipeline.rules.files import load_rules
-from pipeline.simulate.run import plan, to_lake
+from ofc.pipeline.lake.store import Lake
+from ofc.pipeline.rules.files import load_rules
+from ofc.pipeline.simulate.run import plan, to_lake
 spec = plan("pineapple", 3, int(hands), "heuristic", load_rules("pineapple"), seed=5, shards=int(shards))
 if engine == "ray":
     import ray
-    from pipeline.simulate.distributed import to_lake_ray
+    from ofc.pipeline.simulate.distributed import to_lake_ray
     ray.init(num_cpus=int(cpus), include_dashboard=False, log_to_driver=False, configure_logging=False)
     ray.get([ray.remote(lambda: 0).remote() for _ in range(int(cpus))])  # the workers up before the clock
 t0 = time.perf_counter()

@@ -29,8 +29,8 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from pipeline.cards import deal
-from pipeline.lake.store import Lake
+from ofc.pipeline.cards import deal
+from ofc.pipeline.lake.store import Lake
 from tests.bench.common import THIS, Figure, Version, report, scale, versions
 from tests.test_browser import FLAGS as BROWSER_FLAGS
 
@@ -177,9 +177,9 @@ def build_lake(root: Path, hands: int, seed: int) -> None:
 
 QUERIES = """
 import json, sys, time
-from pipeline.lake.store import Lake
-from pipeline.query import named
-from pipeline.query.db import connect
+from ofc.pipeline.lake.store import Lake
+from ofc.pipeline.query import named
+from ofc.pipeline.query.db import connect
 
 snapshot = Lake(sys.argv[1]).snapshot()
 con = connect(snapshot)
@@ -198,7 +198,7 @@ for name in named.queries():
         continue
     out[name] = {"seconds": time.perf_counter() - t0, "rows": rows}
 try:  # the viewer's queries as the viewer runs them: one read of the hands' rows, shared
-    from pipeline.query.lookup import SharedReads
+    from ofc.pipeline.query.lookup import SharedReads
 except ImportError:  # an older version reads them query by query, as measured above
     SharedReads = None
 if SharedReads is not None:
@@ -275,8 +275,8 @@ def _drawn(page: Path) -> tuple[float, float] | None:
 
 
 def _rescore(lake: Path) -> None:
-    from pipeline.rescore.run import rescore
-    from pipeline.rules.files import load_rules
+    from ofc.pipeline.rescore.run import rescore
+    from ofc.pipeline.rules.files import load_rules
 
     rescore(Lake(lake), [load_rules(name) for name in RULES])
 

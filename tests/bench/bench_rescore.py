@@ -29,10 +29,10 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from numba import njit
 
-from pipeline.cards import CARD_NAMES
-from pipeline.lake.store import Lake
-from pipeline.rules.files import load_rules
-from schemas.rules import RuleSet
+from ofc.pipeline.cards import CARD_NAMES
+from ofc.pipeline.lake.store import Lake
+from ofc.pipeline.rules.files import load_rules
+from ofc.schemas.rules import RuleSet
 from tests.bench.common import THIS, Figure, Version, report, scale, versions
 from tests.reference.slow_scorer import score_hand
 
@@ -56,12 +56,12 @@ def peak_mb():
         if line.startswith("VmHWM:"):
             return int(line.split()[1]) / 1024
 
-from pipeline.lake.store import Lake
-from pipeline.rescore.run import rescore
+from ofc.pipeline.lake.store import Lake
+from ofc.pipeline.rescore.run import rescore
 try:
-    from pipeline.rules.files import load_rules
+    from ofc.pipeline.rules.files import load_rules
 except ImportError:  # a version before the rules had a package of their own
-    from pipeline.rule_files import load_rules
+    from ofc.pipeline.rule_files import load_rules
 
 t0, cpu0 = time.perf_counter(), time.process_time()
 rules = [load_rules(name) for name in sys.argv[2:]]
@@ -75,12 +75,12 @@ print(json.dumps({"seconds": time.perf_counter() - t0, "cpu": time.process_time(
 
 SIMULATE = """
 import sys
-from pipeline.lake.store import Lake
-from pipeline.simulate.run import plan, to_lake
+from ofc.pipeline.lake.store import Lake
+from ofc.pipeline.simulate.run import plan, to_lake
 try:
-    from pipeline.rules.files import load_rules
+    from ofc.pipeline.rules.files import load_rules
 except ImportError:  # a version before the rules had a package of their own
-    from pipeline.rule_files import load_rules
+    from ofc.pipeline.rule_files import load_rules
 
 root, players, hands, bots, seed = sys.argv[1:]
 to_lake(plan("pineapple", int(players), int(hands), bots, load_rules("pineapple"), seed=int(seed)), Lake(root))

@@ -11,10 +11,10 @@ import time
 
 import numpy as np
 
-from pipeline.cards import CARD_NAMES, deal
-from pipeline.rules.compile import compile_rules
-from pipeline.rules.files import load_rules
-from pipeline.score.engine import Boards, score
+from ofc.pipeline.cards import CARD_NAMES, deal
+from ofc.pipeline.rules.compile import compile_rules
+from ofc.pipeline.rules.files import load_rules
+from ofc.pipeline.score.engine import Boards, score
 from tests.bench.common import Figure, best_of, report, scale
 from tests.reference.slow_scorer import score_hand
 

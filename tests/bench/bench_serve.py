@@ -30,8 +30,8 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
-from pipeline.lake.store import Lake
-from pipeline.query.db import connect
+from ofc.pipeline.lake.store import Lake
+from ofc.pipeline.query.db import connect
 from tests.bench.bench_report import HANDS, KEEP, THIS, _built
 from tests.bench.common import ROOT, TINY, Figure, report
 
@@ -52,7 +52,7 @@ class Server:
     def __init__(self, lake: Path) -> None:
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         self.t0 = time.perf_counter()
-        command = [sys.executable, "-m", "pipeline", "serve", "--lake", str(lake), "--port", "0"]
+        command = [sys.executable, "-m", "ofc", "serve", "--lake", str(lake), "--port", "0"]
         self.proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline()
@@ -121,7 +121,7 @@ def _at_once(clients: int, work: list[list[str]], server: Server) -> tuple[list[
 def _players_and_hands(lake: Path) -> tuple[str, list[str], list[int]]:
     import duckdb
 
-    from pipeline.lake.store import Lake
+    from ofc.pipeline.lake.store import Lake
 
     files = [str(f) for f in Lake(lake).snapshot().files("boards")]
     con = duckdb.connect()
@@ -145,7 +145,7 @@ def _under_load(work: Path) -> tuple[int, int, int]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
 
     def ofc(*args: str) -> None:
-        subprocess.run([sys.executable, "-m", "pipeline", *args], cwd=ROOT, env=env, capture_output=True, check=True)
+        subprocess.run([sys.executable, "-m", "ofc", *args], cwd=ROOT, env=env, capture_output=True, check=True)
 
     ofc("simulate", "--variant", "pineapple", "--hands", str(LOAD_HANDS), "--bots", "random", "--lake", str(lake))
     ofc("rescore", "--lake", str(lake))
@@ -199,7 +199,7 @@ def _trainer(work: Path) -> tuple[list[float], list[float]]:
         ["simulate", "--variant", "pineapple", "--hands", str(TRAINER_HANDS), "--bots", "heuristic,random,planner"],
         ["analyse"],
     ):
-        subprocess.run([sys.executable, "-m", "pipeline", *args, "--lake", str(lake)], cwd=ROOT, env=env,
+        subprocess.run([sys.executable, "-m", "ofc", *args, "--lake", str(lake)], cwd=ROOT, env=env,
                        capture_output=True, check=True)  # fmt: skip
     sql = """SELECT hand_key, player, street, played_rows, best_rows FROM weighed(NULL) WHERE kind <> 'fantasyland'
              ORDER BY ev_lost DESC, hand_key, player, street"""

@@ -14,9 +14,9 @@ from __future__ import annotations
 import tempfile
 import time
 
-from pipeline.lake.store import Lake
-from pipeline.rules.files import load_rules
-from pipeline.simulate.run import Outcome, plan, to_lake
+from ofc.pipeline.lake.store import Lake
+from ofc.pipeline.rules.files import load_rules
+from ofc.pipeline.simulate.run import Outcome, plan, to_lake
 from tests.bench.common import Figure, report, scale
 
 HANDS = scale("SIM_HANDS", 200_000, 500)

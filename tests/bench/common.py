@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -46,15 +47,27 @@ class Version:
         """This version's packages first on the path; the interpreter and its packages are this one's."""
         return {**os.environ, "PYTHONPATH": str(self.root)}
 
+    @property
+    def one_name(self) -> bool:
+        """Whether this version is imported as ``ofc.pipeline``: older ones installed ``pipeline`` at the top."""
+        return (self.root / "ofc").is_dir()
+
     def python(self, code: str, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-        """``python -c code args`` under this version, from its root; output captured."""
+        """``python -c code args`` under this version, from its root; output captured. ``code`` imports this
+        checkout's names (``ofc.pipeline…``), read as an older version names them."""
+        if not self.one_name:
+            code = re.sub(r"\bofc\.(pipeline|schemas|reports)\b", r"\1", code)
         command = [sys.executable, "-c", code, *args]
         return subprocess.run(command, cwd=self.root, env=self.env, capture_output=True, text=True, check=check)
 
     def ofc(self, *args: str) -> subprocess.CompletedProcess[str]:
         """The command line of this version, as a user runs it."""
         return subprocess.run(
-            [sys.executable, "-m", "pipeline", *args], cwd=self.root, env=self.env, capture_output=True, text=True
+            [sys.executable, "-m", "ofc" if self.one_name else "pipeline", *args],
+            cwd=self.root,
+            env=self.env,
+            capture_output=True,
+            text=True,
         )
 
     def json(self, code: str, *args: str) -> Any:

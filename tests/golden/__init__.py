@@ -79,7 +79,7 @@ _FILE_NUMBER = re.compile(r"-\d{4}(?=\.parquet$)")
 
 def samples() -> list[Path]:
     """The sample files ``ofc ingest data/samples`` reads, in its order."""
-    from pipeline.ingest.inputs import HISTORY_SUFFIXES
+    from ofc.pipeline.ingest.inputs import HISTORY_SUFFIXES
 
     return [p for p in sorted(SAMPLES.rglob("*")) if p.is_file() and p.suffix.lower() in HISTORY_SUFFIXES]
 
@@ -161,7 +161,7 @@ def normalise(value: Any, names: dict[str, str]) -> Any:
 
 def records(sample: Path, fmt: str) -> str:
     """``records.json``: the reader's canonical records and problems, as it hands them to validation."""
-    from pipeline.ingest.formats import ingester
+    from ofc.pipeline.ingest.formats import ingester
 
     out: dict[str, Any] = {"format": fmt, "records": [], "problems": []}
     with sample.open("rb") as stream:
@@ -185,7 +185,7 @@ def records(sample: Path, fmt: str) -> str:
 
 def table_rows(root: Path, files: list[Path], table: str) -> list[dict[str, Any]]:
     """Every row of ``table``'s files, with the hive partition columns its folders name."""
-    from schemas.lake import TABLES
+    from ofc.schemas.lake import TABLES
 
     schema = TABLES[table]
     rows = []
@@ -222,7 +222,7 @@ def score(sample: Path) -> str:
     """``score.jsonl``: what ``ofc score <sample> --json`` prints under :data:`RULES`, one hand a line."""
     from typer.testing import CliRunner
 
-    from pipeline.cli import app
+    from ofc.pipeline.cli import app
 
     result = CliRunner().invoke(app, ["score", str(sample), "--rules", RULES, "--json"])
     if result.exit_code != 0:
@@ -235,10 +235,10 @@ def render(sample: Path, scratch: Path | None = None) -> dict[str, str]:
     if scratch is None:
         with tempfile.TemporaryDirectory() as tmp:
             return render(sample, Path(tmp))
-    from pipeline.ingest.run import ingest
-    from pipeline.lake.store import Lake
-    from pipeline.rescore.run import rescore
-    from pipeline.rules.files import load_rules
+    from ofc.pipeline.ingest.run import ingest
+    from ofc.pipeline.lake.store import Lake
+    from ofc.pipeline.rescore.run import rescore
+    from ofc.pipeline.rules.files import load_rules
 
     lake = Lake(scratch / "lake")
     report = ingest([sample], lake)

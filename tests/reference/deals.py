@@ -19,7 +19,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from schemas.rules import RuleSet
+from ofc.schemas.rules import RuleSet
 from tests.reference.slow_scorer import NATURAL_ORDER, NATURAL_TESTS, RANKS, SUITS, Card, ph_rank
 
 NAMES = ["ann", "bob", "cy", "dee", "eve", "fay", "gus", "hal"]

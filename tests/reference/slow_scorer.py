@@ -18,7 +18,7 @@ from typing import Any
 
 from phevaluator import evaluate_cards
 
-from schemas.rules import RuleSet
+from ofc.schemas.rules import RuleSet
 
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"

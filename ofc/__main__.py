@@ -1,4 +1,4 @@
-from pipeline.cli import main
+from ofc.pipeline.cli import main
 
 try:
     main()
