@@ -357,67 +357,66 @@ def score(
     import numpy as np
     import polars as pl
 
+    from ofc.pipeline.rescore.in_memory import check, records_as_chunks
     from ofc.pipeline.rules.files import load_rules
-    from ofc.pipeline.score.engine import prepare
-    from ofc.pipeline.score.engine import score as score_boards
-    from ofc.pipeline.score.records import board_keys, read_records, to_boards
 
     asked = [rules] if isinstance(rules, str | Path) or not isinstance(rules, Sequence) else list(rules)
     if not asked:
         raise InputError("score: give at least one rule set (a preset's name, a rule file or a RuleSet)")
     rule_sets = [load_rules(r) if isinstance(r, str | Path) else r for r in asked]
-    batch = read_records(enumerate(hands, start=1))
-    if batch.errors:
+    checked = [check(chunk, "records") for chunk in records_as_chunks(hands)]
+    problems = [p for c in checked for p in c.problems]
+    if problems:
         shown = [
-            f"record {e.line}{f' (hand {e.hand_id})' if e.hand_id is not None else ''}: {e.reason}"
-            for e in batch.errors[:_SHOWN_ERRORS]
+            f"record {p.line}{f' (hand {p.hand_id})' if p.hand_id is not None else ''}: {p.reason}"
+            for p in problems[:_SHOWN_ERRORS]
         ]
-        more = len(batch.errors) - len(shown)
+        more = len(problems) - len(shown)
         raise InputError("; ".join(shown) + (f"; and {more} more" if more > 0 else ""))
-    records = batch.records
-    keys = [k for rec in records for k in board_keys(rec)]
-    players = [p["name"] for rec in records for p in rec["players"]]
-    hand_ids = [str(rec["hand_id"]) for rec in records for _ in rec["players"]]
-    board_frames: list[pl.DataFrame] = []
-    pair_frames: list[pl.DataFrame] = []
-    boards = to_boards(records, batch.codes) if records else None
-    prepared = prepare(boards) if boards is not None else None
-    for rs in rule_sets if boards is not None else ():  # evaluated once, scored under each rule set
-        scored = score_boards(boards, rs, prepared)
-        facts, pairs = scored.boards, scored.pairs
-        royalties = np.asarray(facts.royalties, dtype=np.int64)
-        board_frames.append(
-            pl.DataFrame(
-                {
-                    "hand_id": hand_ids,
-                    "rules": [rs.name] * len(keys),
-                    "board": keys,
-                    "player": players,
-                    "seat": boards.seat,
-                    "points": np.asarray(scored.net, dtype=np.int64),
-                    "fouled": np.asarray(facts.fouled, dtype=bool),
-                    "royalty_top": royalties[:, 0],
-                    "royalty_middle": royalties[:, 1],
-                    "royalty_bottom": royalties[:, 2],
-                    "royalties": royalties.sum(axis=1),
-                    "fantasyland_next": np.asarray(facts.fantasyland_next, dtype=np.int64),
-                }
+    board_frames: list[list[pl.DataFrame]] = [[] for _ in rule_sets]  # by rule set, then as the hands came
+    pair_frames: list[list[pl.DataFrame]] = [[] for _ in rule_sets]
+    for part in checked:
+        named = part.named
+        keys, players = named.board, named.player
+        hand_ids = [named.hand_id[h] for h in named.hand_of.tolist()]
+        for k, (rs, scored) in enumerate(part.scored(rule_sets)):  # evaluated once, scored under each rule set
+            facts, pairs = scored.boards, scored.pairs
+            royalties = np.asarray(facts.royalties, dtype=np.int64)
+            board_frames[k].append(
+                pl.DataFrame(
+                    {
+                        "hand_id": hand_ids,
+                        "rules": [rs.name] * len(keys),
+                        "board": keys,
+                        "player": players,
+                        "seat": np.asarray(named.seat, dtype=np.int64),
+                        "points": np.asarray(scored.net, dtype=np.int64),
+                        "fouled": np.asarray(facts.fouled, dtype=bool),
+                        "royalty_top": royalties[:, 0],
+                        "royalty_middle": royalties[:, 1],
+                        "royalty_bottom": royalties[:, 2],
+                        "royalties": royalties.sum(axis=1),
+                        "fantasyland_next": np.asarray(facts.fantasyland_next, dtype=np.int64),
+                    }
+                )
             )
-        )
-        first = pairs.a < pairs.b  # A is the board the record names first, as ofc score's pairs say it
-        a, b = np.where(first, pairs.a, pairs.b), np.where(first, pairs.b, pairs.a)
-        pair_frames.append(
-            pl.DataFrame(
-                {
-                    "hand_id": [hand_ids[i] for i in a],
-                    "rules": [rs.name] * len(a),
-                    "board_a": [keys[i] for i in a],
-                    "board_b": [keys[i] for i in b],
-                    "points": np.where(first, pairs.points, -pairs.points).astype(np.int64),
-                }
+            first = pairs.a < pairs.b  # A is the board the record names first, as ofc score's pairs say it
+            a, b = np.where(first, pairs.a, pairs.b), np.where(first, pairs.b, pairs.a)
+            pair_frames[k].append(
+                pl.DataFrame(
+                    {
+                        "hand_id": [hand_ids[i] for i in a],
+                        "rules": [rs.name] * len(a),
+                        "board_a": [keys[i] for i in a],
+                        "board_b": [keys[i] for i in b],
+                        "points": np.where(first, pairs.points, -pairs.points).astype(np.int64),
+                    }
+                )
             )
-        )
-    return Scores(_stacked(board_frames, _BOARD_COLUMNS), _stacked(pair_frames, _PAIR_COLUMNS))
+    return Scores(
+        _stacked([f for frames in board_frames for f in frames], _BOARD_COLUMNS),
+        _stacked([f for frames in pair_frames for f in frames], _PAIR_COLUMNS),
+    )
 
 
 _BOARD_COLUMNS = {

@@ -78,12 +78,47 @@ def test_score_names_a_bad_record_of_any_format_by_its_line(tmp_path: Path) -> N
     sheet.write_text("\n".join(rows) + "\n")
     result = runner.invoke(app, ["score", str(sheet), "--json"])
     assert result.exit_code == 0
-    assert f"{sheet} line 2" in result.stderr
-    assert "'4x'" in result.stderr
+    assert f"{sheet}:2 (hand 1, Ann), column top: not a card: '4x'" in result.stderr  # as ofc validate says it
     assert "1 record(s) skipped" in result.stderr
     as_jsonl = runner.invoke(app, ["score", str(sheet), "--format", "jsonl"])
     assert as_jsonl.exit_code == 1  # read as JSON lines, a scoresheet holds no hand
     assert "not valid JSON" in as_jsonl.stderr
+
+
+def _typed_wrong(tmp_path: Path) -> list[Path]:
+    """A club's sheet and a JSONL file with the faults people type: a card that is no card, a short row, a card
+    given twice, a misspelt variant, a line that is not JSON."""
+    rows = SHEET.read_text().splitlines()
+    rows[1] = rows[1].replace("Qh Qd 4c", "Qh Qd 4x")
+    rows[5] = rows[5].replace("Ac Kd 5h", "Ac Kd Ac")
+    rows[7] = rows[7].replace("Ks Kc 2d", "Ks Kc")
+    sheet = tmp_path / "club.csv"
+    sheet.write_text("\n".join(rows) + "\n")
+    good = (SAMPLES / "worked-examples.jsonl").read_text().splitlines()
+    typed = [
+        good[0].replace('"As"]', '"Ax"]'),
+        "{not json",
+        good[1].replace('"variant": "ofc"', '"variant": "ofcc"'),
+        good[2].replace('"7c", ', ""),
+        good[3],
+    ]
+    jsonl = tmp_path / "hands.jsonl"
+    jsonl.write_text("\n".join(typed) + "\n")
+    return [sheet, jsonl]
+
+
+def test_score_and_validate_reject_the_same_records_for_the_same_reasons(tmp_path: Path) -> None:
+    """One validator: ``ofc score`` skips exactly the records ``ofc validate`` quarantines, each fault said the same
+    way at the same place."""
+    for path in _typed_wrong(tmp_path):
+        checked = json.loads(runner.invoke(app, ["validate", str(path), "--json"]).stdout)
+        said = [f"{p['where']}: {p['reason']}" for p in checked["problems"]]
+        scored = runner.invoke(app, ["score", str(path), "--json"])
+        assert scored.exit_code == 0, scored.output
+        skipped = [line for line in scored.stderr.splitlines() if line.startswith(str(path))]
+        assert len(said) >= 3
+        assert skipped == said
+        assert len(lines(scored.stdout)) == checked["total"]["accepted"]
 
 
 def test_written_makes_missing_folders_and_refuses_a_folder(tmp_path: Path) -> None:
@@ -113,5 +148,5 @@ def test_score_skips_a_record_of_an_unknown_variant_and_scores_the_rest(tmp_path
     bad.write_text(json.dumps({"hand_id": "x", "variant": "ofcc", "players": []}) + "\n" + example + "\n")
     result = runner.invoke(app, ["score", str(bad), "--json"])
     assert result.exit_code == 0, result.output
-    assert "line 1 (hand x): variant: unknown variant 'ofcc'; did you mean 'ofc'?" in result.stderr
+    assert f"{bad}:1: variant: unknown 'ofcc'; did you mean 'ofc'?" in result.stderr
     assert [json.loads(line)["hand_id"] for line in result.stdout.splitlines()] == ["E1"]

@@ -18,36 +18,36 @@ from ofc.pipeline.errors import InputError
 from ofc.pipeline.paths import SAMPLES, default_out
 
 if TYPE_CHECKING:
-    import numpy as np
     from rich.progress import Progress, TaskID
+
+    from ofc.pipeline.rescore.in_memory import Checked
 
 EXAMPLES = SAMPLES / "worked-examples.jsonl"
 DEMO_RULES = ("ofc", "pineapple", "progressive-pineapple", "classic-1-6", "classic-2-4", "classic-plain", "taiwanese")
 
 
-def _examples() -> tuple[list[dict[str, Any]], np.ndarray]:
-    from ofc.pipeline.score.records import read_jsonl
+def _examples() -> Checked:
+    """The worked examples, read and checked as ``ofc score`` reads them."""
+    from ofc.pipeline.ingest.jsonl import INGESTER
+    from ofc.pipeline.rescore.in_memory import check
 
-    with EXAMPLES.open("rb") as f:
-        batch = read_jsonl(f)
-    if batch.errors:
-        raise InputError(f"{EXAMPLES}: {batch.errors[0]}")
-    return batch.records, batch.codes
+    with EXAMPLES.open("rb") as f:  # four hands: one chunk
+        (checked,) = [check(chunk, str(EXAMPLES)) for chunk in INGESTER.read(f, str(EXAMPLES))]
+    if checked.problems or checked.boards is None:
+        raise InputError(f"{EXAMPLES}: {checked.problems[0].reason if checked.problems else 'no hands'}")
+    return checked
 
 
-def _example_points(records: list[dict[str, Any]], codes: np.ndarray) -> dict[str, dict[str, int]]:
+def _example_points(checked: Checked) -> dict[str, dict[str, int]]:
     """``{"E1/A": {"ofc": 24, ...}}``: each player's result under each demo rule set."""
     from ofc.pipeline.rules.files import load_rules
-    from ofc.pipeline.score.engine import score
-    from ofc.pipeline.score.records import to_boards, to_output
+    from ofc.pipeline.score.records import to_output
 
-    boards = to_boards(records, codes)
     table: dict[str, dict[str, int]] = {}
-    for name in DEMO_RULES:
-        rules = load_rules(name)
-        for hand in to_output(records, score(boards, rules), rules):
+    for rules, scored in checked.scored(load_rules(name) for name in DEMO_RULES):
+        for hand in to_output(checked.named, scored, rules):
             for player, pts in hand["points"].items():
-                table.setdefault(f"{hand['hand_id']}/{player}", {})[name] = pts
+                table.setdefault(f"{hand['hand_id']}/{player}", {})[rules.name] = pts
     return table
 
 
@@ -154,10 +154,11 @@ def demo(
             weighed = analyse(lake, Settings(), Filters(player=ANALYSED, variant="pineapple"), on_analyse)
         with _step(progress, "writing the report"):
             report_path, headline = _report(lake, report_file)
-        records, codes = _examples()
-        labels = [f"{r['hand_id']}/{p['name']}" for r in records for p in r["players"]]
-        report = board_report(codes)
-        points = _example_points(records, codes)
+        examples = _examples()
+        named = examples.named
+        labels = [f"{named.hand_id[h]}/{p}" for h, p in zip(named.hand_of.tolist(), named.player, strict=True)]
+        report = board_report(examples.boards.cards)  # type: ignore[union-attr]
+        points = _example_points(examples)
     if as_json:
         print_json(
             {

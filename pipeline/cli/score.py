@@ -7,7 +7,6 @@ import sys
 from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager
-from itertools import islice
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -26,9 +25,8 @@ from ofc.pipeline.cli.options import (
 )
 
 if TYPE_CHECKING:
-    from ofc.pipeline.score.records import Batch
+    from ofc.pipeline.rescore.in_memory import Checked
 
-BATCH_LINES = 50_000
 DETAIL_LIMIT = 40
 STDIN = "-"
 
@@ -66,22 +64,14 @@ def _format(stream: IO[bytes], fmt: str | None, readers: dict[str, Any] | None) 
     return sniff(stream.peek(SNIFF_BYTES)[:SNIFF_BYTES], readers) or "jsonl"  # type: ignore[attr-defined]
 
 
-def _batches(stream: IO[bytes], fmt: str, name: str, readers: dict[str, Any] | None) -> Iterator[tuple[Batch, int]]:
-    """Batches of checked records with the bytes they took: JSON lines read here, other formats by their
-    ingester (a record it cannot read is reported with its line and reason, like a malformed line)."""
+def _checked(stream: IO[bytes], fmt: str, name: str, readers: dict[str, Any] | None) -> Iterator[tuple[Checked, int]]:
+    """The input's records, chunk by chunk, read by their format's ingester and checked by the ingest's
+    validator, with the bytes each chunk took."""
     from ofc.pipeline.ingest.formats import reader_for
-    from ofc.pipeline.score.records import RecordError, read_jsonl, read_records
+    from ofc.pipeline.rescore.in_memory import check
 
-    if fmt == "jsonl":
-        line = 1
-        while chunk := list(islice(stream, BATCH_LINES)):
-            yield read_jsonl(chunk, first_line=line), sum(map(len, chunk))
-            line += len(chunk)
-        return
     for chunk in reader_for(fmt, readers).read(stream, name):
-        errors = [RecordError(p.line, p.hand_id, p.reason) for p in chunk.problems]
-        numbered = zip(chunk.lines.tolist(), chunk.records.to_pylist(), strict=True)
-        yield read_records(numbered, errors), chunk.bytes_read
+        yield check(chunk, name), chunk.bytes_read
 
 
 def score_file(
@@ -105,8 +95,8 @@ def score_file(
     cannot be scored is reported on standard error with its line, hand and field, and skipped; the rest are
     scored. Exit 1 only when nothing could be scored.
     """
-    from ofc.pipeline.score.engine import prepare, score
-    from ofc.pipeline.score.records import to_boards, to_output
+    from ofc.pipeline.cli.ingest import problem_entries, problem_line
+    from ofc.pipeline.score.records import to_output
 
     rule_sets = [load_rules(r) for r in rules]
     readers = readers_of(column_spec, sheets)
@@ -118,15 +108,14 @@ def score_file(
             task = progress.add_task(Path(name).name[:40], total=size, hands=0)
             with _opened(name, opener) as stream:
                 fmt_here = _format(stream, fmt, readers)
-                for batch, consumed in _batches(stream, fmt_here, name, readers):
-                    for e in batch.errors:
-                        err.print(f"{name} {e}", markup=False, highlight=False)
-                    n_errors += len(batch.errors)
-                    n_hands += len(batch.records)
-                    boards = to_boards(batch.records, batch.codes) if batch.records else None
-                    prepared = prepare(boards) if boards else None
-                    for rs in rule_sets:  # the batch is parsed and evaluated once, then scored under each rule set
-                        results = list(to_output(batch.records, score(boards, rs, prepared), rs)) if boards else []
+                for checked, consumed in _checked(stream, fmt_here, name, readers):
+                    for problem in checked.problems:
+                        for entry in problem_entries(name, problem):
+                            err.print(problem_line(entry), markup=False, highlight=False)
+                    n_errors += len(checked.problems)
+                    n_hands += checked.hands
+                    for rs, result in checked.scored(rule_sets):
+                        results = to_output(checked.named, result, rs)
                         if as_json:
                             for r in results:
                                 print_json(r)

@@ -48,6 +48,7 @@ from ofc.pipeline.ingest.checks import (
 from ofc.pipeline.ingest.columns import TEXT_FIELDS, BoardColumns, HandColumns, PlacementColumns
 from ofc.pipeline.ingest.times import parse_times
 from ofc.pipeline.lake.hashing import combine, fold_columns, hash_joined, hash_rows, hash_strings
+from ofc.pipeline.suggest import closest, did_you_mean
 from ofc.schemas.lake import CARDS13
 from ofc.schemas.rules import Dealing
 
@@ -194,7 +195,7 @@ def _validate_records(chunk: Chunk, source_file: str, batch: str) -> Validated:
     reasons.add(
         bad_variant,
         [
-            "variant: missing" if v is None else f"variant: unknown {v!r} (known: {', '.join(VARIANT_NAMES)})"
+            "variant: missing" if v is None else f"variant: unknown {v!r}{_variant_hint(str(v))}"
             for v in _values_at(variant_text, bad_variant)
         ],
     )
@@ -495,6 +496,11 @@ def _validate_records(chunk: Chunk, source_file: str, batch: str) -> Validated:
         row=pl_row[keep_pl],
     )
     return lake_rows(hands, board_columns, placement_columns, problems, source_file, batch)
+
+
+def _variant_hint(said: str) -> str:
+    """``; did you mean 'ofc'?`` for a misspelt variant, else the variants there are."""
+    return did_you_mean(closest(said, VARIANT_NAMES, n=1)) or f" (known: {', '.join(VARIANT_NAMES)})"
 
 
 def _issue(chunk: Chunk, row: int, fault: Fault) -> Issue:
