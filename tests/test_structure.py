@@ -317,6 +317,7 @@ def test_no_file_outside_the_lake_and_the_command_line_reads_raw_manifests() -> 
 
 
 LAZY_MODULES = {
+    # The app's modules load in 0.13 s (ofc --help: 0.22 s); with every command's imports at the top, 2.3 s.
     "pipeline.cli": "each command loads what it runs, so that the app and --help answer at once (test_cli_startup.py)",
     "pipeline.api": "the notebooks' facade imports in 0.02-0.04 s, 0.92 s with every import at the top (python.md)",
     "pipeline.warm": "compiles every kernel, one module after another",
