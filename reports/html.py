@@ -23,7 +23,7 @@ from plotly.offline import get_plotlyjs
 from ofc.pipeline import __version__
 from ofc.reports.headline import Stat, small
 from ofc.reports.report import Report
-from ofc.reports.sections import Game, Section
+from ofc.reports.sections import GameView, Section
 from ofc.reports.tables import TEXT_KINDS, Column, Table, cell_text, raw_text
 
 ASSETS = Path(__file__).resolve().parent / "assets"
@@ -184,12 +184,12 @@ def _section(s: Section, ident: str, first_chart: int) -> tuple[str, int]:
     return "".join(parts), n
 
 
-def section_id(game: Game, section: Section) -> str:
+def section_id(game: GameView, section: Section) -> str:
     """A game's section's id in the page (``pineapple-fouls``): the address that opens it."""
     return f"{game.variant}-{section.key}"
 
 
-def _game(game: Game, first_chart: int) -> tuple[str, int]:
+def _game(game: GameView, first_chart: int) -> tuple[str, int]:
     variant = html.escape(game.variant)
     links = "".join(f'<a href="#{html.escape(section_id(game, s))}">{html.escape(s.title)}</a>' for s in game.sections)
     left = "".join(f'<p class="left-out">{html.escape(line)}</p>' for line in game.left_out)

@@ -1,7 +1,7 @@
 """The report: the lake's counts over every game, then each game (variant) on its own, every figure computed over
 that one game.
 
-``build`` returns a :class:`Report`: the overview, one :class:`~reports.sections.Game` per variant the filters
+``build`` returns a :class:`Report`: the overview, one :class:`~reports.sections.GameView` per variant the filters
 keep (each with its sections, the rows of every query it read and the hands its viewer opens), and what was left
 out and why. Nothing here formats SQL: filters travel as bound parameters. A filter or a player that matches
 nothing is an error naming the closest matches, never an empty report.
@@ -26,10 +26,10 @@ from ofc.pipeline.query.keys import machine_row
 from ofc.pipeline.query.players import Found, LakeFilters, apply_aliases, days_said, self_pairs
 from ofc.reports import sections
 from ofc.reports.queries import QueryRunner, Rows, Scope
-from ofc.reports.sections.common import Game, Section, auto_min_hands
+from ofc.reports.sections.common import GameView, Section, auto_min_hands
 from ofc.schemas.rules import RuleSet, key_name
 
-__all__ = ["Options", "Report", "Shown", "build", "game_data", "shown"]
+__all__ = ["GameShows", "Options", "Report", "build", "game_data", "shown"]
 
 
 @dataclass(frozen=True)
@@ -72,7 +72,7 @@ class Report:
     """The player every figure is filtered to (as the lake spells them), or None."""
     overview: Section
     overview_rows: Rows
-    games: list[Game]
+    games: list[GameView]
     notes: list[str] = field(default_factory=list)
     """What the figures leave out and why (hands not yet rescored, games a rule set cannot score)."""
     seconds: dict[str, float] = field(default_factory=dict)
@@ -94,7 +94,7 @@ class Report:
         """Every rule set some game compares with the hands as played."""
         return list(dict.fromkeys(k for g in self.games for k in g.compared))
 
-    def game(self, variant: str) -> Game:
+    def game(self, variant: str) -> GameView:
         return next(g for g in self.games if g.variant == variant)
 
     def name(self, key: str | None) -> str:
@@ -122,7 +122,7 @@ class Report:
         }
 
 
-def game_data(game: Game) -> dict[str, Any]:
+def game_data(game: GameView) -> dict[str, Any]:
     """One game's figures for ``--json``: what it counts and whom it features, its headline figures by section,
     what it leaves out and why, the rows of every query it read (without the columns that mean nothing in the
     game) and the hands its viewer opens."""
@@ -159,20 +159,20 @@ def _natives(snapshot: Snapshot, variant: str) -> list[RuleSet]:
 
 
 @dataclass(frozen=True)
-class Shown:
-    """What a game shows of a hand (``reports.hands.Shown``): streets, Fantasyland, decisions."""
+class GameShows:
+    """What a game shows of a hand (as ``reports.hands.Shown`` reads it): streets, Fantasyland, decisions."""
 
     open_face: bool
     fantasyland: bool
     analysed: bool
 
 
-def shown(snapshot: Snapshot, variant: str, lead: str | None) -> Shown:
+def shown(snapshot: Snapshot, variant: str, lead: str | None) -> GameShows:
     """What a hand of ``variant`` shows, read under ``lead`` (a rule set's key; None: its own rules), as the
     report's game of that variant shows it."""
     read = [snapshot.rule_sets[lead]] if lead in snapshot.rule_sets else _natives(snapshot, variant)
     open_face = facts(variant).open_face
-    return Shown(
+    return GameShows(
         open_face=open_face,
         fantasyland=open_face and any(r.fantasyland.enabled for r in read),
         analysed=open_face and variant in _analysed(snapshot),
@@ -246,7 +246,7 @@ def build(source: Lake | Snapshot, options: Options) -> Report:
     scored = bool(snapshot.scored_keys)
     analysed = _analysed(snapshot)
     per_variant = {r["variant"]: r for r in rows if r["variant"] != "all variants"}
-    games: list[Game] = []
+    games: list[GameView] = []
     names_of: list[str] = list(asked)
     for variant in sorted(per_variant, key=lambda v: (-per_variant[v]["hands"], v)):
         boards = boards_of.get(variant, {})
@@ -262,7 +262,7 @@ def build(source: Lake | Snapshot, options: Options) -> Report:
         names_of += compared
         read = [snapshot.rule_sets[lead]] if lead in snapshot.rule_sets else _natives(snapshot, variant)
         featured = player or Found(None, boards).featured(options.featured)
-        game = Game(
+        game = GameView(
             variant=variant,
             ask=runner.game(Scope(variant, player, options.since, options.until, lead, tuple(compared))),
             featured=featured,
@@ -298,7 +298,7 @@ def build(source: Lake | Snapshot, options: Options) -> Report:
 def _build_games(runner: QueryRunner, report: Report, snapshot: Snapshot) -> None:
     """Every game's sections, side by side; a section a game does not have leaves a line saying why."""
     chosen = report.player is not None or report.options.featured is not None
-    plans: list[tuple[Game, list[Callable[[], Section | str | None]]]] = []
+    plans: list[tuple[GameView, list[Callable[[], Section | str | None]]]] = []
     for game in report.games:
         steps: list[Callable[[], Section | str | None]] = []
         if game.featured is not None:

@@ -15,9 +15,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
-from ofc.schemas.rules import Natural, Variant
+from ofc.schemas.rules import Model, Natural, Variant
 
 NAIVE_TIMEZONE = UTC
 """The zone given to a naive ``played_at``."""
@@ -26,10 +26,6 @@ ROW_SIZES = {"top": 3, "middle": 5, "bottom": 5}
 PLACEMENT_ROWS = ("top", "middle", "bottom", "discard")
 
 Card = Annotated[str, Field(min_length=2, max_length=4, description='A card such as "As", "Td", "10d" or "A♠".')]
-
-
-class Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
 
 class Placement(Model):

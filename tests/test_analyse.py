@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 
 import ofc.pipeline.analyse.run as analyse_run
 from ofc.pipeline.analyse.positions import Hands, positions
-from ofc.pipeline.analyse.run import METHOD, Filters, Settings, analyse
+from ofc.pipeline.analyse.run import METHOD, AnalysisFilters, Settings, analyse
 from ofc.pipeline.cards import parse_card
 from ofc.pipeline.cli import app
 from ofc.pipeline.lake.store import Lake
@@ -565,7 +565,9 @@ def test_the_progress_moves_by_hand_not_by_chunk(
     lake = tmp_path / "lake"
     shutil.copytree(sessions_lake, lake)
     told: list[tuple[int, int]] = []
-    summary = analyse(Lake(lake), Settings(rollouts=4), Filters(), lambda done, total: told.append((done, total)))
+    summary = analyse(
+        Lake(lake), Settings(rollouts=4), AnalysisFilters(), lambda done, total: told.append((done, total))
+    )
     assert summary.hands == 30
     done = [d for d, _ in told]
     assert (done[0], done[-1]) == (0, 30)

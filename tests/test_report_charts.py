@@ -18,7 +18,7 @@ from ofc.pipeline.lake.store import Lake
 from ofc.reports import figures
 from ofc.reports.report import Options, Report, build, game_data
 from ofc.reports.sections import fouls
-from ofc.reports.sections.common import EVERY_PLAYER, Game
+from ofc.reports.sections.common import EVERY_PLAYER, GameView
 
 runner = CliRunner()
 
@@ -157,7 +157,7 @@ def test_the_foul_section_s_charts_near_zero_read_differently() -> None:
     )
     rows += [{**r, "dimension": "seat", "group": str(r["position"])} for r in seat_rows(0.0004, 0.0009)]
     rows.append({"dimension": "all", "group": "all boards", "foul_rate": 0.0008, "boards": 30_000, "fouled": 24})
-    game = Game(
+    game = GameView(
         variant="classic",
         ask=lambda name, **_: rows,  # type: ignore[arg-type]
         featured="p2",

@@ -12,11 +12,19 @@ from ofc.pipeline.analyse.defaults import DEFAULT_MOVES, DEFAULT_ROLLOUTS
 from ofc.pipeline.lazy_names import lazy_names
 
 if TYPE_CHECKING:
-    from ofc.pipeline.analyse.run import AnalyseError, AnalysisSummary, Filters, Settings, analyse
+    from ofc.pipeline.analyse.run import AnalyseError, AnalysisFilters, AnalysisSummary, Settings, analyse
 
-__all__ = ["DEFAULT_MOVES", "DEFAULT_ROLLOUTS", "AnalyseError", "AnalysisSummary", "Filters", "Settings", "analyse"]
+__all__ = [
+    "DEFAULT_MOVES",
+    "DEFAULT_ROLLOUTS",
+    "AnalyseError",
+    "AnalysisFilters",
+    "AnalysisSummary",
+    "Settings",
+    "analyse",
+]
 
 
 __getattr__ = lazy_names(
-    __name__, dict.fromkeys(("AnalyseError", "Filters", "Settings", "AnalysisSummary", "analyse"), "run")
+    __name__, dict.fromkeys(("AnalyseError", "AnalysisFilters", "Settings", "AnalysisSummary", "analyse"), "run")
 )

@@ -55,8 +55,8 @@ __all__ = [
     "METHOD",
     "PLACEMENTS",
     "AnalyseError",
+    "AnalysisFilters",
     "AnalysisSummary",
-    "Filters",
     "Settings",
     "analyse",
     "replayable",
@@ -104,7 +104,7 @@ class Settings:
 
 
 @dataclass(frozen=True)
-class Filters:
+class AnalysisFilters:
     player: str | None = None
     variant: str | None = None
     since: date | None = None
@@ -195,7 +195,7 @@ ORDER BY n.board_row, p."order"
 """
 
 
-def _checked(con: duckdb.DuckDBPyConnection, filters: Filters) -> Filters:
+def _checked(con: duckdb.DuckDBPyConnection, filters: AnalysisFilters) -> AnalysisFilters:
     """The filters with the player as the lake spells them; one that matches nothing is an error naming the
     closest, and classic hands, set at once, have no decisions to weigh."""
     if filters.variant in _VARIANTS and not facts(filters.variant).open_face:
@@ -258,14 +258,14 @@ def _seen(own: np.ndarray, boards: np.ndarray) -> pa.Array:
 def analyse(
     lake: Lake,
     settings: Settings | None = None,
-    filters: Filters | None = None,
+    filters: AnalysisFilters | None = None,
     on_progress: Progress | None = None,
     *,
     given: list[RuleSet] | None = None,
 ) -> AnalysisSummary:
     """Weigh every decision of the chosen boards not yet analysed under ``settings``; commit a batch a chunk."""
     settings = settings or Settings()
-    filters = filters or Filters()
+    filters = filters or AnalysisFilters()
     t0 = time.perf_counter()
     summary = AnalysisSummary(settings.key)
     with lake.locked():

@@ -86,7 +86,7 @@ def analyse(
     with the same settings weighs only what is new. The report shows them, and
     ofc sql reads them: "ofc sql decision_loss", "ofc sql costly_decisions".
     """
-    from ofc.pipeline.analyse import Filters, Settings
+    from ofc.pipeline.analyse import AnalysisFilters, Settings
     from ofc.pipeline.analyse import analyse as run
 
     if player is not None and not player.strip():
@@ -100,7 +100,9 @@ def analyse(
     store = existing_lake(lake)
     given = [load_rules(r) for r in rules or ()]
     settings = Settings(rollouts=rollouts, moves=moves, seed=seed)
-    filters = Filters(player=player, variant=variant, since=first_day, until=last_day, session=session, hands=hands)
+    filters = AnalysisFilters(
+        player=player, variant=variant, since=first_day, until=last_day, session=session, hands=hands
+    )
     with interrupts(), hand_progress() as progress:
         task = progress.add_task("analysing", total=None)
 

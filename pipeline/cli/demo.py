@@ -126,7 +126,7 @@ def demo(
     data/out/report.html) and its headline figures printed. Run it twice: the second run adds
     nothing and scores nothing new.
     """
-    from ofc.pipeline.analyse import Filters, Settings, analyse
+    from ofc.pipeline.analyse import AnalysisFilters, Settings, analyse
     from ofc.pipeline.cli.ingest import summary_of as ingest_summary
     from ofc.pipeline.cli.rescore import summary_of as rescore_summary
     from ofc.pipeline.ingest.run import ingest
@@ -151,7 +151,7 @@ def demo(
             def on_analyse(done: int, total: int) -> None:
                 progress.update(task, completed=done, total=total)
 
-            weighed = analyse(lake, Settings(), Filters(player=ANALYSED, variant="pineapple"), on_analyse)
+            weighed = analyse(lake, Settings(), AnalysisFilters(player=ANALYSED, variant="pineapple"), on_analyse)
         with _step(progress, "writing the report"):
             report_path, headline = _report(lake, report_file)
         examples = _examples()

@@ -46,7 +46,7 @@ from ofc.schemas.rules import RuleSet
 __all__ = [
     "SETTLED",
     "Results",
-    "Table",
+    "ScoringInput",
     "board_results",
     "pair_results",
     "read_boards",
@@ -70,7 +70,7 @@ _FACTS = ("session", "played_at")
 
 
 @dataclass(frozen=True)
-class Table:
+class ScoringInput:
     """One batch of boards as the engine's columns, with what the results repeat beside them."""
 
     boards: Boards
@@ -232,7 +232,7 @@ def _digits(column: pa.Array, n: int, width: int | None) -> np.ndarray:
     return np.frombuffer(bytes(raw), dtype=np.uint8)[offsets[0] : offsets[-1]].astype(np.int8) - ord("0")
 
 
-def read_boards(batch: pa.RecordBatch, natives: Natives | None = None) -> Table:
+def read_boards(batch: pa.RecordBatch, natives: Natives | None = None) -> ScoringInput:
     """The engine's columns from a batch of ``RESCORE_INPUT`` rows (reordered so each hand's boards are adjacent)."""
     missing = [c for c in RESCORE_REQUIRED if c not in batch.schema.names]
     if missing:
@@ -281,7 +281,7 @@ def read_boards(batch: pa.RecordBatch, natives: Natives | None = None) -> Table:
         discard_streets = np.zeros(offsets[-1] - offsets[0], dtype=np.int8)
     dealt = pc.fill_null(_column(batch, "fantasyland_cards"), 0).to_numpy(zero_copy_only=False)
     native, rule_sets = _natives(variant, _column(batch, "house_rules"), natives)
-    return Table(
+    return ScoringInput(
         boards=boards,
         hand_key=hand_key,
         order=order,
@@ -315,7 +315,7 @@ class Scorer:
     the table's ``DeadStreets``, not the scores of the others.
     """
 
-    def __init__(self, table: Table) -> None:
+    def __init__(self, table: ScoringInput) -> None:
         self.table = table
         self.prepared: Prepared = prepare(table.boards)
         self._scored: dict[str, Scored] = {}
@@ -349,7 +349,7 @@ class DeadStreets:
     Not thread-safe: a local rescore asks it from the one thread that builds the table's board results.
     """
 
-    def __init__(self, table: Table) -> None:
+    def __init__(self, table: ScoringInput) -> None:
         self.table = table
         self._known: dict[tuple[bool, bool, int], np.ndarray] = {}
 
@@ -400,7 +400,7 @@ def winner_seats(hand: np.ndarray, starts: np.ndarray, seat: np.ndarray, points:
     return winner[hand].astype(np.int8)
 
 
-def rows_of(t: Table, job: Job) -> tuple[np.ndarray | None, dict[str, int], dict[str, str]]:
+def rows_of(t: ScoringInput, job: Job) -> tuple[np.ndarray | None, dict[str, int], dict[str, str]]:
     """The boards a job scores (None: all of them), and the hands per variant it leaves out, with why."""
     codes = t.variant.indices.to_numpy(zero_copy_only=False)
     reasons = [cannot_apply(job.rules, v) for v in t.variant_names]
@@ -419,7 +419,7 @@ def rows_of(t: Table, job: Job) -> tuple[np.ndarray | None, dict[str, int], dict
 # ------------------------------------------------------------------ building
 
 
-def pair_results(t: Table, result: Scored, job: Job, native: np.ndarray) -> pa.RecordBatch:
+def pair_results(t: ScoringInput, result: Scored, job: Job, native: np.ndarray) -> pa.RecordBatch:
     """One row per pair: ``PAIR_RESULTS``. ``native``: per board, the rule set is its hand's native one."""
     p = result.pairs
     n = p.a.size
@@ -450,7 +450,7 @@ def pair_results(t: Table, result: Scored, job: Job, native: np.ndarray) -> pa.R
     return pa.RecordBatch.from_pydict({name: columns[name] for name in PAIR_RESULTS.names}, schema=PAIR_RESULTS)
 
 
-def board_results(t: Table, result: Scored, job: Job, native: np.ndarray, dead: np.ndarray) -> pa.RecordBatch:
+def board_results(t: ScoringInput, result: Scored, job: Job, native: np.ndarray, dead: np.ndarray) -> pa.RecordBatch:
     """One row per board: ``BOARD_RESULTS``. ``native``: per board, the rule set is its hand's native one;
     ``dead``: dead streets (``NEVER`` for none)."""
     f, p = result.boards, result.pairs
@@ -495,7 +495,7 @@ def _job(job: Job | RuleSet) -> Job:
 
 
 @dataclass
-class Scoring:
+class JobScores:
     """A job scored on a table: what its result tables are built from."""
 
     job: Job
@@ -512,19 +512,19 @@ class Scoring:
     why: dict[str, str]
 
 
-def score_job(t: Table, scorer: Scorer, job: Job) -> Scoring:
+def score_job(t: ScoringInput, scorer: Scorer, job: Job) -> JobScores:
     """Score one job on a table read (``scorer`` shares the evaluation between jobs)."""
     keep, not_applied, why = rows_of(t, job)
     native = np.array([key == job.key for key in t.native_keys], dtype=bool)[t.native]
     if keep is not None and not keep.any():
         empty = np.zeros(0, dtype=np.int8)
-        return Scoring(job, scorer.dead, None, keep, native, (empty, empty), 0, not_applied, why)
+        return JobScores(job, scorer.dead, None, keep, native, (empty, empty), 0, not_applied, why)
     scored = scorer.score(compile_rules(job.rules), job.key)
     hands = int(t.starts.size if keep is None else keep[t.starts].sum())
-    return Scoring(job, scorer.dead, scored, keep, native, scorer.native(), hands, not_applied, why)
+    return JobScores(job, scorer.dead, scored, keep, native, scorer.native(), hands, not_applied, why)
 
 
-def build_boards(t: Table, s: Scoring) -> pa.RecordBatch:
+def build_boards(t: ScoringInput, s: JobScores) -> pa.RecordBatch:
     """The job's ``BOARD_RESULTS``, with the street each fouled board went dead at (found here, once per order
     rule for all the table's jobs: a local rescore builds a table's boards on one thread, beside the scoring)."""
     if s.scored is None:
@@ -535,7 +535,7 @@ def build_boards(t: Table, s: Scoring) -> pa.RecordBatch:
     return out if s.keep is None else out.filter(pa.array(s.keep))
 
 
-def build_pairs(t: Table, s: Scoring) -> pa.RecordBatch:
+def build_pairs(t: ScoringInput, s: JobScores) -> pa.RecordBatch:
     """The job's ``PAIR_RESULTS``."""
     if s.scored is None:
         return _empty(PAIR_RESULTS)
@@ -543,14 +543,14 @@ def build_pairs(t: Table, s: Scoring) -> pa.RecordBatch:
     return out if s.keep is None else out.filter(pa.array(s.keep[s.scored.pairs.a]))
 
 
-def recorded_check(t: Table, s: Scoring) -> tuple[int, int]:
+def recorded_check(t: ScoringInput, s: JobScores) -> tuple[int, int]:
     """(hands checked, hands whose recorded points differ) among the hands this job scores natively."""
     if s.scored is None:
         return 0, 0
     return recorded_differences(t, s.scored, s.native if s.keep is None else s.native & s.keep)
 
 
-def board_sums(t: Table, s: Scoring, boards: pa.RecordBatch) -> dict[str, pa.Table]:
+def board_sums(t: ScoringInput, s: JobScores, boards: pa.RecordBatch) -> dict[str, pa.Table]:
     """The summaries of the job's ``BOARD_RESULTS`` (``boards``): ``board_summary``, ``board_counts``,
     ``player_sessions``, ``notable_boards``."""
     if s.scored is None:
@@ -558,7 +558,7 @@ def board_sums(t: Table, s: Scoring, boards: pa.RecordBatch) -> dict[str, pa.Tab
     return board_summaries(t.groups, boards, s.keep, (s.job.rules.name, s.job.key), s.baseline)
 
 
-def pair_sums(t: Table, s: Scoring, pairs: pa.RecordBatch) -> dict[str, pa.Table]:
+def pair_sums(t: ScoringInput, s: JobScores, pairs: pa.RecordBatch) -> dict[str, pa.Table]:
     """The summary of the job's ``PAIR_RESULTS`` (``pairs``): ``pair_summary``."""
     if s.scored is None:
         return {}
@@ -569,7 +569,7 @@ def pair_sums(t: Table, s: Scoring, pairs: pa.RecordBatch) -> dict[str, pa.Table
     return {"pair_summary": pair_summary(t.groups, pairs, a, b, (s.job.rules.name, s.job.key))}
 
 
-def results(t: Table, scorer: Scorer, job: Job) -> Results:
+def results(t: ScoringInput, scorer: Scorer, job: Job) -> Results:
     """One job's results for a table already read, with their summaries."""
     s = score_job(t, scorer, job)
     checked, differing = recorded_check(t, s)
@@ -582,7 +582,7 @@ def _empty(schema: pa.Schema) -> pa.RecordBatch:
     return pa.RecordBatch.from_pylist([], schema=schema)
 
 
-def recorded_differences(t: Table, scored: Scored, native: np.ndarray) -> tuple[int, int]:
+def recorded_differences(t: ScoringInput, scored: Scored, native: np.ndarray) -> tuple[int, int]:
     """(hands checked, hands whose recorded points differ): the hands scored here under their native rules that
     recorded points, compared board by board."""
     recorded = t.recorded

@@ -23,9 +23,9 @@ from ofc.pipeline.lake.snapshot import RESULT_FORMAT
 from ofc.pipeline.lake.store import Lake
 from ofc.pipeline.read_ahead import ahead, result_of
 from ofc.pipeline.rescore.batch import (
+    JobScores,
     Scorer,
-    Scoring,
-    Table,
+    ScoringInput,
     board_sums,
     build_boards,
     build_pairs,
@@ -44,7 +44,7 @@ PENDING = 4
 """Result tables waiting for their writer at most: with the read size, what bounds memory."""
 
 
-def _tables(lake: Lake, work: Work, natives: Natives, rows: int) -> Iterator[Table]:
+def _tables(lake: Lake, work: Work, natives: Natives, rows: int) -> Iterator[ScoringInput]:
     """The source batch's boards, chunk by chunk of whole hands, as the engine's columns.
 
     The month partitions of a variant are read one after another into chunks of about ``rows`` boards: the
@@ -72,7 +72,7 @@ def _joined(batches: list[pa.RecordBatch]) -> pa.RecordBatch:
     return batches[0] if len(batches) == 1 else pa.concat_batches(batches)
 
 
-def write_pairs(writer: BatchWriter, table: Table, s: Scoring) -> RuleTotals:
+def write_pairs(writer: BatchWriter, table: ScoringInput, s: JobScores) -> RuleTotals:
     """A job's pair results and their sums, written; their counts (``seconds``: building them)."""
     t0 = time.thread_time()
     pairs = build_pairs(table, s)
@@ -83,7 +83,7 @@ def write_pairs(writer: BatchWriter, table: Table, s: Scoring) -> RuleTotals:
     return RuleTotals(s.job.rules.name, s.job.key, pairs=pairs.num_rows, seconds=seconds)
 
 
-def write_boards(writer: BatchWriter, table: Table, s: Scoring) -> tuple[RuleTotals, pa.RecordBatch]:
+def write_boards(writer: BatchWriter, table: ScoringInput, s: JobScores) -> tuple[RuleTotals, pa.RecordBatch]:
     """A job's board results, written, and the check of recorded points; their counts, and the results (which
     their sums are taken from)."""
     t0 = time.thread_time()
@@ -95,7 +95,7 @@ def write_boards(writer: BatchWriter, table: Table, s: Scoring) -> tuple[RuleTot
     return RuleTotals(s.job.rules.name, s.job.key, seconds=seconds, **counts), boards
 
 
-def write_board_sums(writer: BatchWriter, table: Table, s: Scoring, boards: pa.RecordBatch) -> None:
+def write_board_sums(writer: BatchWriter, table: ScoringInput, s: JobScores, boards: pa.RecordBatch) -> None:
     """A job's board results summed (``board_summary``, ``board_counts``, ``player_sessions``,
     ``notable_boards``), written."""
     for name, rows in board_sums(table, s, boards).items():
@@ -111,7 +111,7 @@ class _Writers:
         self.pools = {t: ThreadPoolExecutor(1, thread_name_prefix=f"rescore-{t}") for t in ("boards", "sums", "pairs")}
         self.pending: deque[tuple[Future[RuleTotals], RuleTotals]] = deque()
 
-    def put(self, table: Table, scoring: Scoring, totals: RuleTotals) -> None:
+    def put(self, table: ScoringInput, scoring: JobScores, totals: RuleTotals) -> None:
         boards = self.pools["boards"].submit(write_boards, self.writer, table, scoring)
         sums = self.pools["sums"].submit(self._sums, table, scoring, boards)
         pairs = self.pools["pairs"].submit(write_pairs, self.writer, table, scoring)
@@ -120,7 +120,7 @@ class _Writers:
         while len(self.pending) > 2 * PENDING:
             self._settle()
 
-    def _sums(self, table: Table, s: Scoring, boards: Future[tuple[RuleTotals, pa.RecordBatch]]) -> RuleTotals:
+    def _sums(self, table: ScoringInput, s: JobScores, boards: Future[tuple[RuleTotals, pa.RecordBatch]]) -> RuleTotals:
         counts, results = result_of(boards)
         write_board_sums(self.writer, table, s, results)
         return counts

@@ -72,7 +72,7 @@ from ofc.pipeline.simulate.costs import (
     heuristic_us,
     street_us,
 )
-from ofc.pipeline.simulate.model import Model, Weights
+from ofc.pipeline.simulate.model import PlannerModel, Weights
 from ofc.pipeline.simulate.pace import Portions, Tick, idle, in_portions, span
 from ofc.pipeline.simulate.streets import Actions, actions
 from ofc.pipeline.simulate.threads import threads_for
@@ -185,7 +185,7 @@ _PLANNER_PER_TABLE = (0, 1, 2, 5, 6)
 """The planner kernels' arguments with a row per table (the others are the street's and the model's)."""
 
 
-def _planner_inputs(view: StreetView, streets: Deal, model: Model) -> tuple:
+def _planner_inputs(view: StreetView, streets: Deal, model: PlannerModel) -> tuple:
     """The planner kernels' arguments for this street, up to the output array."""
     board, counts = view.own()
     act = actions(streets.dealt[view.street], streets.discarded[view.street])
@@ -249,7 +249,7 @@ class PlannerBot(QuickClassicBot):
         """Tables the planner weighs at a time (in microseconds of :func:`_street_us` each)."""
 
     @property
-    def policy(self) -> Model:
+    def policy(self) -> PlannerModel:
         return self.ctx.model
 
     def values(self, view: StreetView, tick: Tick | None = None) -> np.ndarray:
@@ -302,7 +302,7 @@ class MonteCarloBot(PlannerBot):
             classic_model(self.ctx.rules, tick)
 
     @property
-    def policy(self) -> Model:
+    def policy(self) -> PlannerModel:
         return self.ctx.policy or self.ctx.model
 
     def place(self, view: StreetView) -> np.ndarray:

@@ -104,7 +104,7 @@ class Weights:
 
 
 @dataclass(frozen=True, eq=False)
-class Model:
+class PlannerModel:
     """The tables of one rule set, as the kernels take them."""
 
     floats: np.ndarray
@@ -171,7 +171,7 @@ def _low_high(royalty_low: np.ndarray) -> np.ndarray:
 
 
 @cache
-def _model(rules_json: str, weights: Weights) -> Model:
+def _model(rules_json: str, weights: Weights) -> PlannerModel:
     rules = RuleSet.model_validate_json(rules_json)
     c = compile_rules(rules)
     tiers = list(zip(c.entry_row.tolist(), c.entry_threshold.tolist(), c.entry_cards.tolist(), strict=True))
@@ -208,9 +208,9 @@ def _model(rules_json: str, weights: Weights) -> Model:
     i[I_TIERS] = len(tiers)
     for k, (row, threshold, n) in enumerate(tiers):
         i[I_TIER_ROW + k], i[I_TIER_THRESHOLD + k], i[I_TIER_CARDS + k] = row, threshold, n
-    return Model(floats=f, ints=i, weights=weights)
+    return PlannerModel(floats=f, ints=i, weights=weights)
 
 
-def model_of(rules: RuleSet, weights: Weights | None = None) -> Model:
+def model_of(rules: RuleSet, weights: Weights | None = None) -> PlannerModel:
     """The bots' tables for ``rules`` (cached by content)."""
     return _model(rules.model_dump_json(), weights or Weights())

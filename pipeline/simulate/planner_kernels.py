@@ -24,7 +24,7 @@ Rollouts complete boards street by street with the planner's choice, from
 a private random stream per table (xorshift, seeded by the caller), so the
 results do not depend on how the work is split between threads.
 
-``model`` is :meth:`pipeline.simulate.model.Model.args`: the float and int
+``model`` is :meth:`pipeline.simulate.model.PlannerModel.args`: the float and int
 tables (offsets ``O_*`` and ``I_*``) and the evaluator's direct tables.
 """
 

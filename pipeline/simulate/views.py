@@ -12,7 +12,7 @@ from ofc.pipeline.cards import NO_CARD
 from ofc.pipeline.game import Deal
 from ofc.pipeline.rules.compile import CompiledRules
 from ofc.pipeline.simulate import planner_kernels
-from ofc.pipeline.simulate.model import Model
+from ofc.pipeline.simulate.model import PlannerModel
 from ofc.pipeline.simulate.pace import Tick, idle
 from ofc.schemas.rules import RuleSet
 
@@ -38,13 +38,13 @@ class Context:
 
     rules: RuleSet
     compiled: CompiledRules
-    model: Model
+    model: PlannerModel
     streets: Deal
     players: int
     rollouts: int = DEFAULT_ROLLOUTS
     candidates: int = DEFAULT_CANDIDATES
     margin: float = DEFAULT_MARGIN
-    policy: Model | None = None
+    policy: PlannerModel | None = None
     """The planner weights ``mc`` ranks placements and plays rollouts with (default: ``model``)."""
 
 

@@ -1,7 +1,7 @@
 """The sections of a report, one module each: the overview of the lake, then each game's own sections, all built
 from named queries. The static report and any other view of the lake build their figures from these."""
 
-from ofc.reports.sections.common import Game, Section
+from ofc.reports.sections.common import GameView, Section
 from ofc.reports.sections.decisions import decisions
 from ofc.reports.sections.fantasyland import fantasyland
 from ofc.reports.sections.fouls import fouls
@@ -12,7 +12,7 @@ from ofc.reports.sections.royalties import royalties
 from ofc.reports.sections.scoring import scoring
 
 __all__ = [
-    "Game",
+    "GameView",
     "Section",
     "decisions",
     "fantasyland",

@@ -3,7 +3,7 @@ ranks) and the section it builds.
 
 A report filtered to one player (``--player``) reads that player's boards, save where a figure is about every
 player: a ranking shows the field the player stands in, and an "all players" figure is over all players.
-Those read :attr:`Game.everyone`, the game's queries without the player filter.
+Those read :attr:`GameView.everyone`, the game's queries without the player filter.
 
 A game is one variant. Which figures a game has follows from what the variant is: a classic hand is set all at
 once (no streets, no dead streets, no decisions to weigh) and has no Fantasyland; an open-face variant played
@@ -32,7 +32,7 @@ __all__ = [
     "EVERY_PLAYER",
     "FANTASYLAND_COLUMNS",
     "STREET_COLUMNS",
-    "Game",
+    "GameView",
     "Section",
     "auto_min_hands",
     "charted",
@@ -97,7 +97,7 @@ class Section:
 
 
 @dataclass
-class Game:
+class GameView:
     """One variant's part of a report: its facts, the filters its figures read, and (once built) its sections."""
 
     variant: str
@@ -162,20 +162,20 @@ def one(rows: Rows, **match: Any) -> dict[str, Any]:
     return next((r for r in rows if all(r.get(k) == v for k, v in match.items())), {})
 
 
-def ranked(rows: Rows, game: Game, key: str = "hands", name: str = "group") -> tuple[Rows, int]:
+def ranked(rows: Rows, game: GameView, key: str = "hands", name: str = "group") -> tuple[Rows, int]:
     """The rows of players with at least the game's minimum of hands, and how many were left out; the featured
     player's row whatever their hands, so that a ranking shows where they stand."""
     kept = [r for r in rows if (r.get(key) or 0) >= game.min_hands or r.get(name) == game.featured]
     return kept, len(rows) - len(kept)
 
 
-def charted(rows: Rows, game: Game, key: str = "hands", name: str = "group") -> Rows:
+def charted(rows: Rows, game: GameView, key: str = "hands", name: str = "group") -> Rows:
     """The players a ranking's chart shows, those with the most ``key`` first (:func:`~reports.figures.first_bars`)."""
     busiest = sorted(rows, key=lambda r: -(r.get(key) or 0))
     return figures.first_bars(busiest, game.featured, lambda r: r.get(name))
 
 
-def left_out(n: int, game: Game) -> str:
+def left_out(n: int, game: GameView) -> str:
     """The note under a ranking that left players out."""
     if not n:
         return ""

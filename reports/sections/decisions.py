@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from ofc.reports import figures, hands
 from ofc.reports.headline import Stat
-from ofc.reports.sections.common import Game, Section, charted, left_out, one, ranked
+from ofc.reports.sections.common import GameView, Section, charted, left_out, one, ranked
 from ofc.reports.tables import Column, Table, interval_columns
 
 __all__ = ["decisions"]
 
 
-def decisions(game: Game) -> Section | str:
+def decisions(game: GameView) -> Section | str:
     """The section, or why the game has none."""
     run = game.ask
     who = game.featured

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from ofc.reports import figures
 from ofc.reports.headline import Stat
-from ofc.reports.sections.common import Game, Section, one
+from ofc.reports.sections.common import GameView, Section, one
 from ofc.reports.tables import Column, Table, interval_columns
 
 __all__ = ["fantasyland"]
 
 
-def fantasyland(game: Game) -> Section | str:
+def fantasyland(game: GameView) -> Section | str:
     """The section, or why the game has none."""
     rows = [r for r in game.ask("fantasyland") if r["variant"] == game.variant]
     if not rows:

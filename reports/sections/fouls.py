@@ -12,7 +12,7 @@ from __future__ import annotations
 from ofc.reports import figures
 from ofc.reports.headline import Stat, count
 from ofc.reports.queries import Rows
-from ofc.reports.sections.common import Game, Section, charted, left_out, one, ranked
+from ofc.reports.sections.common import GameView, Section, charted, left_out, one, ranked
 from ofc.reports.tables import Column, Table, interval_columns
 
 __all__ = ["FOUL_COLUMNS", "fouls"]
@@ -25,7 +25,7 @@ FOUL_COLUMNS = [
 ]
 
 
-def fouls(game: Game) -> Section:
+def fouls(game: GameView) -> Section:
     run = game.ask
     rates = run("foul_rate")
     total = one(rates, dimension="all")
@@ -75,7 +75,7 @@ def fouls(game: Game) -> Section:
     return Section("fouls", "Foul rate", intro, headline, [f for f in figs if f is not None], tables, grid=True)
 
 
-def _where(game: Game) -> tuple[list, list[Table], list[Stat], str]:
+def _where(game: GameView) -> tuple[list, list[Table], list[Stat], str]:
     """When fouls became certain (dead streets), and, where the lake holds an analysis, which decisions made them
     likely."""
     run = game.ask
@@ -118,7 +118,7 @@ def _where(game: Game) -> tuple[list, list[Table], list[Stat], str]:
     return figs, tables, stats, said
 
 
-def sources(game: Game, rows: Rows) -> tuple[list, list[Table], list[Stat]]:
+def sources(game: GameView, rows: Rows) -> tuple[list, list[Table], list[Stat]]:
     """The analysis' figures of where fouls come from (``rows``: of every player): the chance of fouling after each
     street as played and with the best move, for all players and the featured one, and the decisions that raised
     the chances of the fouled boards the report reads (the player's it is filtered to, else every player's)."""

@@ -7,7 +7,7 @@ from typing import Any
 from ofc.pipeline.game import facts
 from ofc.reports.headline import Stat
 from ofc.reports.queries import Rows
-from ofc.reports.sections.common import Game, Section, one
+from ofc.reports.sections.common import GameView, Section, one
 from ofc.reports.tables import Column, Table
 
 __all__ = ["game_headline", "overview"]
@@ -20,7 +20,7 @@ def days(row: dict[str, Any]) -> str | None:
     return str(first) if first == last else f"{first} to {last}"
 
 
-def overview(rows: Rows, players: int, games: list[Game], filters: list[str], scored: bool) -> Section:
+def overview(rows: Rows, players: int, games: list[GameView], filters: list[str], scored: bool) -> Section:
     """Hands, boards, players and days over all variants, and each variant's counts: counts add up across games,
     figures do not."""
     total = one(rows, variant="all variants")
@@ -57,7 +57,7 @@ def overview(rows: Rows, players: int, games: list[Game], filters: list[str], sc
     return Section("overview", "Overview: all games", intro, headline, [], [table])
 
 
-def game_headline(game: Game, row: dict[str, Any], scored: bool) -> list[Stat]:
+def game_headline(game: GameView, row: dict[str, Any], scored: bool) -> list[Stat]:
     """A game's own headline: what it counts, how its figures read and whom it features and ranks."""
     if game.lead:
         read = f"as if every hand had been played under {game.rule_name(game.lead)}"

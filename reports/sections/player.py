@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from ofc.reports import figures, hands
 from ofc.reports.headline import Stat
-from ofc.reports.sections.common import Game, Section, one
+from ofc.reports.sections.common import GameView, Section, one
 from ofc.reports.tables import Column, Table, interval_columns
 
 __all__ = ["featured"]
 
 
-def featured(game: Game, user_chose: bool) -> Section:
+def featured(game: GameView, user_chose: bool) -> Section:
     who = game.featured
     assert who is not None
     run = game.ask

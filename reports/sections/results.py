@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ofc.reports import figures
 from ofc.reports.headline import SMALL_SAMPLE, Stat
-from ofc.reports.sections.common import Game, Section, charted, left_out, ranked
+from ofc.reports.sections.common import GameView, Section, charted, left_out, ranked
 from ofc.reports.tables import Column, Table, interval_columns
 
 __all__ = ["RESULT_COLUMNS", "results"]
@@ -20,7 +20,7 @@ RESULT_COLUMNS = [
 ]
 
 
-def results(game: Game) -> Section:
+def results(game: GameView) -> Section:
     run = game.everyone
     rows, scoops = run("results"), run("scoops")
     players = [r for r in rows if r["dimension"] == "player"]

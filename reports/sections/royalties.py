@@ -7,7 +7,7 @@ from typing import Any
 
 from ofc.reports import figures
 from ofc.reports.headline import Stat
-from ofc.reports.sections.common import Game, Section, charted, left_out, one, ranked
+from ofc.reports.sections.common import GameView, Section, charted, left_out, one, ranked
 from ofc.reports.tables import Column, Table, interval_columns
 from ofc.schemas.rules import RuleSet
 
@@ -27,7 +27,7 @@ def pays_royalties(rules: RuleSet) -> bool:
     return _positive(rules.royalties.model_dump(include={"top", "middle", "bottom", "lowball_middle"}))
 
 
-def royalties(game: Game, rule_sets: list[RuleSet]) -> Section | str:
+def royalties(game: GameView, rule_sets: list[RuleSet]) -> Section | str:
     """The section, or why the game has none."""
     run = game.ask
     if rule_sets and not any(pays_royalties(r) for r in rule_sets):

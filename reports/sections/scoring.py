@@ -11,13 +11,13 @@ from ofc.pipeline.rules.native import deal_only_difference
 from ofc.reports import figures
 from ofc.reports.headline import Stat
 from ofc.reports.queries import Rows
-from ofc.reports.sections.common import Game, Section, ranked
+from ofc.reports.sections.common import GameView, Section, ranked
 from ofc.reports.tables import Column, Table, interval_columns
 
 __all__ = ["scoring"]
 
 
-def scoring(game: Game, snapshot: Snapshot) -> Section:
+def scoring(game: GameView, snapshot: Snapshot) -> Section:
     run = game.ask
     compared = game.compared
     rows = _named(run("scoring_variants"), game)
@@ -104,12 +104,12 @@ def scoring(game: Game, snapshot: Snapshot) -> Section:
     return Section("scoring", "Scoring variants", intro, headline, figs, tables, " ".join(notes))
 
 
-def _named(rows: Rows, game: Game) -> Rows:
+def _named(rows: Rows, game: GameView) -> Rows:
     """Copies of rows with their rule set's name (the rows are shared with other sections)."""
     return [{**r, "rule_set": game.rule_name(r["rules_key"])} for r in rows]
 
 
-def _unchanged(rows: Rows, changes: Rows, game: Game, snapshot: Snapshot) -> list[str]:
+def _unchanged(rows: Rows, changes: Rows, game: GameView, snapshot: Snapshot) -> list[str]:
     """Say why a rule set changes nothing against the hands as played or against another rule set compared, where
     it does: rescoring replays the scoring of finished boards, never the deal, so rules that differ only in what
     they deal (Fantasyland's card counts) score alike."""
