@@ -23,6 +23,7 @@ from ofc.pipeline.rules.files import load_rules
 from ofc.pipeline.rules.native import VARIANT_PRESETS
 from ofc.pipeline.score.records import score_records
 from ofc.schemas.hand import HandRecord
+from tests.helpers_records import placed, player_record
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data" / "fpdb"
@@ -157,37 +158,19 @@ def test_ofchand_fixture() -> None:
         "house_rules": "pineapple",
     }
     alice, bob = record["players"]
-    assert alice == {
-        "name": "alice",
-        "seat": 2,
-        "top": ["Qc", "Qd", "3s"],
-        "middle": ["4h", "5h", "6d", "7c", "8s"],
-        "bottom": ["9c", "9d", "Kh", "Ks", "Kd"],
-        "fantasyland": False,
-        "fantasyland_cards": None,
-        "surrendered": False,
-        "natural": None,
-        "discards": ["2c", "7d", "10c", "As"],
-        "placements": [
-            *[{"street": 1, "card": c, "row": r} for c, r in [("Qc", "top"), ("4h", "middle"), ("5h", "middle")]],
-            {"street": 1, "card": "9c", "row": "bottom"},
-            {"street": 1, "card": "9d", "row": "bottom"},
-            {"street": 2, "card": "Kh", "row": "bottom"},
-            {"street": 2, "card": "Ks", "row": "bottom"},
-            {"street": 2, "card": "2c", "row": "discard"},
-            {"street": 3, "card": "Qd", "row": "top"},
-            {"street": 3, "card": "6d", "row": "middle"},
-            {"street": 3, "card": "7d", "row": "discard"},
-            {"street": 4, "card": "7c", "row": "middle"},
-            {"street": 4, "card": "Kd", "row": "bottom"},
-            {"street": 4, "card": "10c", "row": "discard"},
-            {"street": 5, "card": "3s", "row": "top"},
-            {"street": 5, "card": "8s", "row": "middle"},
-            {"street": 5, "card": "As", "row": "discard"},
-        ],
-        "points": 19,
-        "stack": None,
-    }
+    assert alice == player_record(
+        "alice",
+        2,
+        "Qc Qd 3s",
+        "4h 5h 6d 7c 8s",
+        "9c 9d Kh Ks Kd",
+        discards=["2c", "7d", "10c", "As"],
+        placements=placed(
+            "Qc:top 4h:middle 5h:middle 9c:bottom 9d:bottom | Kh:bottom Ks:bottom 2c:discard"
+            " | Qd:top 6d:middle 7d:discard | 7c:middle Kd:bottom 10c:discard | 3s:top 8s:middle As:discard"
+        ),
+        points=19,
+    )
     assert (bob["name"], bob["seat"], bob["points"]) == ("bob", 5, -19)
     assert bob["middle"] == ["10d", "10s", "6c", "6h", "Ac"]
     assert (bob["discards"], streets(bob)) == (["3c", "4d", "8d", "Ad"], "11111" + "222333444555")

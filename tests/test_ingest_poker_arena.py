@@ -27,6 +27,7 @@ from ofc.pipeline.ingest.base import RAW_LIMIT, Chunk, Problem
 from ofc.pipeline.ingest.poker_arena import INGESTER, stem
 from ofc.pipeline.ingest.validate import validate
 from ofc.schemas.hand import HandRecord
+from tests.helpers_records import placed, player_record
 
 SAMPLE = Path(__file__).resolve().parents[1] / "data" / "samples" / "poker-arena" / "ofc.jsonl"
 SAMPLE_SHA256 = "aa74188c3d8f1bf71794ea1f6f32adc850f15ad9ff198dcd52bd3b8c1eac05e0"
@@ -75,6 +76,15 @@ def assert_accounted(data: bytes, lines: list[int], problems: list[Problem]) -> 
     assert sorted(lines + hand_problems) == headers(data)
 
 
+def the_one_problem(data: bytes, hands: list[int]) -> Problem:
+    """The one Problem of a damaged log that still reads ``hands``, every hand header accounted for."""
+    records, lines, _, problems = read(data)
+    assert [r["hand_number"] for r in records] == hands
+    assert_accounted(data, lines, problems)
+    (p,) = problems
+    return p
+
+
 def events(data: bytes) -> list[tuple[int, dict]]:
     return [(obj["hand"], obj["ev"]) for obj in map(json.loads, data.splitlines()) if "ev" in obj]
 
@@ -96,6 +106,23 @@ def edit_event(lines: list[bytes], number: int, **changes: object) -> bytes:
     return with_line(lines, number, json.dumps(obj, separators=(",", ":")))
 
 
+def arena_hand(session: str, number: int, players: list[dict], variant: str = "ofc") -> dict:
+    """A hand's whole record as the reader writes it: the engine logs no time or table, and seat 0 has the button."""
+    return {
+        "hand_id": f"{session}#{number}",
+        "source": "poker-arena",
+        "variant": variant,
+        "played_at": None,
+        "site": "poker-arena",
+        "table": None,
+        "session": session,
+        "hand_number": number,
+        "button": 0,
+        "house_rules": variant,
+        "players": players,
+    }
+
+
 def from_events(data: bytes, session: str, variants: dict[int, str] | None = None) -> list[dict]:
     """The whole canonical records a log describes, built straight from its lines (every line is trusted here).
 
@@ -107,38 +134,8 @@ def from_events(data: bytes, session: str, variants: dict[int, str] | None = Non
     for obj in map(json.loads, data.splitlines()):
         n = obj["hand"]
         if "seats" in obj:
-            variant = (variants or {}).get(n, "ofc")
-            players = [
-                {
-                    "name": name,
-                    "seat": seat,
-                    "top": [],
-                    "middle": [],
-                    "bottom": [],
-                    "fantasyland": False,
-                    "fantasyland_cards": None,
-                    "surrendered": False,
-                    "natural": None,
-                    "discards": [],
-                    "placements": [],
-                    "points": None,
-                    "stack": None,
-                }
-                for seat, name in enumerate(obj["seats"])
-            ]
-            hands[n] = {
-                "hand_id": f"{session}#{n}",
-                "source": "poker-arena",
-                "variant": variant,
-                "played_at": None,
-                "site": "poker-arena",
-                "table": None,
-                "session": session,
-                "hand_number": n,
-                "button": 0,
-                "house_rules": variant,
-                "players": players,
-            }
+            players = [player_record(name, seat, "", "", "", placements=[]) for seat, name in enumerate(obj["seats"])]
+            hands[n] = arena_hand(session, n, players, (variants or {}).get(n, "ofc"))
             continue
         ev = obj["ev"]
         player = hands[n]["players"][ev["seat"]]
@@ -156,16 +153,6 @@ def from_events(data: bytes, session: str, variants: dict[int, str] | None = Non
         elif ev["event"] == "score":
             player["points"] = ev["points"]
     return list(hands.values())
-
-
-def placed(streets: str) -> list[dict]:
-    """Placements in order, streets parted by ``|``: ``placed("8s:top 9c:top | Td:middle")`` is two cards
-    placed on street 1 and one on street 2."""
-    return [
-        {"street": street, "card": card, "row": row}
-        for street, cards in enumerate(streets.split("|"), 1)
-        for card, row in (item.split(":") for item in cards.split())
-    ]
 
 
 # ---------------------------------------------------------------- the real sample
@@ -224,81 +211,62 @@ def test_sample_fantasyland_hand_249() -> None:
     by_number = {r["hand_number"]: r for r in records}
     for n in (3, 127, 248):
         assert not any(p["fantasyland"] for p in by_number[n]["players"])
-    common = {"surrendered": False, "natural": None, "discards": [], "stack": None}
-    assert by_number[249] == {
-        "hand_id": "ofc#249",
-        "source": "poker-arena",
-        "variant": "ofc",
-        "played_at": None,
-        "site": "poker-arena",
-        "table": None,
-        "session": "ofc",
-        "hand_number": 249,
-        "button": 0,
-        "house_rules": "ofc",
-        "players": [
-            {
-                "name": "greedy",
-                "seat": 0,
-                "top": ["8s", "9c", "Td"],
-                "middle": ["2d", "2s", "3c", "3d", "Js"],
-                "bottom": ["4h", "4s", "6c", "6h", "Ac"],
-                "fantasyland": True,
-                "fantasyland_cards": 13,
-                "placements": placed(
+    assert by_number[249] == arena_hand(
+        "ofc",
+        249,
+        [
+            player_record(
+                "greedy",
+                0,
+                "8s 9c Td",
+                "2d 2s 3c 3d Js",
+                "4h 4s 6c 6h Ac",
+                fantasyland=True,
+                fantasyland_cards=13,
+                placements=placed(
                     "8s:top 9c:top Td:top 2d:middle 2s:middle 3c:middle 3d:middle Js:middle "
                     "4h:bottom 4s:bottom 6c:bottom 6h:bottom Ac:bottom"
                 ),
-                "points": 18,
-                **common,
-            },
-            {
-                "name": "random",
-                "seat": 1,
-                "top": ["Ah", "Qd", "As"],
-                "middle": ["8c", "7h", "8h", "2c", "9h"],
-                "bottom": ["3h", "2h", "3s", "4c", "Th"],
-                "fantasyland": False,
-                "fantasyland_cards": None,
-                "placements": placed(
+                points=18,
+            ),
+            player_record(
+                "random",
+                1,
+                "Ah Qd As",
+                "8c 7h 8h 2c 9h",
+                "3h 2h 3s 4c Th",
+                placements=placed(
                     "3h:bottom 8c:middle 2h:bottom 3s:bottom 7h:middle"
                     " | 8h:middle | 2c:middle | 9h:middle | 4c:bottom | Th:bottom | Ah:top | Qd:top | As:top"
                 ),
-                "points": -12,
-                **common,
-            },
-            {
-                "name": "filler",
-                "seat": 2,
-                "top": ["Jc", "Ad", "Ks"],
-                "middle": ["8d", "9d", "Qc", "6d", "Kc"],
-                "bottom": ["7s", "Ts", "Jd", "Qs", "Kd"],
-                "fantasyland": False,
-                "fantasyland_cards": None,
-                "placements": placed(
+                points=-12,
+            ),
+            player_record(
+                "filler",
+                2,
+                "Jc Ad Ks",
+                "8d 9d Qc 6d Kc",
+                "7s Ts Jd Qs Kd",
+                placements=placed(
                     "7s:bottom Ts:bottom Jd:bottom Qs:bottom Kd:bottom"
                     " | 8d:middle | 9d:middle | Qc:middle | 6d:middle | Kc:middle | Jc:top | Ad:top | Ks:top"
                 ),
-                "points": -12,
-                **common,
-            },
-            {
-                "name": "random-2",
-                "seat": 3,
-                "top": ["7d", "4d", "5h"],
-                "middle": ["7c", "Kh", "Qh", "Tc", "5s"],
-                "bottom": ["6s", "9s", "5c", "Jh", "5d"],
-                "fantasyland": False,
-                "fantasyland_cards": None,
-                "placements": placed(
+                points=-12,
+            ),
+            player_record(
+                "random-2",
+                3,
+                "7d 4d 5h",
+                "7c Kh Qh Tc 5s",
+                "6s 9s 5c Jh 5d",
+                placements=placed(
                     "7d:top 7c:middle 6s:bottom Kh:middle 4d:top"
                     " | 5h:top | Qh:middle | Tc:middle | 9s:bottom | 5c:bottom | 5s:middle | Jh:bottom | 5d:bottom"
                 ),
-                "points": 6,
-                **common,
-            },
+                points=6,
+            ),
         ],
-    }
+    )
 
 
 def test_sample_streets_follow_the_deals() -> None:
@@ -415,10 +383,7 @@ def test_truncated_file(cut: str) -> None:
     data = b"".join(lines[:279])
     if cut == "mid-line":
         data += lines[279][:40]
-    records, rec_lines, _, problems = read(data)
-    assert [r["hand_number"] for r in records] == [3, 127, 248]
-    assert len(problems) == 1
-    (p,) = problems
+    p = the_one_problem(data, [3, 127, 248])
     assert (p.line, p.hand_id) == (244, "ofc#249")
     assert p.offset == len(b"".join(lines[:243]))
     assert "truncated" in p.reason
@@ -427,7 +392,6 @@ def test_truncated_file(cut: str) -> None:
         assert "no showdown for seats 0, 1, 2, 3; no score for seats 0, 1, 2, 3" in p.reason
     else:
         assert p.reason.startswith("line 280: not JSON")
-    assert_accounted(data, rec_lines, problems)
 
 
 def test_garbage_line_inside_a_hand() -> None:
@@ -467,12 +431,9 @@ def test_event_before_any_header() -> None:
 def test_unknown_event() -> None:
     lines = sample_lines()
     data = with_line(lines, 30, '{"hand":3,"ev":{"event":"chat","seat":1,"text":"gg"}}')
-    records, rec_lines, _, problems = read(data)
-    assert [r["hand_number"] for r in records] == [127, 248, 249]
-    (p,) = problems
+    p = the_one_problem(data, [127, 248, 249])
     assert (p.line, p.offset, p.hand_id) == (1, 0, "ofc#3")
     assert p.reason == "line 30: ev.event: unknown event type 'chat'"
-    assert_accounted(data, rec_lines, problems)
 
 
 def test_bad_row_name() -> None:
@@ -482,13 +443,10 @@ def test_bad_row_name() -> None:
     placements = obj["ev"]["placements"]
     placements[2]["row"] = "side"
     data = edit_event(lines, number, placements=placements)
-    records, rec_lines, _, problems = read(data)
-    assert [r["hand_number"] for r in records] == [3, 248, 249]
-    (p,) = problems
+    p = the_one_problem(data, [3, 248, 249])
     assert (p.line, p.hand_id) == (82, "ofc#127")
     assert p.reason == f"line {number}: place.placements[2].row: unknown row 'side'"
     assert '"side"' in p.raw
-    assert_accounted(data, rec_lines, problems)
 
 
 def test_wrong_field_type() -> None:
@@ -519,11 +477,8 @@ def test_missing_score() -> None:
 def test_missing_showdown() -> None:
     lines = sample_lines()
     data = b"".join(lines[:76] + lines[77:])  # drop seat 0's showdown in hand 3
-    records, rec_lines, _, problems = read(data)
-    assert [r["hand_number"] for r in records] == [127, 248, 249]
-    (p,) = problems
+    p = the_one_problem(data, [127, 248, 249])
     assert (p.line, p.hand_id, p.reason) == (1, "ofc#3", "no showdown for seat 0")
-    assert_accounted(data, rec_lines, problems)
 
 
 def test_showdown_disagreeing_with_placements() -> None:
@@ -558,12 +513,9 @@ def test_event_after_the_last_score_and_engine_trailer() -> None:
     lines = sample_lines()
     trailer = b'{"log_summary":{"hands_seen":4,"hands_kept":4}}\n'
     data = b"".join([*lines[:81], lines[80], *lines[81:], trailer])
-    records, rec_lines, _, problems = read(data)
-    assert [r["hand_number"] for r in records] == HANDS
-    (p,) = problems
+    p = the_one_problem(data, HANDS)
     assert (p.line, p.hand_id) == (82, "ofc#3")
     assert p.reason == "line 82: event for hand 3 after its last score (line 81)"
-    assert_accounted(data, rec_lines, problems)
 
 
 def test_two_faults_in_one_hand_make_one_problem() -> None:
@@ -578,22 +530,16 @@ def test_two_faults_in_one_hand_make_one_problem() -> None:
 def test_header_interrupting_a_hand() -> None:
     lines = sample_lines()
     data = b"".join(lines[:50] + lines[81:])
-    records, rec_lines, _, problems = read(data)
-    assert [r["hand_number"] for r in records] == [127, 248, 249]
-    (p,) = problems
+    p = the_one_problem(data, [127, 248, 249])
     assert (p.line, p.hand_id) == (1, "ofc#3")
     assert p.reason.startswith("hand 3 never completed (hand 127 starts on line 51): no showdown for seats 0, 1, 2, 3;")
-    assert_accounted(data, rec_lines, problems)
 
 
 def test_bad_header() -> None:
     data = with_line(sample_lines(), 82, '{"hand":127,"seats":"random,filler"}')
-    records, rec_lines, _, problems = read(data)
-    assert [r["hand_number"] for r in records] == [3, 248, 249]
-    (p,) = problems
+    p = the_one_problem(data, [3, 248, 249])
     assert (p.line, p.hand_id) == (82, "ofc#127")
     assert p.reason == "line 82: seats: expected a non-empty list of names, got 'random,filler'"
-    assert_accounted(data, rec_lines, problems)
 
 
 def test_overlong_line_is_skipped_not_held(monkeypatch: pytest.MonkeyPatch) -> None:

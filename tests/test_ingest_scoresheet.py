@@ -17,6 +17,7 @@ from ofc.pipeline.ingest import scoresheet
 from ofc.pipeline.ingest.base import RAW_LIMIT, Chunk, Problem
 from ofc.pipeline.ingest.scoresheet import INGESTER
 from ofc.schemas.hand import HandRecord
+from tests.helpers_records import player_record
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "data" / "samples" / "scoresheet" / "club-night.csv"
@@ -58,26 +59,6 @@ def validated(records: list[dict]) -> list[HandRecord]:
     return [HandRecord.model_validate(r) for r in records]
 
 
-def player(name: str, seat: int, top: str, middle: str, bottom: str, **changes: object) -> dict:
-    """A player's whole record as the reader writes it: a scoresheet has no placements, discards or stacks."""
-    return {
-        "name": name,
-        "seat": seat,
-        "top": top.split(),
-        "middle": middle.split(),
-        "bottom": bottom.split(),
-        "fantasyland": False,
-        "fantasyland_cards": None,
-        "surrendered": False,
-        "natural": None,
-        "discards": [],
-        "placements": None,
-        "points": None,
-        "stack": None,
-        **changes,
-    }
-
-
 def hand(hand_id: str, players: list[dict], **changes: object) -> dict:
     """A hand's whole record as the reader writes it, with the defaults of a sheet without optional columns."""
     return {
@@ -96,6 +77,27 @@ def hand(hand_id: str, players: list[dict], **changes: object) -> dict:
     }
 
 
+def hand_7_rows(template: str) -> list[str]:
+    """Hand 7, where Ann wins 1 point from Bo, as two rows in a club's own column order: ``template`` places the
+    fields ``{top}``, ``{middle}``, ``{bottom}``, ``{name}`` and ``{points}``."""
+    return [
+        template.format(top=top, middle=middle, bottom=bottom, name=name, points=points)
+        for (top, middle, bottom), name, points in zip(BOARDS, NAMES, ["1", "-1"], strict=False)
+    ]
+
+
+def hand_7_records() -> list[dict]:
+    """The records hand 7's rows are read as, whatever the order and names of their columns."""
+    return [hand("7", [player_record("Ann", 0, *BOARDS[0], points=1), player_record("Bo", 1, *BOARDS[1], points=-1)])]
+
+
+def assert_read_as_hand_7(text: str) -> None:
+    """The sheet ``text`` is read without a problem as hand 7, Ann against Bo."""
+    records, problems, _ = read(text)
+    assert problems == []
+    assert records == hand_7_records()
+
+
 def sample_records() -> list[dict]:
     """The sample's records built straight from its rows with the csv module."""
     hands: dict[str, dict] = {}
@@ -106,7 +108,7 @@ def sample_records() -> list[dict]:
             cards = (row["top"], row["middle"], row["bottom"])
             fantasyland = {"yes": True, "no": False}[row["fantasyland"]]
             seat, points = int(row["seat"]), int(row["points"])
-            record["players"].append(player(row["player"], seat, *cards, fantasyland=fantasyland, points=points))
+            record["players"].append(player_record(row["player"], seat, *cards, fantasyland=fantasyland, points=points))
     return list(hands.values())
 
 
@@ -132,9 +134,9 @@ def test_sample_reads_into_valid_records() -> None:
         "button": None,
         "house_rules": None,
         "players": [
-            player("Ann", 0, "8c 8d 3s", "6c 6d 6h Jd Js", "Ts Tc Th Td 2h", fantasyland=True, points=54),
-            player("Bo", 1, "Ac Kd 5h", "2c 3c 7c 9c Qc", "4h 5d 6s 7h 8h", points=-45),
-            player("Carla", 2, "7d 7s 4d", "Ah As 9h 9d 3h", "Kh Kc Ks 5c 5s", points=-9),
+            player_record("Ann", 0, "8c 8d 3s", "6c 6d 6h Jd Js", "Ts Tc Th Td 2h", fantasyland=True, points=54),
+            player_record("Bo", 1, "Ac Kd 5h", "2c 3c 7c 9c Qc", "4h 5d 6s 7h 8h", points=-45),
+            player_record("Carla", 2, "7d 7s 4d", "Ah As 9h 9d 3h", "Kh Kc Ks 5c 5s", points=-9),
         ],
     }
     hands = validated(records)
@@ -177,8 +179,8 @@ def test_delimiters(delimiter: str) -> None:
     records, problems, _ = read(text)
     assert problems == []
     assert records == [
-        hand("1", [player(NAMES[0], 0, *BOARDS[0], points=3), player(NAMES[1], 1, *BOARDS[1], points=-3)]),
-        hand("2", [player(NAMES[i], i, *BOARDS[i]) for i in range(3)]),
+        hand("1", [player_record(NAMES[i], i, *BOARDS[i], points=points) for i, points in enumerate([3, -3])]),
+        hand("2", [player_record(NAMES[i], i, *BOARDS[i]) for i in range(3)]),
     ]
 
 
@@ -231,19 +233,14 @@ def test_latin1_and_mixed_encodings_keep_names() -> None:
 
 def test_column_order_and_case_are_free_and_unknown_columns_ignored() -> None:
     header = "Bottom;NOTES;Middle;Points;TOP;Player;HAND"
-    body = [f"{b};good;{m};{pts};{t};{n};7" for (t, m, b), n, pts in zip(BOARDS, NAMES, ["1", "-1"], strict=False)]
-    records, problems, _ = read(sheet(body, header=header))
-    assert problems == []
-    assert records == [hand("7", [player("Ann", 0, *BOARDS[0], points=1), player("Bo", 1, *BOARDS[1], points=-1)])]
+    assert_read_as_hand_7(sheet(hand_7_rows("{bottom};good;{middle};{points};{top};{name};7"), header=header))
 
 
 def test_other_names_clubs_give_the_columns() -> None:
     # "Hand #", "Name", "Front", "Mid", "Back", "Score", "FL": the same records as the canonical header gives.
     header = "Hand #;Name;Front;Mid;Back;Score;FL"
-    body = [f"7;{n};{t};{m};{b};{pts};no" for (t, m, b), n, pts in zip(BOARDS, NAMES, ["1", "-1"], strict=False)]
-    records, problems, _ = read(sheet(body, header=header))
-    assert problems == []
-    assert records == [hand("7", [player("Ann", 0, *BOARDS[0], points=1), player("Bo", 1, *BOARDS[1], points=-1)])]
+    body = hand_7_rows("7;{name};{top};{middle};{bottom};{points};no")
+    assert_read_as_hand_7(sheet(body, header=header))
     # A bad cell is named as the header names its column.
     body[0] = body[0].replace(";1;", ";one;")
     _, problems, _ = read(sheet(body, header=header))
@@ -287,7 +284,7 @@ def test_optional_columns_absent() -> None:
             "hand_number": None,
             "button": None,
             "house_rules": None,
-            "players": [player(NAMES[i], i, *BOARDS[i]) for i in range(4)],
+            "players": [player_record(NAMES[i], i, *BOARDS[i]) for i in range(4)],
         }
     ]
 
@@ -313,7 +310,7 @@ def test_optional_hand_columns_present() -> None:
             "hand_number": 12,
             "button": 3,
             "house_rules": "house: jokers wild",
-            "players": [player("Ann", 3, *BOARDS[0], fantasyland=True), player("Bo", 5, *BOARDS[1])],
+            "players": [player_record("Ann", 3, *BOARDS[0], fantasyland=True), player_record("Bo", 5, *BOARDS[1])],
         },
         {
             "hand_id": "13",
@@ -326,7 +323,7 @@ def test_optional_hand_columns_present() -> None:
             "hand_number": 13,
             "button": None,
             "house_rules": None,
-            "players": [player("Ann", 0, *BOARDS[0]), player("Bo", 1, *BOARDS[1])],
+            "players": [player_record("Ann", 0, *BOARDS[0]), player_record("Bo", 1, *BOARDS[1])],
         },
     ]
     h12, h13 = validated(records)
@@ -649,8 +646,7 @@ GERMAN = "Partie;Spieler;Vorne;Mitte;Hinten;Punkte"
 
 
 def german_sheet() -> str:
-    body = [f"7;{n};{t};{m};{b};{pts}" for (t, m, b), n, pts in zip(BOARDS, NAMES, ["1", "-1"], strict=False)]
-    return sheet(body, header=GERMAN)
+    return sheet(hand_7_rows("7;{name};{top};{middle};{bottom};{points}"), header=GERMAN)
 
 
 def test_a_map_names_a_clubs_own_columns(tmp_path: Path) -> None:
@@ -669,7 +665,7 @@ def test_a_map_names_a_clubs_own_columns(tmp_path: Path) -> None:
     assert reader.sniff(raw)
     chunks = list(reader.read(io.BytesIO(raw), "sheet.csv"))
     records = [r for c in chunks for r in c.records.to_pylist()]
-    assert records == [hand("7", [player("Ann", 0, *BOARDS[0], points=1), player("Bo", 1, *BOARDS[1], points=-1)])]
+    assert records == hand_7_records()
     # The same map as a TOML file.
     toml = tmp_path / "club.toml"
     toml.write_text('[columns]\nhand = "Partie"\nplayer = "Spieler"\ntop = "Vorne"\nmiddle = "Mitte"\n')

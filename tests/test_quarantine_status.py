@@ -65,34 +65,28 @@ def test_bad_hands_are_open_until_their_file_is_read_again(bad: tuple[Lake, Path
     assert status(lake) == [(first, "2", "open", None, None), (first, "3", "open", None, None)]
 
 
-def test_a_corrected_sheet_resolves_both_as_accepted(bad: tuple[Lake, Path, str]) -> None:
+@pytest.mark.parametrize(
+    ("hands", "hand_3", "open_again"),
+    [
+        pytest.param([HAND_1, HAND_2, HAND_3], "accepted", [], id="corrected-sheet-accepts-both"),
+        pytest.param([HAND_1, HAND_2, BAD_POINTS], "quarantined again", ["3"], id="hand-still-bad-is-open-again"),
+        pytest.param([HAND_1, HAND_2], "no longer in the file", [], id="hand-left-out-of-the-sheet"),
+    ],
+)
+def test_reading_the_sheet_again_resolves_each_bad_hand_by_what_became_of_it(
+    bad: tuple[Lake, Path, str], hands: list[list[str]], hand_3: str, open_again: list[str]
+) -> None:
+    """Hand 2 is corrected every time; hand 3 is corrected, still bad (its new record is open) or left out."""
     lake, path, first = bad
-    second = ingest([sheet(path, HAND_1, HAND_2, HAND_3)], lake, replace=True).batch
+    second = ingest([sheet(path, *hands)], lake, replace=True).batch
     assert status(lake) == [
         (first, "2", "resolved", second, "accepted"),
-        (first, "3", "resolved", second, "accepted"),
+        (first, "3", "resolved", second, hand_3),
+        *((second, hand, "open", None, None) for hand in open_again),
     ]
     with connect(lake.snapshot()) as con:
-        assert con.execute("SELECT count(*) FROM quarantine_status WHERE status = 'open'").fetchone() == (0,)
-
-
-def test_a_hand_still_bad_is_quarantined_again_and_the_new_record_is_open(bad: tuple[Lake, Path, str]) -> None:
-    lake, path, first = bad
-    second = ingest([sheet(path, HAND_1, HAND_2, BAD_POINTS)], lake, replace=True).batch
-    assert status(lake) == [
-        (first, "2", "resolved", second, "accepted"),
-        (first, "3", "resolved", second, "quarantined again"),
-        (second, "3", "open", None, None),
-    ]
-
-
-def test_a_hand_left_out_of_the_corrected_sheet_is_no_longer_in_the_file(bad: tuple[Lake, Path, str]) -> None:
-    lake, path, first = bad
-    second = ingest([sheet(path, HAND_1, HAND_2)], lake, replace=True).batch
-    assert status(lake) == [
-        (first, "2", "resolved", second, "accepted"),
-        (first, "3", "resolved", second, "no longer in the file"),
-    ]
+        (still_open,) = con.execute("SELECT count(*) FROM quarantine_status WHERE status = 'open'").fetchone()
+    assert still_open == len(open_again)
 
 
 def test_the_corrected_sheet_saved_elsewhere_under_the_same_name_resolves(

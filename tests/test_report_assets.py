@@ -63,8 +63,12 @@ def _block(name: str, caption: str, head: str, rows: str, note: str = "") -> str
 </div>"""
 
 
-def _cards(*text: str) -> list[str]:
-    return [c for t in text for c in t.split()]
+def _rows(*rows: tuple[str, str | None, int | None]) -> list[dict[str, Any]]:
+    """A board's rows, top to bottom, each given as (cards, hand, royalty)."""
+    return [
+        {"row": row, "cards": cards.split(), "hand": hand, "royalty": royalty}
+        for row, (cards, hand, royalty) in zip(("top", "middle", "bottom"), rows, strict=True)
+    ]
 
 
 def _hands() -> dict[str, Any]:
@@ -74,11 +78,11 @@ def _hands() -> dict[str, Any]:
         "position": "button",
         "fantasyland": False,
         "fouled": True,
-        "rows": [
-            {"row": "top", "cards": _cards("Ah Ad 2c"), "hand": "pair of aces", "royalty": 9},
-            {"row": "middle", "cards": _cards("Kc Ks 3d 4h 9s"), "hand": "pair of kings", "royalty": 0},
-            {"row": "bottom", "cards": _cards("Qc Qd 5s 6s 7c"), "hand": "pair of queens", "royalty": 0},
-        ],
+        "rows": _rows(
+            ("Ah Ad 2c", "pair of aces", 9),
+            ("Kc Ks 3d 4h 9s", "pair of kings", 0),
+            ("Qc Qd 5s 6s 7c", "pair of queens", 0),
+        ),
         "royalties": 0,
         "points": -18,
         "streets": [
@@ -91,11 +95,11 @@ def _hands() -> dict[str, Any]:
         "seat": 1,
         "position": "1st to act",
         "entry": True,
-        "rows": [
-            {"row": "top", "cards": _cards("Qh Qs 8d"), "hand": "pair of queens", "royalty": 7},
-            {"row": "middle", "cards": _cards("Th Jh 9h 8h 7h"), "hand": "straight flush", "royalty": 30},
-            {"row": "bottom", "cards": _cards("?? ?? 2s 2d"), "hand": None, "royalty": None},
-        ],
+        "rows": _rows(
+            ("Qh Qs 8d", "pair of queens", 7),
+            ("Th Jh 9h 8h 7h", "straight flush", 30),
+            ("?? ?? 2s 2d", None, None),
+        ),
         "royalties": 37,
         "points": 18,
         "streets": None,
@@ -146,11 +150,11 @@ def _hands() -> dict[str, Any]:
         "fantasyland_cards": 14,
         "stay": True,
         "natural": None,
-        "rows": [
-            {"row": "top", "cards": _cards("Kh Kd Ks"), "hand": "three kings", "royalty": 20},
-            {"row": "middle", "cards": _cards("2h 3h 4h 5h 6h"), "hand": "straight flush", "royalty": 30},
-            {"row": "bottom", "cards": _cards("Ac Ad Ah As 9c"), "hand": "four aces", "royalty": 10},
-        ],
+        "rows": _rows(
+            ("Kh Kd Ks", "three kings", 20),
+            ("2h 3h 4h 5h 6h", "straight flush", 30),
+            ("Ac Ad Ah As 9c", "four aces", 10),
+        ),
         "points": 65,
     }
     dan = {

@@ -3,29 +3,36 @@
 from __future__ import annotations
 
 import json
+import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from ofc.pipeline.cards import CARD_NAMES, deal
 from ofc.pipeline.ingest.run import ingest
 from ofc.pipeline.lake.batch_writer import BatchWriter
+from ofc.pipeline.lake.board_cards import card_codes
 from ofc.pipeline.lake.edit import vacuum
 from ofc.pipeline.lake.store import Lake, LakeError
 from ofc.pipeline.paths import SAMPLES
+from ofc.pipeline.query import named
 from ofc.pipeline.query.db import connect, run_query
 from ofc.pipeline.rescore import batch, scoring
 from ofc.pipeline.rescore.plan import RuleSetNameError
 from ofc.pipeline.rescore.run import rescore
 from ofc.pipeline.rules.compile import NATURALS
 from ofc.pipeline.rules.files import load_rules
+from ofc.pipeline.rules.native import How, Natives
 from ofc.pipeline.score.engine import score
 from ofc.pipeline.score.records import to_boards
 from ofc.schemas.rules import RuleSet
 from tests.reference.hands import CRISS_CROSS, MISSET
+from tests.test_report_lake import make_records
 
 EXAMPLES = SAMPLES / "worked-examples.jsonl"
 RULE_FILES = Path(__file__).parent / "data" / "rules"
@@ -65,6 +72,23 @@ def random_records(hands: int, seed: int, prefix: str = "r") -> list[dict[str, A
             record["button"] = int(rng.integers(0, n))
         records.append(record)
     return records
+
+
+def ofc_hands_naming(house_rules: str, hands: int, seed: int, naming: int | None = None) -> list[dict[str, Any]]:
+    """The OFC hands of ``random_records(hands, seed)``, the first ``naming`` of them (all by default) recording
+    ``house_rules`` as the rules they were played by."""
+    records = [r for r in random_records(hands, seed=seed) if r["variant"] == "ofc"]
+    for r in records[:naming]:
+        r["house_rules"] = house_rules
+    return records
+
+
+def given_file(lake: Lake, path: Path, text: str) -> RuleSet:
+    """A rule file written with ``text`` and given to a rescore of the lake: its rule set."""
+    path.write_text(text)
+    rules = load_rules(path)
+    rescore(lake, [rules])
+    return rules
 
 
 def write_jsonl(path: Path, records: list[dict[str, Any]]) -> Path:
@@ -403,9 +427,7 @@ def test_recorded_points_are_checked_and_mismatches_listed(tmp_path: Path) -> No
 def test_a_house_rule_file_becoming_known_rescores_the_hands_that_name_it(tmp_path: Path) -> None:
     """Hands recording house rules the lake does not know are scored under their variant's preset; once the
     rule file is given, they are scored again under it, and their old native results are dropped."""
-    records = [r for r in random_records(40, seed=12) if r["variant"] == "ofc"]
-    for r in records[:10]:
-        r["house_rules"] = "house"
+    records = ofc_hands_naming("house", 40, seed=12, naming=10)
     lake = lake_with(tmp_path, records)
     ofc = load_rules("ofc")
     first = rescore(lake, [])
@@ -472,14 +494,9 @@ def _played_once(lake: Lake) -> None:
 def test_native_results_no_hand_needs_any_more_are_dropped_for_good(tmp_path: Path) -> None:
     """Every hand names a house file: scored under the OFC preset until the file is given, then under it. The
     preset's results, native to no hand any more, are hidden; later runs have nothing to do."""
-    records = [r for r in random_records(30, seed=15) if r["variant"] == "ofc"]
-    for r in records:
-        r["house_rules"] = "house"
-    lake = lake_with(tmp_path, records)
+    lake = lake_with(tmp_path, ofc_hands_naming("house", 30, seed=15))
     rescore(lake, [])
-    house = tmp_path / "house.toml"
-    house.write_text('extends = "ofc"\nname = "house"\n[scoring]\nscoop_bonus = 5\n')
-    rescore(lake, [load_rules(house)])
+    given_file(lake, tmp_path / "house.toml", 'extends = "ofc"\nname = "house"\n[scoring]\nscoop_bonus = 5\n')
     _played_once(lake)
     again = rescore(lake, [])
     assert again.result_batches == []
@@ -490,94 +507,75 @@ def test_native_results_no_hand_needs_any_more_are_dropped_for_good(tmp_path: Pa
 def test_a_house_file_named_like_a_preset_stays_the_rules_once_given(tmp_path: Path) -> None:
     """Hands recording "ofc": the preset until a file named "ofc" is given, then that file, whatever later runs
     are asked (it is the last rule set of that name the lake recorded)."""
-    records = [r for r in random_records(30, seed=16) if r["variant"] == "ofc"]
-    for r in records:
-        r["house_rules"] = "ofc"
-    lake = lake_with(tmp_path, records)
+    lake = lake_with(tmp_path, ofc_hands_naming("ofc", 30, seed=16))
     rescore(lake, [])
-    mine = tmp_path / "mine.toml"
-    mine.write_text('extends = "ofc"\nname = "ofc"\n[scoring]\nscoop_bonus = 4\n')
-    rescore(lake, [load_rules(mine)])
+    mine = given_file(lake, tmp_path / "mine.toml", 'extends = "ofc"\nname = "ofc"\n[scoring]\nscoop_bonus = 4\n')
     _played_once(lake)
     rescore(lake, [load_rules("pineapple")])
     _played_once(lake)
     assert rescore(lake, []).result_batches == []
     native = query(lake, "SELECT DISTINCT rules_key FROM played_boards")
-    assert native == [{"rules_key": load_rules(mine).key}]
+    assert native == [{"rules_key": mine.key}]
 
 
 def test_a_rule_set_whose_name_cannot_name_a_folder_is_not_native(tmp_path: Path) -> None:
-    records = [r for r in random_records(10, seed=17) if r["variant"] == "ofc"]
     slash = tmp_path / "slash.toml"
     slash.write_text('extends = "ofc"\nname = "club/house"\n')
-    for r in records:
-        r["house_rules"] = "club/house"
-    lake = lake_with(tmp_path, records)
+    lake = lake_with(tmp_path, ofc_hands_naming("club/house", 10, seed=17))
     report = rescore(lake, [])
     assert {n["how"] for n in report.natives} == {"house rules unknown"}
-    from ofc.pipeline.rules.native import How, Natives
-
     native = Natives(given=[load_rules(slash)]).resolve("ofc", "club/house")
     assert (native.rules.name, native.how) == ("ofc", How.MISFIT)
     assert "cannot name a lake folder" in native.why
     _played_once(lake)
 
 
-def test_boards_ingested_before_streets_were_kept_get_them_from_the_placements(tmp_path: Path) -> None:
-    """A lake whose boards files lack each card's street (an older ingest): the streets come from the placements
-    table, partitions without placements (classic) included, and every result is the same."""
-    import shutil
-
-    import pyarrow.parquet as pq
-
-    from tests.test_report_lake import make_records
-
-    kept = lake_with(tmp_path, make_records(60, seed=3))
-    older = Lake(shutil.copytree(kept.root, tmp_path / "older"))
+def older_copy(kept: Lake, folder: Path, rewrite: Callable[[pa.Table], pa.Table]) -> Lake:
+    """A copy of the lake in ``folder`` whose every boards file ``rewrite`` turns into what an older version wrote."""
+    older = Lake(shutil.copytree(kept.root, folder))
     files = older.files("boards")
     assert files  # the older lake's boards are rewritten below: none would leave a copy of the newer one
     for f in files:
-        table = pq.read_table(f, partitioning=None)
-        pq.write_table(table.drop_columns(["streets", "discard_streets"]), f)
+        pq.write_table(rewrite(pq.read_table(f, partitioning=None)), f)
+    return older
+
+
+def rescored_alike(kept: Lake, older: Lake) -> list[dict[str, Any]]:
+    """Both lakes rescored under OFC and classic 2-4: the results of the older one are those of the kept one."""
     rules = [load_rules("ofc"), load_rules("classic-2-4")]
     rescore(kept, rules)
     rescore(older, rules)
     rows = "SELECT * FROM board_results ORDER BY rules_key, hand_key, seat"
     expected = query(kept, rows)
     assert query(older, rows) == expected
+    return expected
+
+
+def test_boards_ingested_before_streets_were_kept_get_them_from_the_placements(tmp_path: Path) -> None:
+    """A lake whose boards files lack each card's street (an older ingest): the streets come from the placements
+    table, partitions without placements (classic) included, and every result is the same."""
+    kept = lake_with(tmp_path, make_records(60, seed=3))
+    older = older_copy(kept, tmp_path / "older", lambda table: table.drop_columns(["streets", "discard_streets"]))
+    expected = rescored_alike(kept, older)
     assert any(r["dead_street"] is not None for r in expected)
+
+
+def _cards_as_lists(table: pa.Table) -> pa.Table:
+    """A boards table of lake format 3 (13 bytes of cards a board) as format 2 wrote it (a list of 13 codes)."""
+    assert table.schema.field("cards").type == pa.binary(13)
+    listed = card_codes(table.column("cards")).cast(pa.list_(pa.uint8(), 13))
+    return table.set_column(table.schema.get_field_index("cards"), "cards", listed)
 
 
 def test_boards_whose_cards_an_older_lake_holds_as_lists_read_the_same(tmp_path: Path) -> None:
     """Boards files of lake format 2 hold each board's cards as a list of 13 codes, format 3 as 13 bytes: queries,
     lookups and a rescore read both alike."""
-    import shutil
-
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    from ofc.pipeline.lake.board_cards import card_codes
-    from ofc.pipeline.query import named
-    from tests.test_report_lake import make_records
-
     kept = lake_with(tmp_path, make_records(40, seed=9))
-    older = Lake(shutil.copytree(kept.root, tmp_path / "older"))
-    files = older.files("boards")
-    assert files  # the older lake's boards are rewritten below: none would leave a copy of the newer one
-    for f in files:
-        table = pq.read_table(f, partitioning=None)
-        assert table.schema.field("cards").type == pa.binary(13)
-        i = table.schema.get_field_index("cards")
-        listed = card_codes(table.column("cards")).cast(pa.list_(pa.uint8(), 13))
-        pq.write_table(table.set_column(i, "cards", listed), f)
+    older = older_copy(kept, tmp_path / "older", _cards_as_lists)
     cards = "SELECT hand_key, seat, cards, board_text(cards) AS text FROM boards ORDER BY hand_key, seat"
     assert query(older, cards) == query(kept, cards)
     assert len(query(kept, cards)[0]["cards"]) == 13
-    rules = [load_rules("ofc"), load_rules("classic-2-4")]
-    rescore(kept, rules)
-    rescore(older, rules)
-    rows = "SELECT * FROM board_results ORDER BY rules_key, hand_key, seat"
-    assert query(older, rows) == query(kept, rows)
+    rescored_alike(kept, older)
     keys = ",".join(str(r["hand_key"]) for r in query(kept, "SELECT hand_key FROM hands LIMIT 5"))
     looked = [
         named.run(connect(lake), lake.snapshot(), "hand_boards", {"hands": keys}).to_pylist() for lake in (kept, older)
