@@ -530,7 +530,7 @@ def test_block_boundaries_change_nothing(seed: int, monkeypatch: pytest.MonkeyPa
 
 
 def test_newlines_are_found_wherever_they_are() -> None:
-    from ofc.pipeline.ingest.jsonl_scan import newlines
+    from ofc.pipeline.ingest.jsonl_lines import newlines
 
     rng = np.random.default_rng(21)
     for _ in range(300):

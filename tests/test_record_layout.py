@@ -19,7 +19,8 @@ from ofc.pipeline.cards import CARD_NAMES
 from ofc.pipeline.game import PLACEMENT_ROWS, ROW_SIZES, ROWS
 from ofc.pipeline.ingest import checks
 from ofc.pipeline.ingest.columns import TEXT_FIELDS
-from ofc.pipeline.ingest.jsonl_scan import LEFT, SCANNED, scan
+from ofc.pipeline.ingest.jsonl_keys import LEFT, SCANNED
+from ofc.pipeline.ingest.jsonl_scan import scan
 from ofc.schemas.hand import PLACEMENT_ROWS as MODEL_PLACEMENT_ROWS
 from ofc.schemas.hand import ROW_SIZES as MODEL_ROW_SIZES
 from ofc.schemas.hand import HandRecord, Placement, PlayerRecord

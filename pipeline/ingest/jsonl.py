@@ -19,7 +19,8 @@ import pyarrow.json as pj
 from pydantic import ValidationError
 
 from ofc.pipeline.ingest.base import RAW_LIMIT, Chunk, Problem
-from ofc.pipeline.ingest.jsonl_scan import newlines, scan
+from ofc.pipeline.ingest.jsonl_lines import newlines
+from ofc.pipeline.ingest.jsonl_scan import scan
 from ofc.schemas.hand import HandRecord
 from ofc.schemas.lake import RECORD
 
