@@ -37,8 +37,8 @@ if TYPE_CHECKING:
     from ofc.schemas.rules import RuleSet
 
 # Everything heavy is imported where it is used. At the top (DuckDB, pyarrow, polars, plotly, the engine, the
-# reports) they made `import pipeline.api` take 0.92 s (-X importtime, best of 5); as it is, 0.02-0.04 s, and `score`
-# never loads DuckDB, nor `open_lake` the reports until a figure is asked for.
+# reports) they made `import ofc.pipeline.api` take 0.92 s (-X importtime, best of 5); as it is, 0.02-0.04 s, and
+# `score` never loads DuckDB, nor `open_lake` the reports until a figure is asked for.
 
 __all__ = ["LakeView", "Scores", "open_lake", "score"]
 
@@ -349,8 +349,8 @@ def score(
     Raises
     ------
     InputError
-        A record that cannot be scored (each named by its place in ``hands``, its hand and field): none is
-        scored, where ``ofc score`` skips it and goes on.
+        A record the ingest's checks reject, its recorded points aside (each named by its place in ``hands``,
+        its hand and field): none is scored, where ``ofc score`` skips it and goes on.
     RulesError
         A rule set that cannot be used.
     """

@@ -17,15 +17,15 @@ from ofc.pipeline.evaluate.rows import FEW_ROWS
 
 def warm() -> None:
     from ofc.pipeline.analyse import Settings, analyse
+    from ofc.pipeline.ingest.ingest_run import ingest
     from ofc.pipeline.ingest.jsonl import INGESTER
-    from ofc.pipeline.ingest.run import ingest
     from ofc.pipeline.ingest.validate import validate
     from ofc.pipeline.lake.store import Lake
     from ofc.pipeline.paths import SAMPLES
-    from ofc.pipeline.rescore.run import rescore
+    from ofc.pipeline.rescore.rescore_run import rescore
     from ofc.pipeline.rules.files import load_rules, preset_names
     from ofc.pipeline.score.engine import Boards, score
-    from ofc.pipeline.simulate.run import warm as simulate_warm
+    from ofc.pipeline.simulate.simulation_run import warm as simulate_warm
 
     # Enough lines for both the one-thread and the parallel JSONL scanner.
     lines = (SAMPLES / "worked-examples.jsonl").read_bytes() * 200

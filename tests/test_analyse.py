@@ -17,9 +17,9 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
-import ofc.pipeline.analyse.run as analyse_run
+import ofc.pipeline.analyse.analysis_run as analyse_run
+from ofc.pipeline.analyse.analysis_run import METHOD, AnalysisFilters, Settings, analyse
 from ofc.pipeline.analyse.positions import Hands, positions
-from ofc.pipeline.analyse.run import METHOD, AnalysisFilters, Settings, analyse
 from ofc.pipeline.cards import parse_card
 from ofc.pipeline.cli import app
 from ofc.pipeline.lake.store import Lake

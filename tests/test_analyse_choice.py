@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 import ofc.pipeline.analyse.choice as choice
-from ofc.pipeline.analyse.run import AnalyseError, Settings
+from ofc.pipeline.analyse.analysis_run import AnalyseError, Settings
 from ofc.pipeline.lake.store import Lake
 from ofc.pipeline.query.db import connect
 

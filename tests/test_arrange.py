@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from ofc.pipeline.cards import NO_CARD, deal, parse_row
-from ofc.pipeline.evaluate import evaluate_boards, fouled, lowball27, tables
+from ofc.pipeline.evaluate import evaluate_boards, fouled, lookup_tables, lowball27
 from ofc.pipeline.rules.compile import compile_rules
 from ofc.pipeline.rules.files import load_rules
 from ofc.pipeline.score.engine import BoardFacts, Boards, board_facts, score
@@ -32,7 +32,7 @@ from ofc.pipeline.simulate.arrange import (
 )
 from ofc.schemas.rules import Natural, Naturals, RuleSet, Surrender
 
-CATEGORY = tables.CATEGORY
+CATEGORY = lookup_tables.CATEGORY
 
 
 def hand(text: str) -> np.ndarray:
@@ -103,8 +103,12 @@ def classic_objective(boards: np.ndarray, rules: RuleSet) -> np.ndarray:
 @pytest.mark.parametrize(
     ("text", "bottom", "middle"),
     [
-        pytest.param("Ah Ad Ac As 2c 3h 7h 9h Jh Kh 4d 6s 8c", tables.QUADS, tables.FLUSH, id="quads-flush"),
-        pytest.param("9s Ts Js Qs Ks 4c 4d 4h 4s 2d 7c 8h 3c", tables.STRAIGHT_FLUSH, tables.QUADS, id="sf-quads"),
+        pytest.param(
+            "Ah Ad Ac As 2c 3h 7h 9h Jh Kh 4d 6s 8c", lookup_tables.QUADS, lookup_tables.FLUSH, id="quads-flush"
+        ),
+        pytest.param(
+            "9s Ts Js Qs Ks 4c 4d 4h 4s 2d 7c 8h 3c", lookup_tables.STRAIGHT_FLUSH, lookup_tables.QUADS, id="sf-quads"
+        ),
     ],
 )
 def test_classic_puts_made_hands_where_they_belong(text: str, bottom: int, middle: int, classic: RuleSet) -> None:
@@ -274,7 +278,7 @@ def fantasyland_objective(boards: np.ndarray, rules: RuleSet, stay_value: float)
     """Royalties plus the stay value plus the tie break, from the engine; -inf for a fouled board."""
     f = facts(boards, rules, in_fantasyland=True)
     g = goodness(f, rules)
-    scale = np.full(3, float(tables.N_STRENGTHS))
+    scale = np.full(3, float(lookup_tables.N_STRENGTHS))
     if rules.game.lowball_middle:
         scale[1] = N_LOW
     value = f.royalties.sum(axis=1) + stay_value * (f.fantasyland_next > 0) + TIE_BREAK * (g / scale).sum(axis=1)

@@ -109,7 +109,7 @@ def _typed_wrong(tmp_path: Path) -> list[Path]:
 
 def test_score_and_validate_reject_the_same_records_for_the_same_reasons(tmp_path: Path) -> None:
     """One validator: ``ofc score`` skips exactly the records ``ofc validate`` quarantines, each fault said the same
-    way at the same place."""
+    way at the same place (the recorded points aside: see the next test)."""
     for path in _typed_wrong(tmp_path):
         checked = json.loads(runner.invoke(app, ["validate", str(path), "--json"]).stdout)
         said = [f"{p['where']}: {p['reason']}" for p in checked["problems"]]
@@ -119,6 +119,29 @@ def test_score_and_validate_reject_the_same_records_for_the_same_reasons(tmp_pat
         assert len(said) >= 3
         assert skipped == said
         assert len(lines(scored.stdout)) == checked["total"]["accepted"]
+
+
+def test_score_settles_a_hand_whose_recorded_points_do_not_add_up() -> None:
+    """Points a sheet says were paid are not read by scoring: a hand whose points do not add up is quarantined by
+    ``ofc validate`` and scored by ``ofc score``, as it would be once corrected."""
+    sheet = Path(__file__).parent / "data" / "scoresheets" / "scores-off.csv"
+    checked = json.loads(runner.invoke(app, ["validate", str(sheet), "--json"]).stdout)
+    off = {p["hand_id"] for p in checked["problems"] if "sum to" in p["reason"]}
+    assert off
+    scored = runner.invoke(app, ["score", str(sheet), "--json"])
+    assert scored.exit_code == 0, scored.output
+    assert off <= {r["hand_id"] for r in lines(scored.stdout)}
+    assert all(sum(r["points"].values()) == 0 for r in lines(scored.stdout))
+
+
+def test_a_fault_at_line_100_is_said_as_its_line(tmp_path: Path) -> None:
+    """``hands.jsonl:100:`` is a place, not an emoji code (rich would draw ``:100:`` as one)."""
+    good = (SAMPLES / "worked-examples.jsonl").read_text().splitlines()[0]
+    path = tmp_path / "hands.jsonl"
+    path.write_text("\n".join([*[good.replace('"E1"', f'"h{i}"') for i in range(99)], "{not json"]) + "\n")
+    scored, checked = (runner.invoke(app, [command, str(path)]) for command in ("score", "validate"))
+    assert f"{path}:100: not valid JSON" in scored.stderr  # skipped, beside the scores
+    assert f"{path}:100: not valid JSON" in checked.stdout  # the validation's answer
 
 
 def test_written_makes_missing_folders_and_refuses_a_folder(tmp_path: Path) -> None:

@@ -144,6 +144,10 @@ def test_criss_cross_and_misset_records_are_read(tmp_path: Path) -> None:
     assert by[("m", "classic-1-6")]["boards"]["X"]["fouled"] is True
     assert f"{f}:3: players[0].top: expected 3 cards, got 4" in result.stderr
     assert f"{f}:4: players[0].name: 'A' appears twice" in result.stderr
+    shown = runner.invoke(app, ["score", str(f), "--rules", "ofc"])  # as a table, each board on its row
+    assert shown.exit_code == 0, shown.output
+    assert "A#0" in shown.stdout
+    assert "A#2" in shown.stdout
 
 
 def _fpdb_database(tmp_path: Path) -> Path:

@@ -19,11 +19,11 @@ from typer.testing import CliRunner
 from ofc.pipeline.cards import CARD_NAMES, format_row
 from ofc.pipeline.cli import app
 from ofc.pipeline.cli.console import out
-from ofc.pipeline.ingest.run import ingest
+from ofc.pipeline.ingest.ingest_run import ingest
 from ofc.pipeline.lake.store import Lake
 from ofc.pipeline.paths import SAMPLES
 from ofc.pipeline.query.db import connect
-from ofc.pipeline.rescore.run import rescore
+from ofc.pipeline.rescore.rescore_run import rescore
 
 runner = CliRunner()
 EXAMPLES = SAMPLES / "worked-examples.jsonl"

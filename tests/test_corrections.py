@@ -19,13 +19,13 @@ from typer.testing import CliRunner
 import ofc.pipeline.lake.batch_writer as batch_writer
 import ofc.pipeline.lake.store as store
 from ofc.pipeline.cli import app
-from ofc.pipeline.ingest.run import ingest
+from ofc.pipeline.ingest.ingest_run import ingest
 from ofc.pipeline.lake.edit import EditError, remove, vacuum
 from ofc.pipeline.lake.file_layout import LAKE_FORMAT
 from ofc.pipeline.lake.store import Lake, LakeError
 from ofc.pipeline.paths import SAMPLES
 from ofc.pipeline.query.db import connect
-from ofc.pipeline.rescore.run import rescore
+from ofc.pipeline.rescore.rescore_run import rescore
 from ofc.pipeline.rules.files import load_rules
 
 CLUB = SAMPLES / "scoresheet" / "club-night.csv"

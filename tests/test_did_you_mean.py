@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ofc.pipeline.cli import app
-from ofc.pipeline.ingest.run import ingest
+from ofc.pipeline.ingest.ingest_run import ingest
 from ofc.pipeline.lake.store import Lake
 from ofc.pipeline.paths import SAMPLES
 from ofc.pipeline.suggest import closest_names, no_such

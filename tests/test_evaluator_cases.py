@@ -21,7 +21,7 @@ from ofc.pipeline.evaluate import (
     strength3,
     strength5,
 )
-from ofc.pipeline.evaluate.tables import HIGH_CARD, PAIR, STRAIGHT, STRAIGHT_FLUSH, TRIPS
+from ofc.pipeline.evaluate.lookup_tables import HIGH_CARD, PAIR, STRAIGHT, STRAIGHT_FLUSH, TRIPS
 
 
 def s3(text: str) -> int:

@@ -22,7 +22,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from ofc.pipeline.ingest.run import ingest
+from ofc.pipeline.ingest.ingest_run import ingest
 from ofc.pipeline.lake.store import Lake
 from ofc.pipeline.query.db import connect
 from tests.bench.bench_ingest import write_hands
@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 INGEST = """
 import sys
 from pathlib import Path
-from ofc.pipeline.ingest.run import ingest
+from ofc.pipeline.ingest.ingest_run import ingest
 from ofc.pipeline.lake.store import Lake
 ingest([Path(p) for p in sys.argv[2:]], Lake(sys.argv[1]))
 """
@@ -73,7 +73,7 @@ def leftovers(lake: Lake) -> list[Path]:
 RESCORE = """
 import sys
 from ofc.pipeline.lake.store import Lake
-from ofc.pipeline.rescore.run import rescore
+from ofc.pipeline.rescore.rescore_run import rescore
 from ofc.pipeline.rules.files import load_rules
 rescore(Lake(sys.argv[1]), [load_rules(r) for r in sys.argv[2:]])
 """
@@ -81,7 +81,7 @@ RULES = ["ofc", "pineapple", "progressive-pineapple", "classic-2-4"]
 SIMULATE = """
 import sys
 from ofc.pipeline.lake.store import Lake
-from ofc.pipeline.simulate.run import plan, to_lake
+from ofc.pipeline.simulate.simulation_run import plan, to_lake
 from ofc.pipeline.rules.files import load_rules
 to_lake(plan("pineapple", 3, 3000, "heuristic,random,heuristic", load_rules("pineapple"), seed=5), Lake(sys.argv[1]))
 """
@@ -196,7 +196,7 @@ def test_two_ingests_at_once_both_succeed(inputs: list[Path], tmp_path: Path) ->
 def test_rescore_killed_at_random_moments_then_rerun(inputs: list[Path], tmp_path: Path) -> None:
     import shutil
 
-    from ofc.pipeline.rescore.run import rescore
+    from ofc.pipeline.rescore.rescore_run import rescore
     from ofc.pipeline.rules.files import load_rules
 
     base = Lake(tmp_path / "base")

@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ofc.pipeline.ingest.formats import FORMATS
-from ofc.pipeline.ingest.run import ingest
+from ofc.pipeline.ingest.ingest_run import ingest
 from ofc.pipeline.lake.store import Lake
 from ofc.pipeline.paths import SAMPLES
 from ofc.pipeline.rules.files import RuleSetError, load_rules, preset_names

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from ofc.pipeline.ingest.duplicates import CONFLICT_CARDS, CONFLICT_DEAL, CONFLICT_DETAILS, DUPLICATE, NEW, Known
-from ofc.pipeline.ingest.run import IngestReport, ingest
+from ofc.pipeline.ingest.ingest_run import IngestReport, ingest
 from ofc.pipeline.lake.store import Lake
 from ofc.pipeline.paths import SAMPLES
 from ofc.pipeline.query.db import connect

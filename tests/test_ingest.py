@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from ofc.pipeline.cli import app
 from ofc.pipeline.ingest import jsonl
-from ofc.pipeline.ingest.run import ingest
+from ofc.pipeline.ingest.ingest_run import ingest
 from ofc.pipeline.lake.store import Lake
 from ofc.pipeline.paths import SAMPLES
 from ofc.pipeline.query.db import QueryError, connect, run_query

@@ -15,13 +15,13 @@ from typing import Any
 
 import pytest
 
-from ofc.pipeline.ingest import formats, fpdb, run
+from ofc.pipeline.ingest import formats, fpdb, ingest_run
 from ofc.pipeline.ingest.base import RAW_LIMIT, Problem
 from ofc.pipeline.ingest.fpdb import CARD_NAMES, INGESTER
 from ofc.pipeline.ingest.validate import validate
 from ofc.pipeline.rules.files import load_rules
 from ofc.pipeline.rules.native import VARIANT_PRESETS
-from ofc.pipeline.score.records import score_records
+from ofc.pipeline.score.output import score_records
 from ofc.schemas.hand import HandRecord
 from tests.helpers_records import placed, player_record
 
@@ -634,7 +634,7 @@ def test_ingest_validates_captures_end_to_end(tmp_path: Path) -> None:
     db = tmp_path / "fpdb.db3"
     db.write_bytes(database())
     for fmt in ("fpdb", None):  # named, and recognised from the first bytes
-        report = run.ingest([OFCHAND, ENVELOPE, db], None, fmt=fmt)
+        report = ingest_run.ingest([OFCHAND, ENVELOPE, db], None, fmt=fmt)
         assert [(f.format, f.read, f.accepted, f.quarantined, f.duplicates) for f in report.files] == [
             ("fpdb", 1, 1, 0, 0),
             ("fpdb", 1, 1, 0, 0),
@@ -644,7 +644,7 @@ def test_ingest_validates_captures_end_to_end(tmp_path: Path) -> None:
 
 def test_a_database_problem_is_counted_by_its_reason_not_its_place() -> None:
     reason = "HttpOFCHands id 5 (hand 48213391): HttpOFCPlayers id 7 (carol): points: expected a whole number"
-    assert run.reason_kind(reason) == "expected a whole number"
+    assert ingest_run.reason_kind(reason) == "expected a whole number"
 
 
 def test_a_hand_row_without_a_usable_id_is_one_problem_at_its_place() -> None:

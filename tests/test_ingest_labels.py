@@ -17,8 +17,8 @@ import pytest
 from typer.testing import CliRunner
 
 from ofc.pipeline.cli import app
+from ofc.pipeline.ingest.ingest_run import ingest
 from ofc.pipeline.ingest.labels import recognise
-from ofc.pipeline.ingest.run import ingest
 from ofc.pipeline.lake.store import Lake
 from ofc.pipeline.query.db import connect
 from tests.reference.hands import player

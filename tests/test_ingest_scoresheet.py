@@ -154,7 +154,7 @@ def test_sample_reads_into_valid_records() -> None:
 def test_sample_points_agree_with_the_scorer() -> None:
     """The points written on the sample were worked out by hand; the engine must agree (and find the one foul)."""
     from ofc.pipeline.rules.files import load_rules
-    from ofc.pipeline.score.records import score_records
+    from ofc.pipeline.score.output import score_records
 
     records, _, _ = read(SAMPLE.read_bytes(), str(SAMPLE))
     results = score_records(records, load_rules("ofc"))

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from ofc.pipeline.ingest.run import IngestReport, ingest
+from ofc.pipeline.ingest.ingest_run import IngestReport, ingest
 from ofc.pipeline.ingest.watch import Settling, WatchTotals, wanted, watch
 from ofc.pipeline.lake.store import Lake
 from ofc.pipeline.paths import ROOT, SAMPLES
@@ -276,7 +276,7 @@ def test_the_watch_ends_when_its_folder_goes_away(tmp_path: Path) -> None:
 def test_ctrl_c_in_the_middle_of_a_batch_exits_130(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     import typer
 
-    from ofc.pipeline.cli.watch import run_watch
+    from ofc.pipeline.cli.watch_display import run_watch
 
     folder = tmp_path / "in"
     folder.mkdir()

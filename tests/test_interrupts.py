@@ -24,13 +24,13 @@ import numpy as np
 import pytest
 
 from ofc.pipeline.cli.exits import EXIT_INTERRUPTED, NOTHING_COMMITTED
-from ofc.pipeline.ingest.run import ingest
+from ofc.pipeline.ingest.ingest_run import ingest
 from ofc.pipeline.lake.store import Lake
 from ofc.pipeline.rules.files import load_rules
 from ofc.pipeline.simulate import arrange
-from ofc.pipeline.simulate.batch import HandBatch
 from ofc.pipeline.simulate.pace import Portions
-from ofc.pipeline.simulate.run import CHUNK_HANDS, PRESETS, plan, play, to_jsonl
+from ofc.pipeline.simulate.played_hands import HandBatch
+from ofc.pipeline.simulate.simulation_run import CHUNK_HANDS, PRESETS, plan, play, to_jsonl
 from ofc.schemas.rules import Variant
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -169,7 +169,8 @@ def run_with(patch: str, *args: str) -> subprocess.CompletedProcess[str]:
     """``ofc *args`` in a process where ``patch`` (Python source) has run first: it makes a Ctrl-C come at a
     chosen moment, by the process signalling itself."""
     code = (
-        f"import os, signal, sys\n{patch}\nfrom pipeline.cli import main\nsys.argv = ['ofc', *{list(args)!r}]\nmain()\n"
+        f"import os, signal, sys\n{patch}\n"
+        f"from ofc.pipeline.cli import main\nsys.argv = ['ofc', *{list(args)!r}]\nmain()\n"
     )
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONFAULTHANDLER": "1"}
     return subprocess.run(

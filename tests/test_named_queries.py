@@ -415,7 +415,7 @@ def test_a_rule_set_scored_only_for_its_own_hands_is_not_read_as_if(
 
 def test_a_query_reads_the_state_its_snapshot_saw(report_lake: ReportLake, tmp_path: Path) -> None:
     """A batch committed after the snapshot was taken is seen by none of the command's queries."""
-    from ofc.pipeline.ingest.run import ingest
+    from ofc.pipeline.ingest.ingest_run import ingest
     from tests.test_report_lake import make_records
 
     copy = tmp_path / "lake"

@@ -94,8 +94,8 @@ def _special() -> list[dict[str, Any]]:
 
 @pytest.fixture(scope="module")
 def mixed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Lake, list[RuleSet]]:
-    from ofc.pipeline.ingest.run import ingest
-    from ofc.pipeline.rescore.run import rescore
+    from ofc.pipeline.ingest.ingest_run import ingest
+    from ofc.pipeline.rescore.rescore_run import rescore
 
     root = tmp_path_factory.mktemp("mixed")
     path = root / "hands.jsonl"

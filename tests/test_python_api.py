@@ -26,9 +26,9 @@ from ofc.pipeline.paths import SAMPLES
 from ofc.pipeline.query import NamedQueryError, QueryError, named
 from ofc.pipeline.query.db import connect
 from ofc.pipeline.query.players import FilterError
-from ofc.pipeline.rescore.run import rescore
+from ofc.pipeline.rescore.rescore_run import rescore
 from ofc.pipeline.rules.files import load_rules
-from ofc.pipeline.simulate.run import plan, to_lake
+from ofc.pipeline.simulate.simulation_run import plan, to_lake
 from ofc.reports.report import Options, build
 from tests.reference.deals import random_records
 from tests.reference.hands import CRISS_CROSS, MISSET, player

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from ofc.pipeline.cli import app
 from ofc.pipeline.cli.quarantine import fix_for
-from ofc.pipeline.ingest.run import ingest
+from ofc.pipeline.ingest.ingest_run import ingest
 from ofc.pipeline.lake.store import Lake
 from ofc.pipeline.query.db import connect
 

@@ -22,9 +22,9 @@ from typer.testing import CliRunner
 from ofc.pipeline.cli import app
 from ofc.pipeline.lake.store import Lake
 from ofc.pipeline.paths import ROOT, SAMPLES
-from ofc.pipeline.rescore.run import rescore
+from ofc.pipeline.rescore.rescore_run import rescore
 from ofc.pipeline.rules.files import load_rules
-from ofc.pipeline.simulate.run import Spec
+from ofc.pipeline.simulate.simulation_run import Spec
 
 RESULT_TABLES = ("board_results", "pair_results")
 """Compared row for row. The summaries the report reads are sums over blocks of hands, which the engines cut
@@ -91,7 +91,7 @@ def report_of(lake: Path) -> dict:
 def test_a_ray_rescore_equals_a_local_one_row_for_row(
     lakes: tuple[Path, Path], cluster: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from ofc.pipeline.rescore import distributed as engine
+    from ofc.pipeline.rescore import ray_rescore as engine
 
     local, distributed = lakes
     monkeypatch.setattr(engine, "SLICE_HANDS", 7_000)  # each partition read in slices, side by side
@@ -129,8 +129,8 @@ def test_a_driver_killed_midway_leaves_nothing_and_a_rerun_finishes(lakes: tuple
 def test_a_sharded_simulation_gives_the_same_hands_on_ray(tmp_path: Path, cluster: None) -> None:
     import ray
 
-    from ofc.pipeline.simulate.distributed import to_lake_ray
-    from ofc.pipeline.simulate.run import plan, to_lake
+    from ofc.pipeline.simulate.ray_simulation import to_lake_ray
+    from ofc.pipeline.simulate.simulation_run import plan, to_lake
 
     def spec(shards: int) -> Spec:
         rules = load_rules("pineapple")

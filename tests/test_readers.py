@@ -19,10 +19,10 @@ ROOT = Path(__file__).resolve().parents[1]
 WRITER = """
 import json, sys, time
 from pathlib import Path
-from ofc.pipeline.ingest.run import ingest
+from ofc.pipeline.ingest.ingest_run import ingest
 from ofc.pipeline.lake.edit import remove, vacuum
 from ofc.pipeline.lake.store import Lake
-from ofc.pipeline.rescore.run import rescore
+from ofc.pipeline.rescore.rescore_run import rescore
 from ofc.reports.report import Options, build
 from ofc.pipeline.rules.files import load_rules
 

@@ -21,11 +21,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from phevaluator import evaluate_cards
 
-from ofc.pipeline.evaluate import tables
+from ofc.pipeline.evaluate import lookup_tables
 from ofc.pipeline.rules.compile import compile_rules
 from ofc.pipeline.rules.files import load_rules, parse_rules, preset_names
 from ofc.pipeline.score.engine import Boards, _table_stakes
-from ofc.pipeline.score.records import score_records as engine_score_records
+from ofc.pipeline.score.output import score_records as engine_score_records
 from ofc.schemas.rules import NATURAL_VALUE_MAX, RuleSet
 from tests.reference.deals import random_records
 from tests.reference.hands import CRISS_CROSS, MISSET, player
@@ -249,11 +249,11 @@ def test_the_wheel_second_keeps_each_hand_in_its_category() -> None:
     # nothing else out of place: royalties and thresholds read by category see the same hands.
     order = compile_rules(rules("wheel-second")).wheel_order
     assert order is not None
-    assert sorted(order.tolist()) == list(range(tables.N_STRENGTHS))
-    assert (tables.CATEGORY[order] == tables.CATEGORY).all()
-    for category in (tables.STRAIGHT, tables.STRAIGHT_FLUSH):
-        block = np.flatnonzero((tables.N_CARDS == 5) & (tables.CATEGORY == category))
-        high = tables.RANK1[block]  # 5-high (the wheel) .. A-high
+    assert sorted(order.tolist()) == list(range(lookup_tables.N_STRENGTHS))
+    assert (lookup_tables.CATEGORY[order] == lookup_tables.CATEGORY).all()
+    for category in (lookup_tables.STRAIGHT, lookup_tables.STRAIGHT_FLUSH):
+        block = np.flatnonzero((lookup_tables.N_CARDS == 5) & (lookup_tables.CATEGORY == category))
+        high = lookup_tables.RANK1[block]  # 5-high (the wheel) .. A-high
         ranked = high[np.argsort(order[block])]
         assert ranked.tolist() == [4, 5, 6, 7, 8, 9, 10, 11, 3, 12]  # 6-high .. K-high, the wheel, A-high
 

@@ -212,7 +212,7 @@ def test_sql_ad_hoc_stays_read_only(report_lake: ReportLake) -> None:
 
 def test_a_lake_without_results(tmp_path: Path) -> None:
     """Before any rescore: the overview alone, and named queries that say what to run."""
-    from ofc.pipeline.ingest.run import ingest
+    from ofc.pipeline.ingest.ingest_run import ingest
     from ofc.pipeline.lake.store import Lake
     from tests.test_report_lake import SAMPLES
 

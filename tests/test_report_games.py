@@ -15,9 +15,9 @@ import pytest
 from typer.testing import CliRunner
 
 from ofc.pipeline.cli import app
-from ofc.pipeline.ingest.run import ingest
+from ofc.pipeline.ingest.ingest_run import ingest
 from ofc.pipeline.lake.store import Lake
-from ofc.pipeline.rescore.run import rescore
+from ofc.pipeline.rescore.rescore_run import rescore
 from ofc.pipeline.rules.files import load_rules
 from ofc.reports.report import Options, build, game_data
 from ofc.reports.sections.common import FANTASYLAND_COLUMNS, STREET_COLUMNS, auto_min_hands

@@ -173,8 +173,8 @@ def test_rule_sets_are_named_not_hashed(report_lake: ReportLake) -> None:
 @pytest.fixture(scope="module")
 def versions(tmp_path_factory: pytest.TempPathFactory) -> tuple[Lake, Path, list[str]]:
     """A small lake rescored under two versions of one house rule file, and under the pineapple presets."""
-    from ofc.pipeline.ingest.run import ingest
-    from ofc.pipeline.rescore.run import rescore
+    from ofc.pipeline.ingest.ingest_run import ingest
+    from ofc.pipeline.rescore.rescore_run import rescore
 
     root = tmp_path_factory.mktemp("versions")
     history = root / "hands.jsonl"

@@ -149,8 +149,8 @@ class ReportLake:
 
 
 def build(root: Path, hands: int = 300, rules: tuple[str, ...] = RULES) -> ReportLake:
-    from ofc.pipeline.ingest.run import ingest
-    from ofc.pipeline.rescore.run import rescore
+    from ofc.pipeline.ingest.ingest_run import ingest
+    from ofc.pipeline.rescore.rescore_run import rescore
     from ofc.pipeline.rules.files import load_rules
 
     generated = root / "generated.jsonl"

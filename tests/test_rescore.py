@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from ofc.pipeline.cards import CARD_NAMES, deal
-from ofc.pipeline.ingest.run import ingest
+from ofc.pipeline.ingest.ingest_run import ingest
 from ofc.pipeline.lake.batch_writer import BatchWriter
 from ofc.pipeline.lake.board_cards import card_codes
 from ofc.pipeline.lake.edit import vacuum
@@ -22,14 +22,14 @@ from ofc.pipeline.lake.store import Lake, LakeError
 from ofc.pipeline.paths import SAMPLES
 from ofc.pipeline.query import named
 from ofc.pipeline.query.db import connect, run_query
-from ofc.pipeline.rescore import batch, scoring
+from ofc.pipeline.rescore import score_source, step
 from ofc.pipeline.rescore.plan import RuleSetNameError
-from ofc.pipeline.rescore.run import rescore
+from ofc.pipeline.rescore.rescore_run import rescore
 from ofc.pipeline.rules.compile import NATURALS
 from ofc.pipeline.rules.files import load_rules
 from ofc.pipeline.rules.native import How, Natives
 from ofc.pipeline.score.engine import score
-from ofc.pipeline.score.records import to_boards
+from ofc.pipeline.score.output import to_boards
 from ofc.schemas.rules import RuleSet
 from tests.reference.hands import CRISS_CROSS, MISSET
 from tests.test_report_lake import make_records
@@ -139,7 +139,7 @@ def test_lake_results_equal_the_engine_on_the_records(
 ) -> None:
     records = [*random_records(120, seed=5), CRISS_CROSS, MISSET]
     lake = lake_with(tmp_path, records[:60], records[60:])
-    monkeypatch.setattr(scoring, "READ_ROWS", 7)  # hands straddle every read: they are held back whole
+    monkeypatch.setattr(score_source, "READ_ROWS", 7)  # hands straddle every read: they are held back whole
     rules = load_rules(name)
     report = rescore(lake, [rules])
     assert asked(report, rules).hands == len(records)
@@ -306,8 +306,8 @@ def test_an_aborted_result_batch_is_invisible_and_the_next_run_finishes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     lake = lake_with(tmp_path, random_records(40, seed=7))
-    monkeypatch.setattr(scoring, "READ_ROWS", 20)
-    real = batch.score
+    monkeypatch.setattr(score_source, "READ_ROWS", 20)
+    real = step.score
     calls = {"n": 0}
 
     def failing(*args: Any) -> Any:
@@ -316,7 +316,7 @@ def test_an_aborted_result_batch_is_invisible_and_the_next_run_finishes(
             raise RuntimeError("killed")
         return real(*args)
 
-    monkeypatch.setattr(batch, "score", failing)
+    monkeypatch.setattr(step, "score", failing)
     monkeypatch.setattr(BatchWriter, "abort", lambda self: None)  # as if the process died: staging stays
     with pytest.raises(RuntimeError, match="killed"):
         rescore(lake, [load_rules("ofc"), load_rules("classic-1-6")])
@@ -324,7 +324,7 @@ def test_an_aborted_result_batch_is_invisible_and_the_next_run_finishes(
     assert manifests_of(lake, "rescore") == []
     assert query(lake, "SELECT count(*) AS n FROM pair_results") == [{"n": 0}]
 
-    monkeypatch.setattr(batch, "score", real)
+    monkeypatch.setattr(step, "score", real)
     report = rescore(lake, [load_rules("ofc"), load_rules("classic-1-6")])
     assert [t.hands for t in report.run] == [40, 40]
     assert not (lake.root / "_staging").exists() or not any((lake.root / "_staging").rglob("*"))

@@ -9,8 +9,8 @@ import pyarrow as pa
 import pytest
 
 from ofc.pipeline.cards import deal
-from ofc.pipeline.rescore.batch import SETTLED, read_boards, rescore_batch, rescore_many
 from ofc.pipeline.rescore.plan import Job
+from ofc.pipeline.rescore.step import SETTLED, read_boards, rescore_batch, rescore_many
 from ofc.pipeline.rules.compile import NATURALS
 from ofc.pipeline.rules.files import load_rules
 from ofc.pipeline.score.engine import Boards, score

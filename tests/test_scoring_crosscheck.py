@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from ofc.pipeline.rules.files import load_rules, preset_names
-from ofc.pipeline.score.records import score_records as fast_score_records
+from ofc.pipeline.score.output import score_records as fast_score_records
 from tests.reference.deals import random_records
 from tests.reference.slow_scorer import score_records as reference_score_records
 

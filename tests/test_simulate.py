@@ -12,8 +12,8 @@ from ofc.pipeline.evaluate import lowball27
 from ofc.pipeline.rules.compile import compile_rules
 from ofc.pipeline.rules.files import load_rules
 from ofc.pipeline.score.engine import Boards, score
-from ofc.pipeline.simulate.batch import HandBatch
-from ofc.pipeline.simulate.run import Spec, plan, play
+from ofc.pipeline.simulate.played_hands import HandBatch
+from ofc.pipeline.simulate.simulation_run import Spec, plan, play
 from ofc.pipeline.simulate.streets import streets_of
 from ofc.schemas.rules import Dealing, RuleSet
 
@@ -237,7 +237,7 @@ def test_columns_straight_from_the_arrays_make_the_rows_records_make(played: dic
     from ofc.pipeline.ingest.base import Chunk
     from ofc.pipeline.ingest.validate import validate
     from ofc.pipeline.simulate.records import to_chunk, to_records
-    from ofc.pipeline.simulate.run import meta
+    from ofc.pipeline.simulate.simulation_run import meta
 
     spec, b = played[rules, players]
     m = meta(spec)
@@ -257,7 +257,7 @@ def test_columns_straight_from_the_arrays_make_the_rows_records_make(played: dic
 def test_a_broken_hand_from_the_arrays_goes_through_every_check(played: dict) -> None:
     from ofc.pipeline.ingest.validate import validate
     from ofc.pipeline.simulate.records import to_chunk
-    from ofc.pipeline.simulate.run import meta
+    from ofc.pipeline.simulate.simulation_run import meta
 
     spec, b = played["pineapple", 3]
     b = b.take(np.arange(b.hands))

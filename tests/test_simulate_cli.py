@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ofc.pipeline.cli import app
-from ofc.pipeline.ingest.run import ingest
+from ofc.pipeline.ingest.ingest_run import ingest
 from ofc.pipeline.lake.store import Lake
 from ofc.pipeline.rules.files import load_rules
 from ofc.pipeline.simulate.views import DEFAULT_ROLLOUTS

@@ -14,8 +14,8 @@ import pytest
 
 from ofc.pipeline.lake.store import Lake
 from ofc.pipeline.query.db import connect
-from ofc.pipeline.rescore import scoring, summaries
-from ofc.pipeline.rescore.run import rescore
+from ofc.pipeline.rescore import score_source, summaries
+from ofc.pipeline.rescore.rescore_run import rescore
 from ofc.pipeline.rescore.summaries import _firsts, number
 from ofc.pipeline.rules.files import load_rules
 from ofc.schemas.lake import NOTABLE_KINDS as KINDS
@@ -195,7 +195,7 @@ def test_the_summaries_add_up_over_chunks(
     for m in lake.root.joinpath("_manifests").iterdir():
         if json.loads(m.read_text()).get("kind") == "rescore":
             m.unlink()  # the hands only: scored again below
-    monkeypatch.setattr(scoring, "READ_ROWS", 40)
+    monkeypatch.setattr(score_source, "READ_ROWS", 40)
     monkeypatch.setattr(summaries, "NOTABLE_PER_MONTH", 2)  # most months have more boards of a kind than that
     rescore(lake, [load_rules("ofc"), load_rules("classic-2-4"), load_rules("taiwanese")])
     check(connect(lake), per_month=2)
@@ -216,8 +216,8 @@ def test_grouping_numbers_rows_by_their_values() -> None:
 def test_the_pure_function_returns_the_summaries_of_its_results() -> None:
     """``rescore_many`` (what a distributed engine maps over batches) returns each job's summaries beside its
     results: the same sums, for a job over every hand and for one over the hands native to it."""
-    from ofc.pipeline.rescore.batch import rescore_many
     from ofc.pipeline.rescore.plan import Job
+    from ofc.pipeline.rescore.step import rescore_many
     from tests.test_rescore_batch import random_boards
 
     boards = random_boards(300, seed=5)

@@ -12,7 +12,7 @@ from ofc.pipeline.analyse.defaults import DEFAULT_MOVES, DEFAULT_ROLLOUTS
 from ofc.pipeline.lazy_names import lazy_names
 
 if TYPE_CHECKING:
-    from ofc.pipeline.analyse.run import AnalyseError, AnalysisFilters, AnalysisSummary, Settings, analyse
+    from ofc.pipeline.analyse.analysis_run import AnalyseError, AnalysisFilters, AnalysisSummary, Settings, analyse
 
 __all__ = [
     "DEFAULT_MOVES",
@@ -26,5 +26,6 @@ __all__ = [
 
 
 __getattr__ = lazy_names(
-    __name__, dict.fromkeys(("AnalyseError", "AnalysisFilters", "Settings", "AnalysisSummary", "analyse"), "run")
+    __name__,
+    dict.fromkeys(("AnalyseError", "AnalysisFilters", "Settings", "AnalysisSummary", "analyse"), "analysis_run"),
 )

@@ -15,9 +15,9 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
+from ofc.pipeline.analyse.analysis_run import BOARDS, PLACEMENTS, AnalyseError, Settings, replayable
 from ofc.pipeline.analyse.estimate import context, fantasyland_worth, legal_moves, weigh_move
 from ofc.pipeline.analyse.positions import LETTERS, action_index, positions
-from ofc.pipeline.analyse.run import BOARDS, PLACEMENTS, AnalyseError, Settings, replayable
 from ofc.pipeline.game import facts
 from ofc.pipeline.lake.snapshot import Snapshot
 from ofc.pipeline.simulate.streets import actions

@@ -25,9 +25,10 @@ from ofc.pipeline.errors import OfcError
 if TYPE_CHECKING:
     from rich.progress import Progress
 
-# Piped output is read by people in logs and files: do not squeeze it to 80 columns.
-out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 160)
-err = Console(stderr=True, highlight=False, soft_wrap=True, width=None if sys.stderr.isatty() else 160)
+# Piped output is read by people in logs and files: do not squeeze it to 80 columns. No emoji codes: a fault at
+# line 100 of a file is ``hands.jsonl:100:``, which rich would draw as an emoji.
+out = Console(highlight=False, emoji=False, soft_wrap=True, width=None if sys.stdout.isatty() else 160)
+err = Console(stderr=True, highlight=False, emoji=False, soft_wrap=True, width=None if sys.stderr.isatty() else 160)
 
 
 def fail(message: str, code: int = EXIT_FAILED) -> NoReturn:

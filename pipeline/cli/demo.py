@@ -41,7 +41,7 @@ def _examples() -> Checked:
 def _example_points(checked: Checked) -> dict[str, dict[str, int]]:
     """``{"E1/A": {"ofc": 24, ...}}``: each player's result under each demo rule set."""
     from ofc.pipeline.rules.files import load_rules
-    from ofc.pipeline.score.records import to_output
+    from ofc.pipeline.score.output import to_output
 
     table: dict[str, dict[str, int]] = {}
     for rules, scored in checked.scored(load_rules(name) for name in DEMO_RULES):
@@ -80,7 +80,7 @@ def _steps() -> Progress:
 def _simulate(lake: Any, seed: int, progress: Progress) -> list[dict[str, Any]]:
     from ofc.pipeline.cli.simulate import simulation_result
     from ofc.pipeline.rules.files import load_rules
-    from ofc.pipeline.simulate.run import PRESETS, plan, to_lake
+    from ofc.pipeline.simulate.simulation_run import PRESETS, plan, to_lake
     from ofc.schemas.rules import Variant
 
     results = []
@@ -129,8 +129,8 @@ def demo(
     from ofc.pipeline.analyse import AnalysisFilters, Settings, analyse
     from ofc.pipeline.cli.ingest import summary_of as ingest_summary
     from ofc.pipeline.cli.rescore import summary_of as rescore_summary
-    from ofc.pipeline.ingest.run import ingest
-    from ofc.pipeline.rescore.run import rescore
+    from ofc.pipeline.ingest.ingest_run import ingest
+    from ofc.pipeline.rescore.rescore_run import rescore
     from ofc.pipeline.rules.files import load_rules
 
     lake = lake_at(lake_dir)

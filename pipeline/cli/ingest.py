@@ -76,7 +76,7 @@ def _run(
     labels: Any = None,
     readers: Any = None,
 ) -> Any:
-    from ofc.pipeline.ingest.run import ingest
+    from ofc.pipeline.ingest.ingest_run import ingest
 
     with byte_progress() as progress:
         tasks: dict[str, Any] = {}
@@ -228,8 +228,8 @@ def ingest_paths(
     """
     labels, readers = labels_of(variant, house_rules), readers_of(column_spec, sheets)
     if watch:
-        from ofc.pipeline.cli.watch import run_watch
-        from ofc.pipeline.ingest.run import ingest
+        from ofc.pipeline.cli.watch_display import run_watch
+        from ofc.pipeline.ingest.ingest_run import ingest
 
         target = lake_at(lake)
 

@@ -24,7 +24,7 @@ from ofc.pipeline.cli.options import (
 
 if TYPE_CHECKING:
     from ofc.pipeline.lake.store import Lake
-    from ofc.pipeline.rescore.report import RescoreReport, RuleTotals
+    from ofc.pipeline.rescore.totals import RescoreReport, RuleTotals
     from ofc.schemas.rules import RuleSet
 
 MISMATCHES = 'ofc sql "SELECT * FROM recorded_mismatches"'
@@ -167,7 +167,7 @@ def rescore(
     its native rules; ofc sql lists the differences:
     "SELECT * FROM recorded_mismatches".
     """
-    from ofc.pipeline.rescore.run import rescore as run
+    from ofc.pipeline.rescore.rescore_run import rescore as run
 
     check_engine(engine, address)
     store = existing_lake(lake)

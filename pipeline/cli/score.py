@@ -96,7 +96,7 @@ def score_file(
     scored. Exit 1 only when nothing could be scored.
     """
     from ofc.pipeline.cli.ingest import problem_entries, problem_line
-    from ofc.pipeline.score.records import to_output
+    from ofc.pipeline.score.output import to_output
 
     rule_sets = [load_rules(r) for r in rules]
     readers = readers_of(column_spec, sheets)
@@ -130,36 +130,47 @@ def score_file(
         raise typer.Exit(EXIT_FAILED)
 
 
+def _boards_of(result: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """Each board of a scored hand: its key (``A#0`` for a criss-cross player's), its player, its facts."""
+    for key, board in result["boards"].items():
+        yield key, key if key in result["points"] else key.rsplit("#", 1)[0], board
+
+
 def _print_tables(results: list[dict[str, Any]], n_hands: int) -> None:
     if n_hands <= DETAIL_LIMIT:
         table = Table("hand", "rules", "player", "points", "fouled", "royalties t/m/b", "fantasyland next")
         for r in results:
-            for j, (name, pts) in enumerate(r["points"].items()):
-                b = r["boards"][name]
+            boards = list(_boards_of(r))
+            shown: set[str] = set()  # a criss-cross player's points are shown once, beside their first board
+            for j, (key, player, b) in enumerate(boards):
                 roy = b["royalties"]
                 table.add_row(
                     str(r["hand_id"]) if j == 0 else "",
                     r["rules"] if j == 0 else "",
-                    name,
-                    f"{pts:+d}",
+                    key,
+                    f"{r['points'][player]:+d}" if player not in shown else "",
                     "[red]fouled[/]" if b["fouled"] else "",
                     f"{roy['top']}/{roy['middle']}/{roy['bottom']}",
                     str(b["fantasyland_next"] or ""),
-                    end_section=j == len(r["points"]) - 1,
+                    end_section=j == len(boards) - 1,
                 )
+                shown.add(player)
         out.print(table)
         return
-    totals: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0, 0])
+    totals: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0, 0, 0])
     for r in results:
         for name, pts in r["points"].items():
             t = totals[(r["rules"], name)]
             t[0] += 1
             t[1] += pts
-            t[2] += r["boards"][name]["fouled"]
-            t[3] += r["boards"][name]["fantasyland_next"] > 0
+        for _, player, b in _boards_of(r):
+            t = totals[(r["rules"], player)]
+            t[2] += 1
+            t[3] += b["fouled"]
+            t[4] += b["fantasyland_next"] > 0
     table = Table("rules", "player", "hands", "net points", "points/hand", "foul rate", "fantasyland next")
-    for (rules, name), (hands, pts, fouls, fl) in sorted(totals.items()):
+    for (rules, name), (hands, pts, boards, fouls, fl) in sorted(totals.items()):
         table.add_row(
-            rules, name, f"{hands:,}", f"{pts:+,}", f"{pts / hands:+.3f}", f"{fouls / hands:.1%}", f"{fl / hands:.1%}"
+            rules, name, f"{hands:,}", f"{pts:+,}", f"{pts / hands:+.3f}", f"{fouls / boards:.1%}", f"{fl / boards:.1%}"
         )
     out.print(table)

@@ -90,7 +90,7 @@ def simulate(
     bot's hands, points per hand with a 95% interval, foul rate and Fantasyland entry rate
     (over normal hands), Fantasyland hands and stays.
     """
-    from ofc.pipeline.simulate.run import PRESETS, plan, to_jsonl, to_lake
+    from ofc.pipeline.simulate.simulation_run import PRESETS, plan, to_jsonl, to_lake
     from ofc.pipeline.simulate.views import DEFAULT_ROLLOUTS
     from ofc.schemas.rules import Variant
 
@@ -120,7 +120,7 @@ def simulate(
         fail("--engine ray writes to the lake, not to --out", EXIT_USAGE)
     ray = None
     if engine == "ray":
-        from ofc.pipeline.rescore.distributed import connect
+        from ofc.pipeline.rescore.ray_rescore import connect
 
         ray = connect(address)
 
@@ -141,7 +141,7 @@ def simulate(
             if isinstance(target, Path):
                 outcome = to_jsonl(spec, target, on_progress, on_stage)
             elif ray is not None:
-                from ofc.pipeline.simulate.distributed import to_lake_ray
+                from ofc.pipeline.simulate.ray_simulation import to_lake_ray
 
                 outcome = to_lake_ray(spec, target, ray, on_progress)
             else:

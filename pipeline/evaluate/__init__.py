@@ -7,6 +7,7 @@
 """
 
 from ofc.pipeline.evaluate.board import ROW_NAMES, BoardStrengths, evaluate_boards, fouled
+from ofc.pipeline.evaluate.lookup_tables import CATEGORY_NAMES, N_STRENGTHS
 from ofc.pipeline.evaluate.rows import (
     InvalidRowError,
     RowFacts,
@@ -22,7 +23,6 @@ from ofc.pipeline.evaluate.rows import (
     strength3,
     strength5,
 )
-from ofc.pipeline.evaluate.tables import CATEGORY_NAMES, N_STRENGTHS
 
 __all__ = [
     "CATEGORY_NAMES",

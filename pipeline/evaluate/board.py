@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ofc.pipeline.evaluate import tables
+from ofc.pipeline.evaluate import lookup_tables
 from ofc.pipeline.evaluate.rows import as_rows, checked, is_polars
 from ofc.pipeline.game import ROW_ENDS, ROW_STARTS, ROWS
 
@@ -35,7 +35,12 @@ def evaluate_boards(boards: Any) -> BoardStrengths:
     from ofc.pipeline.evaluate import strength_kernels
 
     bad = strength_kernels.lookup_boards(
-        rows, tables.table5_direct(), tables.DIGITS5, tables.TABLE3_DIRECT, tables.DIGITS3, out
+        rows,
+        lookup_tables.table5_direct(),
+        lookup_tables.DIGITS5,
+        lookup_tables.TABLE3_DIRECT,
+        lookup_tables.DIGITS3,
+        out,
     )
     checked(out, bad, rows)
     return BoardStrengths(out[:, 0], out[:, 1], out[:, 2])

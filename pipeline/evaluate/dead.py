@@ -31,8 +31,8 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from ofc.pipeline.evaluate import lowball27, strength3, strength5, tables
-from ofc.pipeline.evaluate.tables import FLUSH_OFFSET
+from ofc.pipeline.evaluate import lookup_tables, lowball27, strength3, strength5
+from ofc.pipeline.evaluate.lookup_tables import FLUSH_OFFSET
 from ofc.pipeline.raw_pointers import address
 
 NEVER: Final = -1
@@ -461,11 +461,11 @@ def dead_streets(
         flags,
         strict,
         int(qualifier),
-        tables.table5_direct(),
-        tables.DIGITS5,
-        tables.TABLE3_DIRECT,
-        tables.DIGITS3,
-        tables.low5_direct(),
+        lookup_tables.table5_direct(),
+        lookup_tables.DIGITS5,
+        lookup_tables.TABLE3_DIRECT,
+        lookup_tables.DIGITS3,
+        lookup_tables.low5_direct(),
     )
     bounds = np.linspace(0, n, parts + 1).astype(np.int64)
     _dead_streets(bounds, inputs, _as_bytes(top), _as_bytes(five), _as_bytes(low), out)

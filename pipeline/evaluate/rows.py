@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple
 import numpy as np
 
 from ofc.pipeline.errors import InputError
-from ofc.pipeline.evaluate import tables
-from ofc.pipeline.evaluate.tables import CATEGORY_NAMES, FLUSH_OFFSET, INVALID
+from ofc.pipeline.evaluate import lookup_tables
+from ofc.pipeline.evaluate.lookup_tables import CATEGORY_NAMES, FLUSH_OFFSET, INVALID
 
 if TYPE_CHECKING:
     import polars as pl
@@ -110,34 +110,34 @@ def _few(rows: np.ndarray, table: np.ndarray, digits: np.ndarray, *, flush: bool
 
 
 def _lookup5(rows: np.ndarray, table: np.ndarray) -> np.ndarray:
-    """Each 5-card row's value in ``table`` (a direct layout of :mod:`tables`); a bad row raises."""
+    """Each 5-card row's value in ``table`` (a direct layout of :mod:`lookup_tables`); a bad row raises."""
     if rows.shape[0] < FEW_ROWS:
-        out = _few(rows, table, tables.DIGITS5, flush=True)
+        out = _few(rows, table, lookup_tables.DIGITS5, flush=True)
         return checked(out, int((out == INVALID).sum()), rows)
     # lazy: the compiled kernels take 0.14 s to load; a few rows are looked up with numpy
     from ofc.pipeline.evaluate import strength_kernels
 
     out = np.empty(rows.shape[0], dtype=np.uint16)
-    return checked(out, strength_kernels.lookup5(rows, table, tables.DIGITS5, out), rows)
+    return checked(out, strength_kernels.lookup5(rows, table, lookup_tables.DIGITS5, out), rows)
 
 
 def strength5(cards: Any) -> Any:
     """Strength of 5-card rows on the shared scale (``uint16``, higher is better)."""
     rows = as_rows(cards, 5)
-    return _wrap(_lookup5(rows, tables.table5_direct()), cards, "strength")
+    return _wrap(_lookup5(rows, lookup_tables.table5_direct()), cards, "strength")
 
 
 def strength3(cards: Any) -> Any:
     """Strength of 3-card (top) rows on the shared scale: trips, pair or high card only."""
     rows = as_rows(cards, 3)
     if rows.shape[0] < FEW_ROWS:
-        out = _few(rows, tables.TABLE3_DIRECT, tables.DIGITS3, flush=False)
+        out = _few(rows, lookup_tables.TABLE3_DIRECT, lookup_tables.DIGITS3, flush=False)
         return _wrap(checked(out, int((out == INVALID).sum()), rows), cards, "strength")
     # lazy: the compiled kernels take 0.14 s to load; a few rows are looked up with numpy
     from ofc.pipeline.evaluate import strength_kernels
 
     out = np.empty(rows.shape[0], dtype=np.uint16)
-    bad = strength_kernels.lookup3(rows, tables.TABLE3_DIRECT, tables.DIGITS3, out)
+    bad = strength_kernels.lookup3(rows, lookup_tables.TABLE3_DIRECT, lookup_tables.DIGITS3, out)
     return _wrap(checked(out, bad, rows), cards, "strength")
 
 
@@ -178,7 +178,7 @@ def lowball27(cards: Any) -> Any:
     A-2-3-4-5 is an ace-high hand, not a straight.
     """
     rows = as_rows(cards, 5)
-    return _wrap(_lookup5(rows, tables.low5_direct()), cards, "lowball27")
+    return _wrap(_lookup5(rows, lookup_tables.low5_direct()), cards, "lowball27")
 
 
 class RowFacts(NamedTuple):
@@ -205,7 +205,7 @@ def _gather(table: np.ndarray, values: Any, name: str) -> Any:
 
 def category(strengths: Any) -> Any:
     """Category code (0 high card .. 8 straight flush) of each strength."""
-    return _gather(tables.CATEGORY, strengths, "category")
+    return _gather(lookup_tables.CATEGORY, strengths, "category")
 
 
 def is_royal(strengths: Any) -> Any:
@@ -215,17 +215,23 @@ def is_royal(strengths: Any) -> Any:
 def row_facts(strengths: Any) -> RowFacts:
     """Category, royal flag and defining ranks of each strength, as numpy columns."""
     s = strengths.to_numpy() if is_polars(strengths) else np.asarray(strengths)
-    return RowFacts(tables.CATEGORY[s], _royal_table()[s], tables.RANK1[s], tables.RANK2[s], tables.N_CARDS[s])
+    return RowFacts(
+        lookup_tables.CATEGORY[s],
+        _royal_table()[s],
+        lookup_tables.RANK1[s],
+        lookup_tables.RANK2[s],
+        lookup_tables.N_CARDS[s],
+    )
 
 
 def lowball_category(values: Any) -> Any:
     """Category of each 2-7 value under lowball rules (the wheel is a high card)."""
-    return _gather(tables.LOW_CATEGORY, values, "lowball_category")
+    return _gather(lookup_tables.LOW_CATEGORY, values, "lowball_category")
 
 
 def lowball_high_rank(values: Any) -> Any:
     """Highest card of each 2-7 value: 5 (a 7) for a seven-low, 8 (a ten) for a ten-low."""
-    return _gather(tables.LOW_RANK1, values, "lowball_high_rank")
+    return _gather(lookup_tables.LOW_RANK1, values, "lowball_high_rank")
 
 
 def describe(strengths: Any) -> Any:
@@ -235,7 +241,7 @@ def describe(strengths: Any) -> Any:
 
 @cache
 def _royal_table() -> np.ndarray:
-    return (tables.CATEGORY == tables.STRAIGHT_FLUSH) & (tables.RANK1 == tables.ACE)
+    return (lookup_tables.CATEGORY == lookup_tables.STRAIGHT_FLUSH) & (lookup_tables.RANK1 == lookup_tables.ACE)
 
 
 _RANK_NAMES: Final = (
@@ -259,22 +265,22 @@ _PLURAL: Final = tuple(n + ("es" if n == "six" else "s") for n in _RANK_NAMES)
 @cache
 def _strength_names() -> np.ndarray:
     """One name per class (7,917 of them), built once for display."""
-    columns = (tables.CATEGORY.tolist(), tables.RANK1.tolist(), tables.RANK2.tolist())
+    columns = (lookup_tables.CATEGORY.tolist(), lookup_tables.RANK1.tolist(), lookup_tables.RANK2.tolist())
     return np.array([_name(*facts) for facts in zip(*columns, strict=True)])
 
 
 def _name(cat: int, r1: int, r2: int) -> str:
     hi = _RANK_NAMES[r1]
     kicker = f", {_RANK_NAMES[r2]} kicker" if r2 >= 0 else ""
-    if cat == tables.STRAIGHT_FLUSH:
-        return ROYAL if r1 == tables.ACE else f"{hi}-high straight flush"
-    if cat in (tables.STRAIGHT, tables.FLUSH):
+    if cat == lookup_tables.STRAIGHT_FLUSH:
+        return ROYAL if r1 == lookup_tables.ACE else f"{hi}-high straight flush"
+    if cat in (lookup_tables.STRAIGHT, lookup_tables.FLUSH):
         return f"{hi}-high {CATEGORY_NAMES[cat]}"
-    if cat == tables.HIGH_CARD:
+    if cat == lookup_tables.HIGH_CARD:
         return f"{hi}-{_RANK_NAMES[r2]} high"
-    if cat == tables.FULL_HOUSE:
+    if cat == lookup_tables.FULL_HOUSE:
         return f"full house, {_PLURAL[r1]} over {_PLURAL[r2]}"
-    if cat == tables.TWO_PAIR:
+    if cat == lookup_tables.TWO_PAIR:
         return f"two pair, {_PLURAL[r1]} and {_PLURAL[r2]}"
-    base = {tables.PAIR: "pair of", tables.TRIPS: "three", tables.QUADS: "four"}[cat]
+    base = {lookup_tables.PAIR: "pair of", lookup_tables.TRIPS: "three", lookup_tables.QUADS: "four"}[cat]
     return f"{base} {_PLURAL[r1]}{kicker}"

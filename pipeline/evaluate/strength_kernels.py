@@ -1,7 +1,7 @@
 """Compiled kernels: one table gather per row, parallel over rows.
 
 Each kernel reads C-contiguous ``uint8`` card codes and the direct tables of
-:mod:`pipeline.evaluate.tables`, passed as arguments rather than captured as
+:mod:`pipeline.evaluate.lookup_tables`, passed as arguments rather than captured as
 globals so the on-disk compilation cache stays valid whatever they hold. An
 out-of-range code or an impossible rank pattern reads the INVALID slot; each
 kernel returns how many rows did, and the caller raises. Compilation is cached
@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ofc.pipeline.evaluate.tables import FLUSH_OFFSET, INVALID
+from ofc.pipeline.evaluate.lookup_tables import FLUSH_OFFSET, INVALID
 
 
 @njit(inline="always", cache=True)

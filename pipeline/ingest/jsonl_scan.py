@@ -27,8 +27,9 @@ import numpy as np
 from numba import njit, prange
 from numba.extending import is_jitted
 
+from ofc.pipeline import raw_pointers
 from ofc.pipeline.game import BOARD, MAX_SEAT, ROW_ENDS
-from ofc.pipeline.ingest import jsonl_columns, jsonl_fields, jsonl_keys, jsonl_lines, jsonl_tokens
+from ofc.pipeline.ingest import jsonl_columns, jsonl_fields, jsonl_keys, jsonl_lines, jsonl_tokens, times
 from ofc.pipeline.ingest.checks import (
     CLASSIC,
     DISCARD_ROW,
@@ -366,8 +367,9 @@ PARALLEL_LINES = 512
 
 # ---------------------------------------------------------------- compiled with the constants and code of today
 
-_compiled_modules = (jsonl_tokens, jsonl_keys, jsonl_fields, jsonl_columns, jsonl_lines)
-"""The scanner's other modules: the kernels here inline or call theirs, and read their constants."""
+_compiled_modules = (jsonl_tokens, jsonl_keys, jsonl_fields, jsonl_columns, jsonl_lines, times, raw_pointers)
+"""The other modules whose kernels the scanner's inline or call (its own, the times' reader, the raw pointers),
+and whose constants they read."""
 
 
 def _constants(namespace: dict) -> bytes:

@@ -37,7 +37,7 @@ from ofc.pipeline.ingest.checks import VARIANT_NAMES
 from ofc.pipeline.ingest.validate import record_text
 from ofc.pipeline.rules.files import load_rules, preset_names
 from ofc.pipeline.rules.native import VARIANT_PRESETS, does_not_fit
-from ofc.pipeline.score.records import score_records
+from ofc.pipeline.score.output import score_records
 from ofc.schemas.rules import Variant
 
 __all__ = ["SAMPLE", "Labels", "Recognised", "label_by_variant", "label_chunk", "recognise"]

@@ -30,8 +30,8 @@ from pathlib import Path
 import watchfiles
 
 from ofc.pipeline.errors import InputError, OfcError
+from ofc.pipeline.ingest.ingest_run import IngestReport
 from ofc.pipeline.ingest.inputs import history_file, is_lake, sources
-from ofc.pipeline.ingest.run import IngestReport
 
 SETTLE = 2.0
 """Seconds a file must hold still before it is read."""
@@ -45,7 +45,7 @@ __all__ = ["SETTLE", "Settling", "WatchError", "WatchTotals", "wanted", "watch"]
 
 
 def wanted(path: Path) -> bool:
-    """Whether a file is a history file to read, as a directory walk decides (``run.history_file``)."""
+    """Whether a file is a history file to read, as a directory walk decides (``inputs.history_file``)."""
     return history_file(path)
 
 

@@ -21,9 +21,9 @@ import pyarrow.compute as pc
 from ofc.pipeline.ingest.base import Chunk, Problem
 from ofc.pipeline.ingest.jsonl import JsonlIngester
 from ofc.pipeline.ingest.validate import validate
-from ofc.pipeline.rescore.batch import read_boards
+from ofc.pipeline.rescore.step import read_boards
 from ofc.pipeline.score.engine import Boards, Prepared, Scored, prepare, score
-from ofc.pipeline.score.records import Named
+from ofc.pipeline.score.output import Named
 from ofc.schemas.lake import RESCORE_INPUT
 from ofc.schemas.rules import RuleSet
 
@@ -59,7 +59,7 @@ class Checked:
 
 def check(chunk: Chunk, source: str) -> Checked:
     """Check ``chunk``'s records by the ingest's validator (``source``: the name its faults are given under)."""
-    validated = validate(_with_variant(chunk), source, _BATCH)
+    validated = validate(_unrecorded(_with_variant(chunk)), source, _BATCH)
     problems = sorted([*chunk.problems, *validated.problems], key=lambda p: (p.line, p.offset))
     hands, boards = validated.hands, validated.boards
     if hands.num_rows == 0:
@@ -95,6 +95,23 @@ def _with_variant(chunk: Chunk) -> Chunk:
         return chunk
     filled = pc.fill_null(variant, DEFAULT_VARIANT)
     return replace(chunk, records=records.set_column(records.schema.get_field_index("variant"), "variant", filled))
+
+
+def _unrecorded(chunk: Chunk) -> Chunk:
+    """``chunk`` without the points its records say were paid: scoring does not read them, and points that do
+    not add up (a club's sheet before it is corrected) are what ``ofc score`` is run to settle, not a fault."""
+    records = chunk.records
+    players = records.column("players").combine_chunks()
+    if records.num_rows == 0 or players.values.field("points").null_count == len(players.values):
+        return chunk
+    values = players.values
+    fields = [values.field(i) for i in range(values.type.num_fields)]
+    at = values.type.get_field_index("points")
+    fields[at] = pa.nulls(len(values), values.type.field(at).type)
+    unpaid = pa.StructArray.from_arrays(fields, fields=list(values.type), mask=values.is_null())
+    rebuilt = pa.ListArray.from_arrays(players.offsets, unpaid, type=players.type, mask=players.is_null())
+    at = records.schema.get_field_index("players")
+    return replace(chunk, records=records.set_column(at, records.schema.field(at), rebuilt))
 
 
 def records_as_chunks(hands: Iterable[Mapping[str, Any]]) -> Iterator[Chunk]:

@@ -4,7 +4,7 @@ A batch's boards and hands are written chunk by chunk in the same order, each pa
 to its own files, with every board of a hand in one write: so a partition's boards files read in order
 hold each hand's boards together, and its hands files hold the hands in the same order. Reading both
 streams side by side joins them without an index, and checks on every read that the keys agree; the
-trailing hand of each read is held back until the next read shows it complete (``hands.whole_hands``).
+trailing hand of each read is held back until the next read shows it complete (``whole_hands.whole_hands``).
 Memory is bounded by the read size, whatever the batch's size.
 
 Boards ingested before the lake kept each card's street (``streets``) have it filled in from the
@@ -27,7 +27,7 @@ import pyarrow.parquet as pq
 from ofc.pipeline.lake.board_cards import card_matrix
 from ofc.pipeline.lake.snapshot import SourceBatch
 from ofc.pipeline.lake.store import LakeError
-from ofc.pipeline.rescore.hands import hand_keys, run_starts, whole_hands
+from ofc.pipeline.rescore.whole_hands import hand_keys, run_starts, whole_hands
 from ofc.schemas.lake import BOARDS, HANDS, PARTITIONS, RESCORE_INPUT
 
 __all__ = ["Partition", "Slice", "count_hands", "groups", "partitions", "read_partition", "read_slice", "slices"]

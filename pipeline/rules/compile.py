@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ofc.pipeline.evaluate import tables
+from ofc.pipeline.evaluate import lookup_tables
 from ofc.pipeline.rules.thresholds import threshold
 from ofc.schemas.rules import FiveCardRoyalties, Natural, Row, RuleSet, TopRoyalties
 
@@ -53,28 +53,32 @@ class CompiledRules:
 
 def _five_table(r: FiveCardRoyalties) -> np.ndarray:
     by_category = np.array([getattr(r, f) for f in _FIVE_FIELDS], dtype=np.int64)
-    out = by_category[tables.CATEGORY]
-    royal = (tables.CATEGORY == tables.STRAIGHT_FLUSH) & (tables.RANK1 == tables.ACE)
+    out = by_category[lookup_tables.CATEGORY]
+    royal = (lookup_tables.CATEGORY == lookup_tables.STRAIGHT_FLUSH) & (lookup_tables.RANK1 == lookup_tables.ACE)
     if r.royal is not None:
         out[royal] = r.royal
-    out[tables.N_CARDS != 5] = 0
+    out[lookup_tables.N_CARDS != 5] = 0
     return out
 
 
 def _top_table(r: TopRoyalties) -> np.ndarray:
     pair = np.array([r.points("pair", rank) for rank in range(13)], dtype=np.int64)
     trips = np.array([r.points("trips", rank) for rank in range(13)], dtype=np.int64)
-    rank = np.maximum(tables.RANK1, 0)
-    out = np.zeros(tables.N_STRENGTHS, dtype=np.int64)
-    three = tables.N_CARDS == 3
-    out[three & (tables.CATEGORY == tables.PAIR)] = pair[rank[three & (tables.CATEGORY == tables.PAIR)]]
-    out[three & (tables.CATEGORY == tables.TRIPS)] = trips[rank[three & (tables.CATEGORY == tables.TRIPS)]]
+    rank = np.maximum(lookup_tables.RANK1, 0)
+    out = np.zeros(lookup_tables.N_STRENGTHS, dtype=np.int64)
+    three = lookup_tables.N_CARDS == 3
+    out[three & (lookup_tables.CATEGORY == lookup_tables.PAIR)] = pair[
+        rank[three & (lookup_tables.CATEGORY == lookup_tables.PAIR)]
+    ]
+    out[three & (lookup_tables.CATEGORY == lookup_tables.TRIPS)] = trips[
+        rank[three & (lookup_tables.CATEGORY == lookup_tables.TRIPS)]
+    ]
     return out
 
 
 def _lowball_table(rules: RuleSet) -> np.ndarray:
     """Points by 2-7 value: the best tier reached."""
-    values = np.arange(tables.LOW_CATEGORY.size)
+    values = np.arange(lookup_tables.LOW_CATEGORY.size)
     out = np.zeros(values.size, dtype=np.int64)
     for tier in rules.royalties.lowball_middle.tiers:
         reached = values <= threshold(tier.at_least, Row.MIDDLE, lowball_middle=True)
@@ -88,9 +92,11 @@ def _wheel_order(wheel: str) -> np.ndarray | None:
     thresholds read by category are unchanged."""
     if wheel == "lowest":
         return None
-    order = np.arange(tables.N_STRENGTHS, dtype=np.int64)
-    for category in (tables.STRAIGHT, tables.STRAIGHT_FLUSH):
-        block = np.flatnonzero((tables.N_CARDS == 5) & (tables.CATEGORY == category))  # the wheel first, A-high last
+    order = np.arange(lookup_tables.N_STRENGTHS, dtype=np.int64)
+    for category in (lookup_tables.STRAIGHT, lookup_tables.STRAIGHT_FLUSH):
+        block = np.flatnonzero(
+            (lookup_tables.N_CARDS == 5) & (lookup_tables.CATEGORY == category)
+        )  # the wheel first, A-high last
         order[block[1:-1]] = block[:-2]
         order[block[0]] = block[-2]
     return order

@@ -14,7 +14,7 @@ from typing import Final
 import numpy as np
 
 from ofc.pipeline.errors import RulesError
-from ofc.pipeline.evaluate import tables
+from ofc.pipeline.evaluate import lookup_tables
 from ofc.pipeline.evaluate.rows import lowball27, strength3, strength5
 from ofc.pipeline.game import ROW_SIZES, ROWS
 from ofc.schemas.rules import RANKS, Row, normalise_rank
@@ -22,18 +22,18 @@ from ofc.schemas.rules import RANKS, Row, normalise_rank
 __all__ = ["HandPatternError", "threshold", "width_of"]
 
 _CATEGORY_WORDS: Final = {
-    "high card": tables.HIGH_CARD,
-    "pair": tables.PAIR,
-    "two pair": tables.TWO_PAIR,
-    "trips": tables.TRIPS,
-    "three of a kind": tables.TRIPS,
-    "set": tables.TRIPS,
-    "straight": tables.STRAIGHT,
-    "flush": tables.FLUSH,
-    "full house": tables.FULL_HOUSE,
-    "quads": tables.QUADS,
-    "four of a kind": tables.QUADS,
-    "straight flush": tables.STRAIGHT_FLUSH,
+    "high card": lookup_tables.HIGH_CARD,
+    "pair": lookup_tables.PAIR,
+    "two pair": lookup_tables.TWO_PAIR,
+    "trips": lookup_tables.TRIPS,
+    "three of a kind": lookup_tables.TRIPS,
+    "set": lookup_tables.TRIPS,
+    "straight": lookup_tables.STRAIGHT,
+    "flush": lookup_tables.FLUSH,
+    "full house": lookup_tables.FULL_HOUSE,
+    "quads": lookup_tables.QUADS,
+    "four of a kind": lookup_tables.QUADS,
+    "straight flush": lookup_tables.STRAIGHT_FLUSH,
 }
 _ROYAL_WORDS: Final = ("royal", "royal flush")
 
@@ -69,13 +69,13 @@ def _offsuit(ranks: list[int]) -> np.ndarray:
 
 
 def _category_threshold(category: int, width: int, royal: bool) -> int:
-    mask = (tables.CATEGORY == category) & (tables.N_CARDS == width)
+    mask = (lookup_tables.CATEGORY == category) & (lookup_tables.N_CARDS == width)
     if royal:
-        mask &= tables.RANK1 == tables.ACE
+        mask &= lookup_tables.RANK1 == lookup_tables.ACE
     hits = np.flatnonzero(mask)
     if hits.size == 0:
         raise HandPatternError(
-            f"a {width}-card row cannot make {'a royal flush' if royal else tables.CATEGORY_NAMES[category]}"
+            f"a {width}-card row cannot make {'a royal flush' if royal else lookup_tables.CATEGORY_NAMES[category]}"
         )
     return int(hits.min())
 
@@ -83,7 +83,7 @@ def _category_threshold(category: int, width: int, royal: bool) -> int:
 def _high_threshold(text: str, width: int) -> int:
     words = " ".join(text.lower().replace("_", " ").split())
     if words in _ROYAL_WORDS:
-        return _category_threshold(tables.STRAIGHT_FLUSH, width, royal=True)
+        return _category_threshold(lookup_tables.STRAIGHT_FLUSH, width, royal=True)
     if words in _CATEGORY_WORDS:
         return _category_threshold(_CATEGORY_WORDS[words], width, royal=False)
     ranks = _ranks(text)
@@ -105,7 +105,7 @@ def _lowball_threshold(text: str) -> int:
     ranks = _ranks(text)
     if len(ranks) == 1:
         # "8": any eight-low or better, i.e. up to the worst eight-low.
-        mask = (tables.LOW_CATEGORY == tables.HIGH_CARD) & (tables.LOW_RANK1 == ranks[0])
+        mask = (lookup_tables.LOW_CATEGORY == lookup_tables.HIGH_CARD) & (lookup_tables.LOW_RANK1 == ranks[0])
         hits = np.flatnonzero(mask)
         if hits.size == 0:
             raise HandPatternError(f"no 2-7 low is {RANKS[ranks[0]]}-high")

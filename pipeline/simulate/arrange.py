@@ -65,7 +65,7 @@ import numpy as np
 
 from ofc.pipeline.cards import NO_CARD, deal
 from ofc.pipeline.errors import InputError, RulesError
-from ofc.pipeline.evaluate import tables
+from ofc.pipeline.evaluate import lookup_tables
 from ofc.pipeline.rules.compile import NATURALS, CompiledRules, compile_rules
 from ofc.pipeline.score.engine import Boards, board_facts
 from ofc.pipeline.score.naturals import natural_kinds
@@ -85,8 +85,8 @@ from ofc.schemas.rules import (
 )
 
 MAX_CARDS: Final = 17
-N_LOW: Final = int(tables.LOW_CATEGORY.size)
-GOODNESS: Final = max(tables.N_STRENGTHS, N_LOW)
+N_LOW: Final = int(lookup_tables.LOW_CATEGORY.size)
+GOODNESS: Final = max(lookup_tables.N_STRENGTHS, N_LOW)
 """Size of the per-row goodness scale the model tables are indexed by."""
 FIELD_SEED: Final = 72_072
 FIELD_GREEDY_HANDS: Final = 20_000
@@ -209,7 +209,13 @@ def _validated(cards: np.ndarray, fewest: int, most: int) -> tuple[np.ndarray, n
 
 
 def _evaluator_tables() -> tuple[np.ndarray, ...]:
-    return tables.table5_direct(), tables.low5_direct(), tables.DIGITS5, tables.TABLE3_DIRECT, tables.DIGITS3
+    return (
+        lookup_tables.table5_direct(),
+        lookup_tables.low5_direct(),
+        lookup_tables.DIGITS5,
+        lookup_tables.TABLE3_DIRECT,
+        lookup_tables.DIGITS3,
+    )
 
 
 def _strict(rules: RuleSet) -> bool:
@@ -264,12 +270,12 @@ def greedy_boards(cards: np.ndarray, rules: RuleSet) -> tuple[np.ndarray, np.nda
 def _royalty_table(c: CompiledRules) -> np.ndarray:
     """(3, GOODNESS) royalties of each row by goodness."""
     out = np.zeros((3, GOODNESS))
-    out[0, : tables.N_STRENGTHS] = c.royalty_top
+    out[0, : lookup_tables.N_STRENGTHS] = c.royalty_top
     if c.lowball:
         out[1, :N_LOW] = c.royalty_middle_low[::-1]
     else:
-        out[1, : tables.N_STRENGTHS] = c.royalty_middle
-    out[2, : tables.N_STRENGTHS] = c.royalty_bottom
+        out[1, : lookup_tables.N_STRENGTHS] = c.royalty_middle
+    out[2, : lookup_tables.N_STRENGTHS] = c.royalty_bottom
     return out
 
 
@@ -499,7 +505,7 @@ def _fantasyland_tables(rules_json: str) -> FantasylandTables:
     for row, threshold in zip(rows, thresholds, strict=True):
         lowest = N_LOW - 1 - int(threshold) if c.lowball and row == 1 else int(threshold)
         condition[row, lowest:] = True
-    scale = np.full(3, float(tables.N_STRENGTHS))
+    scale = np.full(3, float(lookup_tables.N_STRENGTHS))
     scale[1] = N_LOW if c.lowball else scale[1]
     tie = TIE_BREAK * np.arange(GOODNESS)[None, :] / scale[:, None]
     return FantasylandTables(royalty=_royalty_table(c), condition=condition, tie=tie)

@@ -35,10 +35,10 @@ from numba import njit
 from ofc.pipeline.cards import NO_CARD
 from ofc.pipeline.game import BOARD, seat_at
 from ofc.pipeline.score.engine import Boards, score
-from ofc.pipeline.simulate.batch import HandBatch
 from ofc.pipeline.simulate.bots import BOTS, Bot
 from ofc.pipeline.simulate.costs import SCORE_US
 from ofc.pipeline.simulate.pace import Pace, Tick, span
+from ofc.pipeline.simulate.played_hands import HandBatch
 from ofc.pipeline.simulate.streets import DISCARD, ROW_STARTS, actions
 from ofc.pipeline.simulate.threads import threads_for
 from ofc.pipeline.simulate.views import ClassicChoice, Context, StreetView

@@ -21,13 +21,13 @@ from functools import cache
 import numpy as np
 
 from ofc.pipeline.errors import RulesError
-from ofc.pipeline.evaluate import lowball27, strength3, tables
+from ofc.pipeline.evaluate import lookup_tables, lowball27, strength3
 from ofc.pipeline.rules.compile import compile_rules
 from ofc.schemas.rules import RuleSet
 
 N_CATEGORIES = 9
-N_STRENGTHS = tables.N_STRENGTHS
-N_LOW = int(tables.LOW_CATEGORY.size)
+N_STRENGTHS = lookup_tables.N_STRENGTHS
+N_LOW = int(lookup_tables.LOW_CATEGORY.size)
 MAX_TIERS = 8
 """Fantasyland entry tiers the bots read (a rule set with more is refused)."""
 
@@ -116,11 +116,11 @@ class PlannerModel:
         return (
             self.floats,
             self.ints,
-            tables.table5_direct(),
-            tables.DIGITS5,
-            tables.TABLE3_DIRECT,
-            tables.DIGITS3,
-            tables.low5_direct(),
+            lookup_tables.table5_direct(),
+            lookup_tables.DIGITS5,
+            lookup_tables.TABLE3_DIRECT,
+            lookup_tables.DIGITS3,
+            lookup_tables.low5_direct(),
         )
 
     @property
@@ -134,14 +134,14 @@ def levels() -> np.ndarray:
     Strengths sharing a category and defining rank differ by their kickers; spreading them over the
     rank's fourteenth keeps levels in strength order, so complete rows compare exactly.
     """
-    group = tables.CATEGORY.astype(np.int64) * 16 + tables.RANK1.astype(np.int64) + 1
+    group = lookup_tables.CATEGORY.astype(np.int64) * 16 + lookup_tables.RANK1.astype(np.int64) + 1
     order = np.argsort(group, kind="stable")  # strengths ascend within a group
     sizes = np.bincount(group, minlength=group.max() + 1)
     starts = np.cumsum(sizes) - sizes
     place = np.empty(group.size, dtype=np.float64)
     place[order] = np.arange(group.size) - starts[group[order]]
     within = place / sizes[group]
-    return tables.CATEGORY + (tables.RANK1.astype(np.float64) + 1 + within) / 14.0
+    return lookup_tables.CATEGORY + (lookup_tables.RANK1.astype(np.float64) + 1 + within) / 14.0
 
 
 def _top_by_rank(royalty_top: np.ndarray, tiers: list[tuple[int, int, int]], values: np.ndarray) -> list[np.ndarray]:
@@ -183,9 +183,9 @@ def _model(rules_json: str, weights: Weights) -> PlannerModel:
     middle = c.royalty_middle_low if c.lowball else c.royalty_middle
     f[O_ROY_MID : O_ROY_MID + middle.size] = middle
     f[O_ROY_BOT : O_ROY_BOT + N_STRENGTHS] = c.royalty_bottom
-    five = tables.N_CARDS == 5
+    five = lookup_tables.N_CARDS == 5
     for k in range(N_CATEGORIES):
-        mask = five & (tables.CATEGORY == k)
+        mask = five & (lookup_tables.CATEGORY == k)
         f[O_ROY_CAT + k] = 0 if c.lowball else c.royalty_middle[mask].min()
         f[O_ROY_CAT + N_CATEGORIES + k] = c.royalty_bottom[mask].min()
     values = weights.fantasyland_values() if rules.fantasyland.enabled else np.zeros(18)

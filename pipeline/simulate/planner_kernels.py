@@ -71,7 +71,7 @@ O_SIZE = 5
 MAX_OUTCOMES = 9
 MIN_CHANCE = 0.02
 N_FEATURES = F_OUT + O_SIZE * MAX_OUTCOMES
-# Hand categories (pipeline.evaluate.tables).
+# Hand categories (pipeline.evaluate.lookup_tables).
 HIGH, PAIR, TWO_PAIR, TRIPS, STRAIGHT, FLUSH, FULL_HOUSE, QUADS = range(8)
 TEN = 8
 UNSEEN_SUITS = 13

@@ -23,7 +23,7 @@ from ofc.pipeline.ingest.base import Chunk
 from ofc.pipeline.ingest.checks import VARIANT_NAMES
 from ofc.pipeline.ingest.columns import TEXT_FIELDS, BoardColumns, HandColumns, PlacementColumns, Scanned
 from ofc.pipeline.rules.compile import NATURALS
-from ofc.pipeline.simulate.batch import HandBatch
+from ofc.pipeline.simulate.played_hands import HandBatch
 from ofc.schemas.hand import PLACEMENT_ROWS
 from ofc.schemas.lake import PLACEMENT, PLAYER, RECORD
 

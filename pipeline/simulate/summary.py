@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ofc.pipeline.simulate.batch import HandBatch
+from ofc.pipeline.simulate.played_hands import HandBatch
 
 Z95 = 1.959963984540054
 COUNTERS = (

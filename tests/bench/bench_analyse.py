@@ -19,7 +19,7 @@ from ofc.pipeline.analyse import Settings, analyse
 from ofc.pipeline.lake.store import Lake
 from ofc.pipeline.query.db import connect
 from ofc.pipeline.rules.files import load_rules
-from ofc.pipeline.simulate.run import plan, to_lake
+from ofc.pipeline.simulate import plan, to_lake
 from tests.bench.common import Figure, report, scale
 
 HANDS = scale("ANALYSE_HANDS", 600, 30)

@@ -3,7 +3,7 @@
 Targets: ``ofc --help``, ``ofc report --help``, every other command's and group's ``--help``, ``ofc --version`` and
 a usage error (``ofc report --nope``, exit 2) each <= 0.3 s; ``ofc sql "select 1"`` on a small lake (the sample
 histories) <= 0.8 s, as ingested and once rescored (a rescored lake's royalty names are read by
-``pipeline.rules.royalties``, which builds an Arrow table from Python values: pyarrow then loads pandas, 0.2 s).
+``pipeline.rules.royalty_names``, which builds an Arrow table from Python values: pyarrow then loads pandas, 0.2 s).
 Each figure is the median of ``OFC_BENCH_CLI_RUNS`` runs (default 10, the commands taking turns so that a busy
 moment of the machine falls on all of them), beside the fastest run and the median's ratio to ``python -c pass``,
 the interpreter's own start, measured in the same run.

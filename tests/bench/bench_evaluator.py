@@ -16,7 +16,7 @@ from numba import njit, prange
 
 from ofc.pipeline.cards import deal
 from ofc.pipeline.evaluate import evaluate_boards, strength3, strength5
-from ofc.pipeline.evaluate.tables import TABLE5
+from ofc.pipeline.evaluate.lookup_tables import TABLE5
 from tests.bench.common import Figure, best_of, report, scale
 
 N = scale("EVALUATOR_ROWS", 10_000_000, 20_000)

@@ -51,7 +51,7 @@ def peak_mb():
 
 from pathlib import Path
 import ofc.pipeline as pipeline
-from ofc.pipeline.ingest.run import ingest
+from ofc.pipeline.ingest import ingest
 from ofc.pipeline.lake.store import Lake
 t0 = time.perf_counter()
 r = ingest([Path(sys.argv[1])], Lake(sys.argv[2]))

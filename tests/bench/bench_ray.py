@@ -31,10 +31,10 @@ SHARDS = 8
 WARM_WORKER = """
 def WARM():
     import tempfile
-    from ofc.pipeline.ingest.run import ingest
+    from ofc.pipeline.ingest import ingest
     from ofc.pipeline.lake.store import Lake
     from ofc.pipeline.paths import SAMPLES
-    from ofc.pipeline.rescore.run import rescore
+    from ofc.pipeline.rescore import rescore
     from ofc.pipeline.rules.files import load_rules
     with tempfile.TemporaryDirectory() as tmp:
         ingest([SAMPLES / "worked-examples.jsonl"], Lake(tmp))
@@ -52,7 +52,7 @@ if engine == "ray":
     ray.init(num_cpus=int(cpus), include_dashboard=False, log_to_driver=False, configure_logging=False)
     ray.get([ray.remote(WARM).remote() for _ in range(int(cpus))])  # workers up, kernels loaded: before the clock
 from ofc.pipeline.lake.store import Lake
-from ofc.pipeline.rescore.run import rescore
+from ofc.pipeline.rescore import rescore
 from ofc.pipeline.rules.files import load_rules
 rules = [load_rules(name) for name in rules]
 t0 = time.perf_counter()
@@ -66,11 +66,11 @@ import json, sys, time
 engine, cpus, lake, hands, shards = sys.argv[1:]
 from ofc.pipeline.lake.store import Lake
 from ofc.pipeline.rules.files import load_rules
-from ofc.pipeline.simulate.run import plan, to_lake
+from ofc.pipeline.simulate import plan, to_lake
 spec = plan("pineapple", 3, int(hands), "heuristic", load_rules("pineapple"), seed=5, shards=int(shards))
 if engine == "ray":
     import ray
-    from ofc.pipeline.simulate.distributed import to_lake_ray
+    from ofc.pipeline.simulate.ray_simulation import to_lake_ray
     ray.init(num_cpus=int(cpus), include_dashboard=False, log_to_driver=False, configure_logging=False)
     ray.get([ray.remote(lambda: 0).remote() for _ in range(int(cpus))])  # the workers up before the clock
 t0 = time.perf_counter()

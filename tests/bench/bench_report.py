@@ -275,7 +275,7 @@ def _drawn(page: Path) -> tuple[float, float] | None:
 
 
 def _rescore(lake: Path) -> None:
-    from ofc.pipeline.rescore.run import rescore
+    from ofc.pipeline.rescore import rescore
     from ofc.pipeline.rules.files import load_rules
 
     rescore(Lake(lake), [load_rules(name) for name in RULES])

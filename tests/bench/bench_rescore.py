@@ -57,7 +57,7 @@ def peak_mb():
             return int(line.split()[1]) / 1024
 
 from ofc.pipeline.lake.store import Lake
-from ofc.pipeline.rescore.run import rescore
+from ofc.pipeline.rescore import rescore
 try:
     from ofc.pipeline.rules.files import load_rules
 except ImportError:  # a version before the rules had a package of their own
@@ -76,7 +76,7 @@ print(json.dumps({"seconds": time.perf_counter() - t0, "cpu": time.process_time(
 SIMULATE = """
 import sys
 from ofc.pipeline.lake.store import Lake
-from ofc.pipeline.simulate.run import plan, to_lake
+from ofc.pipeline.simulate import plan, to_lake
 try:
     from ofc.pipeline.rules.files import load_rules
 except ImportError:  # a version before the rules had a package of their own

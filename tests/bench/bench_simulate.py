@@ -16,7 +16,7 @@ import time
 
 from ofc.pipeline.lake.store import Lake
 from ofc.pipeline.rules.files import load_rules
-from ofc.pipeline.simulate.run import Outcome, plan, to_lake
+from ofc.pipeline.simulate.simulation_run import Outcome, plan, to_lake
 from tests.bench.common import Figure, report, scale
 
 HANDS = scale("SIM_HANDS", 200_000, 500)

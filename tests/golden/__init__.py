@@ -235,9 +235,9 @@ def render(sample: Path, scratch: Path | None = None) -> dict[str, str]:
     if scratch is None:
         with tempfile.TemporaryDirectory() as tmp:
             return render(sample, Path(tmp))
-    from ofc.pipeline.ingest.run import ingest
+    from ofc.pipeline.ingest.ingest_run import ingest
     from ofc.pipeline.lake.store import Lake
-    from ofc.pipeline.rescore.run import rescore
+    from ofc.pipeline.rescore.rescore_run import rescore
     from ofc.pipeline.rules.files import load_rules
 
     lake = Lake(scratch / "lake")

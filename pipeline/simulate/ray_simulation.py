@@ -1,6 +1,6 @@
 """Simulating on a Ray cluster: each shard of a run played by a worker, one batch committed by the driver.
 
-A shard is a run of consecutive sessions with its own seed, derived from the run's (``run.shards_of``), so
+A shard is a run of consecutive sessions with its own seed, derived from the run's (``simulation_run.shards_of``), so
 the hands depend on the seed and the number of shards, never on how many workers play them or in what order
 they finish. Each worker streams its shard's hands back as checked chunks; the driver takes the shards in
 order and ingests them as one batch, through the same checks as a local run. Until that batch commits
@@ -14,10 +14,10 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ofc.pipeline.ingest.base import Chunk
-from ofc.pipeline.ingest.run import ingest_chunks
+from ofc.pipeline.ingest.ingest_run import ingest_chunks
 from ofc.pipeline.lake.store import Lake
 from ofc.pipeline.simulate.records import SOURCE, to_chunk
-from ofc.pipeline.simulate.run import Outcome, Shard, Spec, meta, play, shards_of
+from ofc.pipeline.simulate.simulation_run import Outcome, Shard, Spec, meta, play, shards_of
 from ofc.pipeline.simulate.summary import SimulationSummary
 
 __all__ = ["to_lake_ray"]

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ofc.pipeline.evaluate import CATEGORY_NAMES, describe, tables
+from ofc.pipeline.evaluate import CATEGORY_NAMES, describe, lookup_tables
 from ofc.pipeline.rules.compile import compile_rules
 from ofc.schemas.rules import RuleSet
 
@@ -36,7 +36,7 @@ def _royalty_rows(rules: RuleSet) -> tuple[dict[str, Any], ...]:
     c = compile_rules(rules)
     key = c.rules.key
     out: list[dict[str, Any]] = []
-    five = tables.N_CARDS == 5
+    five = lookup_tables.N_CARDS == 5
     by_row = {"top": (c.royalty_top, ~five), "middle": (c.royalty_middle, five), "bottom": (c.royalty_bottom, five)}
     for row, (table, width) in by_row.items():
         if row == "middle" and c.lowball:
@@ -44,12 +44,16 @@ def _royalty_rows(rules: RuleSet) -> tuple[dict[str, Any], ...]:
             continue
         for points in np.unique(table[width & (table > 0)]):
             strengths = np.flatnonzero(width & (table == points))
-            cats = np.unique(tables.CATEGORY[strengths])
+            cats = np.unique(lookup_tables.CATEGORY[strengths])
             names = " / ".join(CATEGORY_NAMES[i] for i in cats)
-            if len(cats) == 1 and (tables.CATEGORY[strengths] == tables.STRAIGHT_FLUSH).all():
-                royal = (tables.RANK1[strengths] == tables.ACE).all()
+            if len(cats) == 1 and (lookup_tables.CATEGORY[strengths] == lookup_tables.STRAIGHT_FLUSH).all():
+                royal = (lookup_tables.RANK1[strengths] == lookup_tables.ACE).all()
                 hand = "royal flush" if royal else names
-            elif len(cats) == 1 and np.unique(tables.RANK1[strengths]).size == 1 and cats[0] != tables.HIGH_CARD:
+            elif (
+                len(cats) == 1
+                and np.unique(lookup_tables.RANK1[strengths]).size == 1
+                and cats[0] != lookup_tables.HIGH_CARD
+            ):
                 hand = str(describe(strengths[:1])[0]).split(",")[0]
             else:
                 hand = names
@@ -75,7 +79,7 @@ def _lowball_rows(key: str, table: np.ndarray) -> list[dict[str, Any]]:
     out = []
     for points in np.unique(table[table > 0]):
         values = np.flatnonzero(table == points)
-        highs = np.unique(tables.LOW_RANK1[values])
+        highs = np.unique(lookup_tables.LOW_RANK1[values])
         if values.size == 1 and values[0] == 0:
             hand = "7-5-4-3-2"
         elif highs.size == 1:

@@ -3,7 +3,7 @@ for, where results are missing, then committed.
 
 The plan comes from the manifests alone once the batches' hands are known (nothing is read when nothing is
 new, and the engine is not even loaded). Each source batch then becomes one result batch
-(``scoring.score_source``), so a crash loses at most the batch being scored, and the next run picks up from
+(``score_source.score_source``), so a crash loses at most the batch being scored, and the next run picks up from
 there.
 """
 
@@ -15,9 +15,9 @@ from collections.abc import Callable
 from ofc.pipeline.errors import InputError
 from ofc.pipeline.lake.store import Lake
 from ofc.pipeline.rescore import plan as planning
-from ofc.pipeline.rescore.report import RescoreReport, RuleTotals, lake_totals
-from ofc.pipeline.rescore.scoring import score_source  # loads the engine
+from ofc.pipeline.rescore.score_source import score_source  # loads the engine
 from ofc.pipeline.rescore.source import count_hands, groups, partitions
+from ofc.pipeline.rescore.totals import RescoreReport, RuleTotals, lake_totals
 from ofc.pipeline.rules.native import Natives
 from ofc.schemas.rules import RuleSet
 
@@ -38,11 +38,11 @@ def rescore(
 ) -> RescoreReport:
     """Score every committed batch of boards that lacks results under each of ``rules`` (all, with ``force``) and
     under its hands' native rule sets. ``engine``: ``"local"`` (this process) or ``"ray"`` (a Ray cluster at
-    ``address``, or one started here; see :mod:`pipeline.rescore.distributed`): the results are the same."""
+    ``address``, or one started here; see :mod:`pipeline.rescore.ray_rescore`): the results are the same."""
     ray = None
     if engine == "ray":
         # lazy: Ray is an optional extra, loaded for --engine ray alone
-        from ofc.pipeline.rescore.distributed import connect
+        from ofc.pipeline.rescore.ray_rescore import connect
 
         ray = connect(address)
     elif engine != "local":
@@ -89,7 +89,7 @@ def rescore(
             for work in todo.work:
                 if ray is not None:
                     # lazy: Ray is an optional extra, loaded for --engine ray alone
-                    from ofc.pipeline.rescore.distributed import score_source_ray
+                    from ofc.pipeline.rescore.ray_rescore import score_source_ray
 
                     batch, totals = score_source_ray(lake, work, natives, advance, ray)
                 else:

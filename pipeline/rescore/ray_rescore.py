@@ -24,8 +24,8 @@ import pyarrow as pa
 
 from ofc.pipeline.errors import InputError
 from ofc.pipeline.rescore.plan import KIND, Work
-from ofc.pipeline.rescore.report import RuleTotals
 from ofc.pipeline.rescore.source import READ_ROWS, Slice, partitions, read_slice, slices
+from ofc.pipeline.rescore.totals import RuleTotals
 
 if TYPE_CHECKING:
     from ofc.pipeline.lake.store import Lake
@@ -81,9 +81,9 @@ def _score_block(block: pa.Table, lake_root: str, batch: str, work: Work, native
 
     from ofc.pipeline.lake.batch_writer import BatchWriter
     from ofc.pipeline.lake.store import Lake
-    from ofc.pipeline.rescore.batch import Scorer, read_boards
-    from ofc.pipeline.rescore.batch import score_job as score_one
-    from ofc.pipeline.rescore.scoring import write_board_sums, write_boards, write_pairs
+    from ofc.pipeline.rescore.score_source import write_board_sums, write_boards, write_pairs
+    from ofc.pipeline.rescore.step import Scorer, read_boards
+    from ofc.pipeline.rescore.step import score_job as score_one
 
     started = time.perf_counter()
     records = block.combine_chunks().to_batches()
@@ -114,7 +114,7 @@ def score_source_ray(
     """Score one source batch on the cluster and commit its results as one batch: (its id, its counts)."""
     from ray.data import Datasource, read_datasource
 
-    from ofc.pipeline.rescore.scoring import commit_results
+    from ofc.pipeline.rescore.score_source import commit_results
 
     tasks = _read_tasks(lake.root, work)
 

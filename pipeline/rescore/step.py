@@ -24,7 +24,6 @@ from ofc.pipeline.evaluate.dead import NEVER, board_dead_streets
 from ofc.pipeline.game import default_buttons, facts, turns
 from ofc.pipeline.lake.board_cards import card_matrix
 from ofc.pipeline.rescore import result_kernels
-from ofc.pipeline.rescore.hands import hand_keys, in_key_order, run_starts
 from ofc.pipeline.rescore.plan import Job
 from ofc.pipeline.rescore.summaries import (
     DAY_US,
@@ -36,6 +35,7 @@ from ofc.pipeline.rescore.summaries import (
     pair_summary,
     times_of,
 )
+from ofc.pipeline.rescore.whole_hands import hand_keys, in_key_order, run_starts
 from ofc.pipeline.rules.compile import NATURALS, CompiledRules, compile_rules
 from ofc.pipeline.rules.native import Natives, cannot_apply
 from ofc.pipeline.score import pair_kernels

@@ -142,6 +142,30 @@ def _quarantine_rows(problems: list[Problem], source: str, batch: str) -> pa.Tab
     )
 
 
+@dataclass(frozen=True)
+class Reading:
+    """How a run reads its files and says what it read: the format (None: each file's own), the labels of every
+    hand, a format's reader for this run (a scoresheet's given a ``--map``), and whom to tell of progress and of
+    the records not accepted."""
+
+    fmt: str | None = None
+    labels: Labels = field(default_factory=Labels)
+    readers: Mapping[str, Ingester] | None = None
+    on_progress: Callable[[str, int, int], None] | None = None
+    on_problems: Callable[[str, list[Problem]], None] | None = None
+
+
+@dataclass(frozen=True)
+class Into:
+    """Where a run's accepted hands go: the hands already known (the lake's, then this run's), the batch's writer
+    and id (no writer: a validation, nothing written), and the corrections a ``--replace`` run collects."""
+
+    keys: Known
+    writer: BackgroundWriter | None
+    batch: str
+    fix: Corrections | None = None
+
+
 def ingest(
     paths: list[Path],
     lake: Lake | None,
@@ -170,13 +194,12 @@ def ingest(
     found = [s for p in paths for s in sources(Path(p))]
     if fmt is not None:
         ingester(fmt)
-    labels = labels or Labels()
+    reading = Reading(fmt, labels or Labels(), readers, on_progress, on_problems)
     if lake is None:
-        return _run(found, None, fmt, on_progress, None, against, on_problems, labels, readers)
+        return _run(found, None, reading, against=against)
     with lake.locked():
         lake.collect_garbage()
-        fix = Corrections() if replace else None
-        return _run(found, lake, fmt, on_progress, fix, None, on_problems, labels, readers)
+        return _run(found, lake, reading, fix=Corrections() if replace else None)
 
 
 def ingest_chunks(
@@ -201,7 +224,7 @@ def ingest_chunks(
         try:
             consumed = 0
             for chunk in chunks:
-                _take(chunk, source, report, keys, writer, writer.batch)
+                _take(chunk, source, report, Into(keys, writer, writer.batch))
                 consumed += chunk.bytes_read
                 if on_progress:
                     on_progress(source, consumed, report.read)
@@ -267,15 +290,12 @@ def _session_names(hands: pa.Table) -> pa.Array:
 def _run(
     sources: list[Source],
     lake: Lake | None,
-    fmt: str | None,
-    on_progress: Callable[[str, int, int], None] | None,
-    fix: Corrections | None,
+    reading: Reading,
+    *,
+    fix: Corrections | None = None,
     against: Lake | None = None,
-    on_problems: Callable[[str, list[Problem]], None] | None = None,
-    labels: Labels | None = None,
-    readers: Mapping[str, Ingester] | None = None,
 ) -> IngestReport:
-    labels = labels or Labels()
+    on_progress = reading.on_progress
     done: dict[str, dict[str, Any]] = {}
     keys = _known(against) if against is not None and against.exists() else Known()
     writer = None
@@ -322,11 +342,9 @@ def _run(
             if skip_seen and done and already():
                 continue
             try:
-                report.format = fmt or detect(source, readers)
-                reader = reader_for(report.format, readers)
-                _ingest_source(
-                    source, report, reader, keys, writer, batch, on_progress, fix, on_problems, labels, hashed
-                )
+                report.format = reading.fmt or detect(source, reading.readers)
+                reader = reader_for(report.format, reading.readers)
+                _ingest_source(source, report, reader, Into(keys, writer, batch, fix), reading, hashed)
             except (InputError, OSError, EOFError, zipfile.BadZipFile, gzip.BadGzipFile) as exc:
                 report.error = str(exc)
                 if not report.read:
@@ -363,8 +381,8 @@ def _run(
                 replaced = int(sum(r.size for r in fix.replaced))
                 result.replaced, result.removed = replaced, sum(removed.values()) - replaced
                 extra = {"corrections": {"replaced": replaced, "removed": result.removed, "batches": removed}}
-            if labels.rule_set is not None:  # the lake learns the rules these hands were played by
-                extra = {**(extra or {}), "rule_sets": [labels.rule_set.model_dump(mode="json")]}
+            if reading.labels.rule_set is not None:  # the lake learns the rules these hands were played by
+                extra = {**(extra or {}), "rule_sets": [reading.labels.rule_set.model_dump(mode="json")]}
             summary = {**result.totals.counts(), "version": __version__}
             writer.commit(summary, manifest_sources, extra)
         return result
@@ -378,24 +396,14 @@ def _run(
 
 
 def _ingest_source(
-    source: Source,
-    report: FileReport,
-    reader: Ingester,
-    keys: Known,
-    writer: BackgroundWriter | None,
-    batch: str,
-    on_progress: Callable[[str, int, int], None] | None,
-    fix: Corrections | None = None,
-    on_problems: Callable[[str, list[Problem]], None] | None = None,
-    labels: Labels | None = None,
-    hashed: DigestingFile | None = None,
+    source: Source, report: FileReport, reader: Ingester, into: Into, reading: Reading, hashed: DigestingFile | None
 ) -> None:
     """Read one source into the batch.
 
     Labels given for the files, or found by recognising the preset that reproduces the file's recorded points,
     are applied to every record before it is checked. ``hashed``: the file opened to be hashed as it is read.
     """
-    labels = labels or Labels()
+    labels = reading.labels
     said = {
         "variant": f"--variant says {labels.variant!r}",
         "house_rules": f"--house-rules says {labels.house_rules!r}",
@@ -420,15 +428,15 @@ def _ingest_source(
                     chunk = label_chunk(chunk, labels, said)
                 if found is not None:
                     chunk = label_by_variant(chunk, found)
-                _take(chunk, source.name, report, keys, writer, batch, fix, on_problems)
+                _take(chunk, source.name, report, into, reading.on_problems)
                 consumed += chunk.bytes_read
                 if not sized and chunk.count and consumed:
                     # The hands still to come, judged by the first chunk: the maps of those seen are made that
                     # large at once, not doubled as they fill (their work over 1.65 M hands: 0.4 s, not 0.9).
-                    keys.reserve(int(max(source.size - consumed, 0) / consumed * chunk.count))
+                    into.keys.reserve(int(max(source.size - consumed, 0) / consumed * chunk.count))
                     sized = True
-                if on_progress:
-                    on_progress(source.name, min(consumed, source.size), report.read)
+                if reading.on_progress:
+                    reading.on_progress(source.name, min(consumed, source.size), report.read)
         finally:
             chunks.close()
 
@@ -484,12 +492,10 @@ def _take(
     chunk: Chunk,
     name: str,
     report: FileReport,
-    keys: Known,
-    writer: BackgroundWriter | None,
-    batch: str,
-    fix: Corrections | None = None,
+    into: Into,
     on_problems: Callable[[str, list[Problem]], None] | None = None,
 ) -> None:
+    keys, writer, batch, fix = into.keys, into.writer, into.batch, into.fix
     v = validate(chunk, name, batch)
     hands = v.hands
     status = keys.classify(

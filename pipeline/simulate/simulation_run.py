@@ -31,17 +31,17 @@ import numpy as np
 from ofc.pipeline.atomic_files import written
 from ofc.pipeline.errors import InputError
 from ofc.pipeline.ingest.base import Chunk
-from ofc.pipeline.ingest.run import IngestReport, ingest_chunks
+from ofc.pipeline.ingest.ingest_run import IngestReport, ingest_chunks
 from ofc.pipeline.lake.store import Lake
 from ofc.pipeline.read_ahead import ahead
 from ofc.pipeline.rules.compile import compile_rules
 from ofc.pipeline.rules.files import load_rules
 from ofc.pipeline.rules.native import VARIANT_PRESETS
-from ofc.pipeline.simulate.batch import HandBatch
 from ofc.pipeline.simulate.bots import BOTS, MC_POLICY
 from ofc.pipeline.simulate.dealer import Dealer
 from ofc.pipeline.simulate.model import model_of
 from ofc.pipeline.simulate.pace import Pace
+from ofc.pipeline.simulate.played_hands import HandBatch
 from ofc.pipeline.simulate.records import SOURCE, RecordMeta, to_chunk, to_records, write_jsonl
 from ofc.pipeline.simulate.streets import streets_of
 from ofc.pipeline.simulate.summary import SimulationSummary

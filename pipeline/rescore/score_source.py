@@ -22,7 +22,9 @@ from ofc.pipeline.lake.batch_writer import BatchWriter
 from ofc.pipeline.lake.snapshot import RESULT_FORMAT
 from ofc.pipeline.lake.store import Lake
 from ofc.pipeline.read_ahead import ahead, result_of
-from ofc.pipeline.rescore.batch import (
+from ofc.pipeline.rescore.plan import KIND, Work
+from ofc.pipeline.rescore.source import READ_ROWS, Partition, partitions, read_partition
+from ofc.pipeline.rescore.step import (
     JobScores,
     Scorer,
     ScoringInput,
@@ -33,12 +35,10 @@ from ofc.pipeline.rescore.batch import (
     read_boards,
     recorded_check,
 )
-from ofc.pipeline.rescore.batch import score_job as score_one
-from ofc.pipeline.rescore.plan import KIND, Work
-from ofc.pipeline.rescore.report import RuleTotals
-from ofc.pipeline.rescore.source import READ_ROWS, Partition, partitions, read_partition
+from ofc.pipeline.rescore.step import score_job as score_one
+from ofc.pipeline.rescore.totals import RuleTotals
 from ofc.pipeline.rules.native import Natives
-from ofc.pipeline.rules.royalties import royalty_hands
+from ofc.pipeline.rules.royalty_names import royalty_hands
 
 PENDING = 4
 """Result tables waiting for their writer at most: with the read size, what bounds memory."""
