@@ -99,6 +99,9 @@ def test_the_report_is_served_with_its_filters_in_the_address(served: Served, re
     status, page = served.get("/")
     assert status == 200
     assert '<form class="serve-bar"' in page
+    labels = re.findall(r'<label>([^<]+)<(?:select|input)[^>]* name="(\w+)"', page)
+    assert ("Player", "player") in labels  # each filter named in words, as a player reads it
+    assert ("Game", "variant") in labels
     assert 'src="/assets/plotly.js"' in page
     assert len(page) < 3_000_000  # plotly.js is loaded from the server, not carried by each page
     boards = report_lake.boards()

@@ -333,7 +333,7 @@ def _bar(site: Site, snapshot: Snapshot | None, filters: Filters, action: str, n
     return f"""<form class="serve-bar" method="get" action="{html.escape(action)}" aria-label="Filters">
 <label>Player<input name="player" value="{player}" list="serve-players" placeholder="every player"></label>
 <datalist id="serve-players">{known}</datalist>
-<label>GameView<select name="variant">{games}</select></label>
+<label>Game<select name="variant">{games}</select></label>
 <label>Since<input type="date" name="since" value="{since}"></label>
 <label>Until<input type="date" name="until" value="{until}"></label>
 <label>Rules<select name="rules">{rules}</select></label>
