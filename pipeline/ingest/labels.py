@@ -40,7 +40,7 @@ from ofc.pipeline.rules.native import VARIANT_PRESETS, does_not_fit
 from ofc.pipeline.score.output import score_records
 from ofc.schemas.rules import Variant
 
-__all__ = ["SAMPLE", "Labels", "Recognised", "label_by_variant", "label_chunk", "recognise"]
+__all__ = ["SAMPLE", "Labels", "Recognised", "fill_missing", "label_by_variant", "label_chunk", "recognise"]
 
 SAMPLE = 500
 """Hands with recorded points a file is recognised by: enough to tell presets apart, read before the rest."""
@@ -82,6 +82,12 @@ def label_chunk(chunk: Chunk, labels: Labels, option: dict[str, str]) -> Chunk:
             chunk = _label(chunk, name, value, "replace" if name in chunk.guessed else "check", option[name])
             chunk.guessed = chunk.guessed - {name}
     return chunk
+
+
+def fill_missing(chunk: Chunk, name: str, value: str) -> Chunk:
+    """``chunk`` with ``value`` in its records' field ``name`` where they have none (a record stating one keeps
+    it)."""
+    return _label(chunk, name, value, "fill")
 
 
 def label_by_variant(chunk: Chunk, found: Recognised) -> Chunk:

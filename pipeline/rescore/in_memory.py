@@ -16,10 +16,10 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from ofc.pipeline.ingest.base import Chunk, Problem
 from ofc.pipeline.ingest.jsonl import JsonlIngester
+from ofc.pipeline.ingest.labels import fill_missing
 from ofc.pipeline.ingest.validate import validate
 from ofc.pipeline.rescore.step import read_boards
 from ofc.pipeline.score.engine import Boards, Prepared, Scored, prepare, score
@@ -59,7 +59,7 @@ class Checked:
 
 def check(chunk: Chunk, source: str) -> Checked:
     """Check ``chunk``'s records by the ingest's validator (``source``: the name its faults are given under)."""
-    validated = validate(_unrecorded(_with_variant(chunk)), source, _BATCH)
+    validated = validate(_unrecorded(fill_missing(chunk, "variant", DEFAULT_VARIANT)), source, _BATCH)
     problems = sorted([*chunk.problems, *validated.problems], key=lambda p: (p.line, p.offset))
     hands, boards = validated.hands, validated.boards
     if hands.num_rows == 0:
@@ -85,16 +85,6 @@ def check(chunk: Chunk, source: str) -> Checked:
         sizes=np.diff(np.r_[table.starts, table.boards.seat.size]),
     )
     return Checked(named, table.boards, problems)
-
-
-def _with_variant(chunk: Chunk) -> Chunk:
-    """``chunk`` with a record that names no variant read as ``DEFAULT_VARIANT``."""
-    records = chunk.records
-    variant = records.column("variant")
-    if records.num_rows == 0 or variant.null_count == 0:
-        return chunk
-    filled = pc.fill_null(variant, DEFAULT_VARIANT)
-    return replace(chunk, records=records.set_column(records.schema.get_field_index("variant"), "variant", filled))
 
 
 def _unrecorded(chunk: Chunk) -> Chunk:
