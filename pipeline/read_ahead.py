@@ -8,10 +8,23 @@ from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import TypeVar
 
+import numba
+
 T = TypeVar("T")
 
 POLL_SECONDS = 0.1
 """How often a thread waiting for another's result looks up to see whether it was interrupted."""
+
+
+def serial_thread(name: str) -> ThreadPoolExecutor:
+    """A one-thread pool whose compiled kernels run on that thread alone.
+
+    For work that overlaps other threads' work: the overlap keeps the cores busy, so a kernel gains nothing
+    from numba's worker threads there, and parallel regions opened from several threads at once are what
+    numba's OpenMP layer has crashed on (rarely, under load). One parallel region at a time, or none, is its
+    tested ground.
+    """
+    return ThreadPoolExecutor(1, thread_name_prefix=name, initializer=numba.set_num_threads, initargs=(1,))
 
 
 def result_of(future: Future[T]) -> T:

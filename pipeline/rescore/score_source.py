@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 
 import numba
 import pyarrow as pa
@@ -21,7 +21,7 @@ from ofc.pipeline import __version__
 from ofc.pipeline.lake.batch_writer import BatchWriter
 from ofc.pipeline.lake.snapshot import RESULT_FORMAT
 from ofc.pipeline.lake.store import Lake
-from ofc.pipeline.read_ahead import ahead, result_of
+from ofc.pipeline.read_ahead import ahead, result_of, serial_thread
 from ofc.pipeline.rescore.plan import KIND, Work
 from ofc.pipeline.rescore.source import READ_ROWS, Partition, partitions, read_partition
 from ofc.pipeline.rescore.step import (
@@ -108,7 +108,7 @@ class _Writers:
 
     def __init__(self, writer: BatchWriter) -> None:
         self.writer = writer
-        self.pools = {t: ThreadPoolExecutor(1, thread_name_prefix=f"rescore-{t}") for t in ("boards", "sums", "pairs")}
+        self.pools = {t: serial_thread(f"rescore-{t}") for t in ("boards", "sums", "pairs")}
         self.pending: deque[tuple[Future[RuleTotals], RuleTotals]] = deque()
 
     def put(self, table: ScoringInput, scoring: JobScores, totals: RuleTotals) -> None:
@@ -166,7 +166,7 @@ def score_source(
     hands = 0
     writer = lake.begin(KIND)
     writers = _Writers(writer)
-    reader = ThreadPoolExecutor(1, thread_name_prefix="rescore-read")
+    reader = serial_thread("rescore-read")
     threads = numba.get_num_threads()
     numba.set_num_threads(1)  # for this thread only: the reader and the writers keep the other cores busy
     tables = ahead(_tables(lake, work, natives, READ_ROWS), reader) if work.jobs else None  # None: hide only
