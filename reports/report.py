@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from contextlib import closing
+from dataclasses import asdict, dataclass, field, replace
 from datetime import date
 from typing import Any
 
@@ -21,15 +22,15 @@ from ofc.pipeline.game import facts
 from ofc.pipeline.lake.snapshot import Snapshot
 from ofc.pipeline.lake.store import Lake
 from ofc.pipeline.query import named
-from ofc.pipeline.query.db import connect, partition_values
+from ofc.pipeline.query.db import Narrowing, connect, partition_values
 from ofc.pipeline.query.keys import machine_row
-from ofc.pipeline.query.players import Found, LakeFilters, apply_aliases, days_said, self_pairs
+from ofc.pipeline.query.players import FilterError, Found, LakeFilters, days_said, self_pairs
 from ofc.reports import sections
 from ofc.reports.queries import QueryRunner, Rows, Scope
 from ofc.reports.sections.common import GameView, Section, auto_min_hands
 from ofc.schemas.rules import RuleSet, key_name
 
-__all__ = ["GameShows", "Options", "Report", "build", "game_data", "shown"]
+__all__ = ["POSITIONS", "GameShows", "Options", "Report", "build", "game_data", "narrowing_said", "shown"]
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,8 @@ class Options:
     """The hands the report lists are carried in the page, for its viewer (a file to share); a served page
     opens each on a page of its own and reads only their ids (their boards and pairs took half of a page's
     time over 10 M hands)."""
+    narrowing: Narrowing = field(default_factory=Narrowing)
+    """The boards every figure reads, of one table size, position, session or opponent's hands (none: all)."""
 
 
 @dataclass
@@ -111,6 +114,7 @@ class Report:
                 "since": self.options.since.isoformat() if self.options.since else None,
                 "until": self.options.until.isoformat() if self.options.until else None,
                 "min_hands": self.options.min_hands,
+                **{k: v for k, v in asdict(self.options.narrowing).items() if k != "variant"},
             },
             "notes": self.notes,
             "overview": {
@@ -217,8 +221,10 @@ def _boards_by_variant(con: duckdb.DuckDBPyConnection, options: Options) -> dict
 def build(source: Lake | Snapshot, options: Options) -> Report:
     """Run every game's sections on one snapshot of the lake (a lake: its state now) and assemble the report."""
     snapshot = source if isinstance(source, Snapshot) else source.snapshot()
-    con = connect(snapshot)
-    apply_aliases(con, options.aliases)
+    narrowing = replace(options.narrowing, variant=options.variant)
+    if narrowing:
+        _check_narrowing(snapshot, options)
+    con = connect(snapshot, narrowing if narrowing else None, options.aliases)
     in_lake = named.RuleSetsInLake(snapshot)
     in_lake.check_current()
     asked = list(dict.fromkeys(in_lake.resolve(r) for r in options.rules))
@@ -227,7 +233,16 @@ def build(source: Lake | Snapshot, options: Options) -> Report:
         if (problem := in_lake.problem(key, options.variant)) is not None:
             raise named.NamedQueryError(problem)
     filters = LakeFilters(con)
-    found = filters.check(options.player, options.variant, options.since, options.until)
+    try:
+        found = filters.check(options.player, options.variant, options.since, options.until)
+    except FilterError:
+        if not narrowing:
+            raise
+        # the filters matched over the whole lake (_check_narrowing): nothing is left of them narrowed
+        days = days_said(options.since, options.until)
+        where = [f"in {options.variant}" if options.variant else "", f"played {days}" if days else ""]
+        who = f"{options.player} has" if options.player else "the lake has"
+        raise FilterError(" ".join([who, "no", narrowing_said(narrowing), *filter(None, where)])) from None
     player = found.player
     boards_of = _boards_by_variant(con, options)
     notes = [
@@ -286,6 +301,8 @@ def build(source: Lake | Snapshot, options: Options) -> Report:
     filters_said = [f"{k}: {v}" for k, v in (("player", player), ("variant", options.variant)) if v]
     if days := days_said(options.since, options.until):
         filters_said.append(f"hands played {days}")
+    if narrowing:
+        filters_said.append(narrowing_said(narrowing))
     overview = sections.overview(rows, found.players, games, filters_said, scored)
     report = Report(options, lead, player, overview, rows, games, [], {}, names)
     if scored:
@@ -293,6 +310,36 @@ def build(source: Lake | Snapshot, options: Options) -> Report:
     report.seconds = dict(sorted(runner.seconds.items()))
     report.notes = notes + _notes(snapshot)
     return report
+
+
+POSITIONS = ("button", "first to act", "second to act", "third to act")
+"""A board's place after the button (0 the button, who acts last), as a narrowing names it."""
+
+
+def narrowing_said(narrowing: Narrowing) -> str:
+    """What a narrowing keeps, in words: "boards at 3-player tables, first to act"."""
+    said = []
+    if narrowing.table_size is not None:
+        said.append(f"at {narrowing.table_size}-player tables")
+    if narrowing.session is not None:
+        said.append(f"in session {narrowing.session}")
+    if narrowing.opponent is not None:
+        said.append(f"in hands against {narrowing.opponent}")
+    if narrowing.position is not None:
+        said.append("on the button" if narrowing.position == 0 else POSITIONS[narrowing.position])
+    return "boards " + ", ".join(said)
+
+
+def _check_narrowing(snapshot: Snapshot, options: Options) -> None:
+    """The filters and the narrowing's names checked over the whole lake: one it does not have is an error naming
+    the closest it has (over the narrowed boards, a player who played elsewhere would read as unknown)."""
+    with closing(connect(snapshot, aliases=options.aliases)) as con:
+        filters = LakeFilters(con)
+        filters.check(options.player, options.variant, options.since, options.until)
+        if options.narrowing.opponent is not None:
+            filters.check(options.narrowing.opponent, None, None)
+        if options.narrowing.session is not None:
+            filters.check_session(options.narrowing.session)
 
 
 def _build_games(runner: QueryRunner, report: Report, snapshot: Snapshot) -> None:

@@ -220,6 +220,48 @@ def test_the_hands_narrow_to_a_table_size_a_session_and_an_opponent(served: Serv
     assert error_of(text) == "table_size: 7 is not from 2 to 4"
 
 
+def test_every_figure_follows_a_table_size_a_seat_a_session_and_an_opponent(
+    served: Served, report_lake: ReportLake
+) -> None:
+    """The narrowing in the address reaches every figure (the connection is narrowed: tests/test_narrowed.py),
+    the bar, the links and the hands behind the figures; a value out of range is a 400 page."""
+    boards = report_lake.boards()
+    # each board's place after the button, counted round the hand's seats from the button (the highest seat if
+    # none is recorded)
+    seats = boards.with_columns(
+        rank=pl.col("seat").rank("ordinal").over("hand_key") - 1,
+        seats=pl.len().over("hand_key"),
+        button_seat=pl.coalesce("button", pl.col("seat").max().over("hand_key")),
+    )
+    buttons = seats.filter(pl.col("seat") == pl.col("button_seat")).select("hand_key", button_rank="rank")
+    placed = seats.join(buttons, on="hand_key").with_columns(
+        position=(pl.col("rank") - pl.col("button_rank")) % pl.col("seats")
+    )
+    kept = placed.filter((pl.col("n_players") == 2) & (pl.col("position") == 1))
+    assert 0 < kept.height < boards.height
+    status, page = served.get("/?table_size=2&position=1&min_hands=1")
+    assert status == 200, error_of(page)
+    shown = report_filters(page)
+    assert (shown["table_size"], shown["position"], shown["session"], shown["opponent"]) == (2, 1, None, None)
+    assert "boards at 2-player tables, first to act" in page
+    assert '<option value="1" selected>first to act</option>' in page
+    assert 'href="/hands?min_hands=1&amp;table_size=2&amp;position=1"' in page
+    status, text = served.get("/hands?table_size=2&position=1&per_page=500")
+    assert status == 200, error_of(text)
+    assert f"of {kept.height:,}</span>" in text
+    assert {r["key"] for r in listed(text)} == {str(k) for k in kept["hand_key"].to_list()}
+    player = boards["player"].value_counts(sort=True)["player"][0]
+    status, page = served.get(f"/?opponent={urllib.request.quote(player)}&min_hands=1")
+    assert status == 200, error_of(page)
+    assert f"boards in hands against {html.escape(player)}" in page
+    status, page = served.get("/?position=5")
+    assert status == 400
+    assert error_of(page) == "position: 5 is not from 0 to 3"
+    status, page = served.get(f"/?opponent={urllib.request.quote(player + 'zz')}")
+    assert status == 400
+    assert error_of(page).startswith(f"no player {player + 'zz'!r}"), error_of(page)
+
+
 def test_the_last_day_is_kept_in_the_address_the_bar_and_every_link(served: Served, report_lake: ReportLake) -> None:
     boards = report_lake.boards().with_columns(day=pl.col("played_at").dt.date())
     days = boards["day"].drop_nulls().unique().sort()

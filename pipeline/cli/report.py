@@ -49,6 +49,24 @@ def report(
     all_versions: bool = typer.Option(
         False, "--all-versions", help="Compare earlier versions of an edited rule set too, not only the latest."
     ),
+    table_size: int | None = typer.Option(
+        None, "--table-size", metavar="N", min=2, max=4, help="Only hands of N players.", show_default=False
+    ),
+    position: str | None = typer.Option(
+        None,
+        "--position",
+        metavar="PLACE",
+        help="Only boards at this place after the button: button, first, second or third (to act).",
+        show_default=False,
+    ),
+    session: str | None = typer.Option(None, "--session", help="Only hands of this session.", show_default=False),
+    opponent: str | None = typer.Option(
+        None,
+        "--opponent",
+        metavar="NAME",
+        help="Only hands this player sat in, and not their own boards: play against them.",
+        show_default=False,
+    ),
     as_json: bool = json_option(),
 ) -> None:
     """Write a report: the featured player, results, foul rate, royalties, Fantasyland and scoring variants.
@@ -59,7 +77,23 @@ def report(
     hands) can be set once in ofc.toml or ~/.config/ofc/config.toml; see docs/reports.md, "Settings".
     """
     with interrupts("no report was written; the lake is as it was"), user_errors():
-        _report(out, lake, player, variant, tuple(rules or ()), since, until, min_hands, all_versions, as_json)
+        narrowing = (table_size, _place(position), session, opponent)
+        _report(
+            out, lake, player, variant, tuple(rules or ()), since, until, min_hands, all_versions, narrowing, as_json
+        )
+
+
+PLACES = ("button", "first", "second", "third")
+"""``--position``'s words, by place after the button (0 the button, who acts last)."""
+
+
+def _place(word: str | None) -> int | None:
+    if word is None:
+        return None
+    said = word.strip().lower().removesuffix(" to act")
+    if said not in PLACES:
+        fail(f"--position: {word!r} is not one of {', '.join(PLACES)}", EXIT_USAGE)
+    return PLACES.index(said)
 
 
 def _report(
@@ -72,9 +106,11 @@ def _report(
     until: str | None,
     min_hands: int | None,
     all_versions: bool,
+    narrowing: tuple[int | None, int | None, str | None, str | None],
     as_json: bool,
 ) -> None:
     from ofc.pipeline.config import load_config
+    from ofc.pipeline.query.db import Narrowing
     from ofc.reports.html import render
     from ofc.reports.report import Options, build
 
@@ -94,6 +130,7 @@ def _report(
         all_versions=all_versions,
         aliases=config.alias_map(),
         featured=config.canonical(config.player) if config.player else None,
+        narrowing=Narrowing(*narrowing[:3], config.canonical(narrowing[3]) if narrowing[3] else None),
     )
     result = build(store, options)
     if as_json:

@@ -4,14 +4,22 @@ Each lake table is a view over exactly the files the snapshot's manifests list (
 left by a crash is never seen, nor results a forced rescore replaced, nor results of an older format), with
 the partitions (variant, month; the result tables rules_key, variant and native) as columns. Two small tables
 come from the code rather than the files: ``variants`` (each variant's preset, whether it is played open face
-and with a 2-7 middle) and ``royalty_hands`` (the hand each royalty of each rule set pays for); and one macro,
-``notable_per_month()``, the boards of each kind ``notable_boards`` keeps per player and month. The views and
+and with a 2-7 middle) and ``royalty_hands`` (the hand each royalty of each rule set pays for); and two macros,
+``notable_per_month()``, the boards of each kind ``notable_boards`` keeps per player and month, and
+``narrowed()``, whether the connection is narrowed. The views and
 macros in ``sql/views.sql`` are created on top. Then the connection is locked down: files can be read only
 inside the lake, nothing can be written, and ad-hoc SQL may only query.
+
+A connection may be narrowed (:class:`Narrowing`) to the boards of one table size, session, opponent or place
+after the button: ``sql/narrowed.sql`` then defines the tables every query reads over the lake's, so that every
+figure follows.
 """
 
 from __future__ import annotations
 
+import tempfile
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import duckdb
@@ -24,10 +32,21 @@ from ofc.pipeline.lake.file_layout import RESULT_TABLES
 from ofc.pipeline.lake.snapshot import Snapshot
 from ofc.pipeline.lake.store import Lake
 from ofc.pipeline.paths import SQL
+from ofc.pipeline.query.players import apply_aliases
 from ofc.pipeline.rules.native import VARIANT_PRESETS
-from ofc.schemas.lake import CARDS13, NOTABLE_PER_MONTH, TABLE_PARTITIONS, TABLES
+from ofc.schemas.lake import CARDS13, NOTABLE_PER_MONTH, SUMMARY_TABLES, TABLE_PARTITIONS, TABLES
 
-__all__ = ["CARD_CODES", "SQL_DIR", "QueryError", "connect", "partition_values", "plain_schema", "run_query"]
+__all__ = [
+    "CARD_CODES",
+    "SQL_DIR",
+    "Narrowing",
+    "NarrowingError",
+    "QueryError",
+    "connect",
+    "partition_values",
+    "plain_schema",
+    "run_query",
+]
 
 SQL_DIR = SQL
 QUERY_STATEMENTS = {duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN}
@@ -38,6 +57,37 @@ MONTH_OF_FILE = "regexp_extract(filename, '/month=([^/]+)/', 1) AS month"
 
 class QueryError(InputError):
     """SQL that cannot be run: not a query, or DuckDB rejected it."""
+
+
+@dataclass(frozen=True)
+class Narrowing:
+    """The boards a connection reads: of hands at one table size (``table_size``), of one ``session``, or where
+    one ``opponent`` sat (not the opponent's own boards), and of those the boards at one ``position`` after the
+    button (0 the button, 1 the first to act). None: any. ``variant`` only bounds the work: every query takes it
+    too."""
+
+    table_size: int | None = None
+    position: int | None = None
+    session: str | None = None
+    opponent: str | None = None
+    variant: str | None = None
+
+    def __bool__(self) -> bool:
+        return any(v is not None for v in (self.table_size, self.position, self.session, self.opponent))
+
+
+NARROWED_BOARDS = 1_000_000
+"""The most boards a narrowed connection sums again from their results. Over 10 M hands, the 820,500 boards of the
+hands where one player sat took 19 s and stayed within the connection's memory (600 MB, spilling to disk); the 10 M
+boards at one position did not fit."""
+
+
+class NarrowingError(InputError):
+    """A narrowing that keeps more boards than a connection sums again."""
+
+
+NARROWED = ("hands", "boards", "board_results", "pair_results", "analysed_boards", "decisions", *SUMMARY_TABLES)
+"""The lake's tables a narrowed connection defines again over its own (``lake_hands`` and so on)."""
 
 
 def plain_schema(schema: pa.Schema) -> pa.Schema:
@@ -158,8 +208,13 @@ def _columns(path: Path, table: str) -> frozenset[str]:
     return frozenset(f"{f.name}[]" if f.name == "cards" and any(t(f.type) for t in listed) else f.name for f in schema)
 
 
-def connect(source: Snapshot | Lake) -> duckdb.DuckDBPyConnection:
-    """A fresh in-memory connection over one snapshot (a lake: its state now), every view and macro defined."""
+def connect(
+    source: Snapshot | Lake, narrowing: Narrowing | None = None, aliases: Mapping[str, str] | None = None
+) -> duckdb.DuckDBPyConnection:
+    """A fresh in-memory connection over one snapshot (a lake: its state now), every view and macro defined;
+    narrowed to some boards when a ``narrowing`` is given (even one that keeps every board: the summaries are then
+    summed again from the boards, as a narrowing sums them); with the players' ``aliases``
+    (:func:`pipeline.query.players.apply_aliases`)."""
     snapshot = source.snapshot() if isinstance(source, Lake) else source
     con = duckdb.connect(config={"threads": 2})
     con.execute("SET enable_progress_bar = false")
@@ -167,17 +222,56 @@ def connect(source: Snapshot | Lake) -> duckdb.DuckDBPyConnection:
     # Global, so that every cursor of the connection has them too (a report's sections run on their own).
     con.execute("SET GLOBAL TimeZone = 'UTC'")  # days and times are the lake's, in UTC, whatever the machine's zone
     con.execute("SET GLOBAL parquet_metadata_cache = true")  # committed files never change: each footer read once
-    views = [f"CREATE VIEW {name} AS {_table(con, snapshot, name)};" for name in TABLES]
+    narrowed = narrowing is not None
+    views = [
+        f"CREATE VIEW {'lake_' if narrowed and name in NARROWED else ''}{name} AS {_table(con, snapshot, name)};"
+        for name in TABLES
+    ]
     con.execute("\n".join(views))  # one script: each view bound once (as relations, twice)
     con.execute(f"CREATE VIEW variants AS {_variants()}")
     con.execute(f"CREATE VIEW royalty_hands AS {_royalty_hands(snapshot)}")
-    con.execute(f"CREATE MACRO notable_per_month() AS {NOTABLE_PER_MONTH}")
+    # Narrowed, the notable boards of each month are not those of the boards kept: notable_hands searches them all.
+    con.execute(f"CREATE MACRO notable_per_month() AS {0 if narrowed else NOTABLE_PER_MONTH}")
+    con.execute(f"CREATE MACRO narrowed() AS {narrowed}")  # whether the tables keep only some boards
+    if narrowing is not None:  # the aliases first: the narrowing sums the players as they read
+        apply_aliases(con, aliases or {}, {t: f"lake_{t}" for t in NARROWED})
+        _narrow(con, narrowing)
     con.execute((SQL_DIR / "views.sql").read_text(encoding="utf-8"))
     root = str(snapshot.root.resolve())
+    if narrowing is None:
+        apply_aliases(con, aliases or {})
     con.execute("SET allowed_directories = $dirs", {"dirs": [root]})
     con.execute("SET enable_external_access = false")
     con.execute("SET lock_configuration = true")
     return con
+
+
+def _narrow(con: duckdb.DuckDBPyConnection, narrowing: Narrowing) -> None:
+    """Define the tables every query reads over the lake's (``lake_hands`` and so on), narrowed."""
+    # Summed again from the boards: bounded, spilling to a folder of the system's, never the lake's.
+    con.execute("SET memory_limit = '600MB'")
+    con.execute("SET temp_directory = $dir", {"dir": str(Path(tempfile.gettempdir()) / "ofc-duckdb")})
+    con.execute(
+        "CREATE TABLE narrowing AS SELECT $table_size::TINYINT AS table_size, $position::TINYINT AS position, "
+        "$session::VARCHAR AS session, $opponent::VARCHAR AS opponent, $variant::VARCHAR AS variant",
+        asdict(narrowing),
+    )
+    first, *rest = con.extract_statements((SQL_DIR / "narrowed.sql").read_text(encoding="utf-8"))
+    try:
+        con.execute(first.query)  # kept_boards
+        (kept,) = con.execute("SELECT count(*) FROM kept_boards").fetchall()[0]
+        if kept > NARROWED_BOARDS:
+            raise NarrowingError(
+                f"narrowed this way the lake keeps {kept:,} boards, more than the {NARROWED_BOARDS:,} a narrowed "
+                "page sums again from their results: choose a game, a session or an opponent too"
+            )
+        for statement in rest:
+            con.execute(statement.query)
+    except duckdb.OutOfMemoryException:
+        raise NarrowingError(
+            "narrowed this way the lake keeps more boards than a narrowed page sums again within its memory: "
+            "choose a game, a session or an opponent too"
+        ) from None
 
 
 def run_query(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, object] | None = None) -> pa.Table:

@@ -55,16 +55,20 @@ def alias_case(column: str, aliases: Mapping[str, str]) -> str:
     return f"CASE {column} {cases} ELSE {column} END AS {column}"
 
 
-def apply_aliases(con: duckdb.DuckDBPyConnection, aliases: Mapping[str, str]) -> None:
+def apply_aliases(
+    con: duckdb.DuckDBPyConnection, aliases: Mapping[str, str], views: Mapping[str, str] | None = None
+) -> None:
     """Make every alias read as its player in the tables that name players (and so in every view, macro and
     query over them), and keep the aliases as ``player_aliases`` (for the rows a lookup reads). Names are
-    mapped by one CASE per column; no aliases, nothing changes."""
+    mapped by one CASE per column; no aliases, nothing changes. ``views``: the name of the view a table is read
+    by, where it is not the table's own (a narrowed connection's ``lake_boards``)."""
     if not aliases:
         return
     for table, columns in _NAMED.items():
+        view = (views or {}).get(table, table)
         cases = ", ".join(alias_case(c, aliases) for c in columns)
-        con.execute(f"ALTER VIEW {table} RENAME TO {table}_as_recorded")
-        con.execute(f"CREATE VIEW {table} AS SELECT * REPLACE ({cases}) FROM {table}_as_recorded")
+        con.execute(f"ALTER VIEW {view} RENAME TO {view}_as_recorded")
+        con.execute(f"CREATE VIEW {view} AS SELECT * REPLACE ({cases}) FROM {view}_as_recorded")
     # As SQL values: an Arrow table built from Python values would load pandas (0.2 s of every ofc sql).
     pairs = ", ".join(f"({_quoted(a)}, {_quoted(p)})" for a, p in aliases.items())
     con.execute(f"CREATE VIEW player_aliases AS SELECT * FROM (VALUES {pairs}) AS player_aliases(alias, player)")

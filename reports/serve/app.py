@@ -39,12 +39,12 @@ from ofc.pipeline.errors import InputError, OfcError
 from ofc.pipeline.lake.snapshot import Snapshot
 from ofc.pipeline.lake.store import Lake
 from ofc.pipeline.query import named
-from ofc.pipeline.query.db import connect
-from ofc.pipeline.query.players import LakeFilters, apply_aliases
+from ofc.pipeline.query.db import Narrowing, connect
+from ofc.pipeline.query.players import LakeFilters
 from ofc.reports.hands import hand_id, load
 from ofc.reports.html import PAGE_CSS, Served, asset, plotly_js, render
 from ofc.reports.queries import QueryRunner, Scope
-from ofc.reports.report import Options, build, shown
+from ofc.reports.report import POSITIONS, Options, build, shown
 
 __all__ = ["LIMITS", "Limits", "RequestError", "Site", "make_app"]
 
@@ -89,6 +89,11 @@ class Filters:
     rules: str | None = None
     """A rule set (name or key) every hand is read under; None: each hand as played."""
     min_hands: int | None = None
+    table_size: int | None = None
+    position: int | None = None
+    """A board's place after the button: 0 the button, 1 the first to act."""
+    session: str | None = None
+    opponent: str | None = None
 
     @classmethod
     def parse(cls, query: Mapping[str, str]) -> Filters:
@@ -100,7 +105,16 @@ class Filters:
             until=_day(query, "until"),
             rules=None if rules in (None, "as played") else rules,
             min_hands=_whole(query, "min_hands", None, 1, 10**9),
+            table_size=_whole(query, "table_size", None, 2, 4),
+            position=_whole(query, "position", None, 0, 3),
+            session=_text(query, "session"),
+            opponent=_text(query, "opponent"),
         )
+
+    @property
+    def narrowing(self) -> Narrowing:
+        """The boards every figure reads: of a table size, a session, an opponent's hands, a place."""
+        return Narrowing(self.table_size, self.position, self.session, self.opponent)
 
     def query(self, **more: Any) -> str:
         """The URL query of these filters with ``more``, empty values left out."""
@@ -111,26 +125,14 @@ class Filters:
             "until": self.until.isoformat() if self.until else None,
             "rules": self.rules,
             "min_hands": self.min_hands,
+            "table_size": self.table_size,
+            "position": self.position,
+            "session": self.session,
+            "opponent": self.opponent,
             **more,
         }
         kept = {k: v for k, v in values.items() if v not in (None, "")}
         return "?" + urlencode(kept) if kept else ""
-
-
-@dataclass(frozen=True)
-class Narrower:
-    """What the list of hands is narrowed to beyond the report's filters: table size, session, opponent."""
-
-    table_size: int | None = None
-    session: str | None = None
-    opponent: str | None = None
-
-    @classmethod
-    def parse(cls, query: Mapping[str, str]) -> Narrower:
-        return cls(_whole(query, "table_size", None, 2, 4), _text(query, "session"), _text(query, "opponent"))
-
-    def values(self) -> dict[str, Any]:
-        return {"table_size": self.table_size, "session": self.session, "opponent": self.opponent}
 
 
 def _text(query: Mapping[str, str], name: str) -> str | None:
@@ -223,11 +225,11 @@ class Site:
         return hashlib.blake2b("\n".join(names).encode(), digest_size=8).hexdigest()
 
     @contextmanager
-    def connection(self, snapshot: Snapshot) -> Iterator[duckdb.DuckDBPyConnection]:
-        """A connection over ``snapshot`` with the settings' aliases, closed after."""
-        con = connect(snapshot)
+    def connection(self, snapshot: Snapshot, narrowing: Narrowing | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A connection over ``snapshot`` with the settings' aliases (narrowed, if a narrowing is given), closed
+        after."""
+        con = connect(snapshot, narrowing if narrowing else None, self.aliases)
         try:
-            apply_aliases(con, self.aliases)
             yield con
         finally:
             con.close()
@@ -274,6 +276,7 @@ class Site:
             aliases=self.aliases,
             featured=self.featured,
             carry_hands=False,  # each listed hand opens on its own page: /hand/KEY
+            narrowing=filters.narrowing,
         )
 
 
@@ -315,7 +318,7 @@ def _options_html(values: list[tuple[str, str]], chosen: str | None) -> str:
     )
 
 
-def _bar(site: Site, snapshot: Snapshot | None, filters: Filters, action: str, narrower: Narrower | None = None) -> str:
+def _bar(site: Site, snapshot: Snapshot | None, filters: Filters, action: str) -> str:
     """The filters as a form: submitting it loads the same page with them in its address."""
     offered = Choices()
     if snapshot is not None:
@@ -338,19 +341,22 @@ def _bar(site: Site, snapshot: Snapshot | None, filters: Filters, action: str, n
 <label>Until<input type="date" name="until" value="{until}"></label>
 <label>Rules<select name="rules">{rules}</select></label>
 <label>Min. hands<input type="number" name="min_hands" min="1" value="{least}" placeholder="auto"></label>
-{_narrower_fields(narrower) if narrower is not None else ""}<button type="submit">Show</button>
+{_narrowing_fields(filters)}<button type="submit">Show</button>
 <a href="/hands{html.escape(filters.query())}">the hands behind these figures</a>
 <a href="/train{html.escape(filters.query())}">trainer</a>
 <a href="/{html.escape(filters.query())}">report</a>
 </form>"""
 
 
-def _narrower_fields(narrower: Narrower) -> str:
-    sizes = _options_html([("", "any"), ("2", "2"), ("3", "3"), ("4", "4")], str(narrower.table_size or ""))
-    session = html.escape(narrower.session or "")
-    opponent = html.escape(narrower.opponent or "")
+def _narrowing_fields(filters: Filters) -> str:
+    sizes = _options_html([("", "any"), ("2", "2"), ("3", "3"), ("4", "4")], str(filters.table_size or ""))
+    places = [("", "any"), *((str(i), name) for i, name in enumerate(POSITIONS))]
+    position = _options_html(places, "" if filters.position is None else str(filters.position))
+    session = html.escape(filters.session or "")
+    opponent = html.escape(filters.opponent or "")
     return (
         f'<label>Players<select name="table_size">{sizes}</select></label>'
+        f'<label>Seat<select name="position">{position}</select></label>'
         f'<label>Session<input name="session" value="{session}" placeholder="any session"></label>'
         f'<label>Opponent<input name="opponent" value="{opponent}" list="serve-players" placeholder="anyone">'
         "</label>"
@@ -422,19 +428,18 @@ def make_app(site: Site) -> Starlette:
     def hands_page(request: Request) -> Response:
         query = request.query_params
         filters = Filters.parse(query)
-        narrower = Narrower.parse(query)
         sort, order = _choice(query, "sort", SORTS), _choice(query, "order", ORDERS)
         page = _whole(query, "page", 1, 1, site.limits.last_page) or 1
         per_page = _whole(query, "per_page", site.limits.per_page, 1, site.limits.most_per_page) or 1
         state = site.state()
         with site.reading() as snapshot:
             try:
-                rows, player = _hand_list(site, snapshot, filters, narrower, sort, order, page, per_page)
+                rows, player = _hand_list(site, snapshot, filters, sort, order, page, per_page)
             except OfcError as exc:
                 return _error_page(site, filters, 400, str(exc), "/hands")
-            bar = _bar(site, snapshot, filters, "/hands", narrower)
+            bar = _bar(site, snapshot, filters, "/hands")
         filters = replace(filters, player=player)
-        table = _hand_table(filters, narrower, rows, sort, order, page, per_page)
+        table = _hand_table(filters, rows, sort, order, page, per_page)
         body = bar + _live(state, site.limits.poll_seconds) + table
         return HTMLResponse(_shell("Hands" + (f": {player}" if player else ""), body))
 
@@ -572,44 +577,47 @@ def _hand_list(
     site: Site,
     snapshot: Snapshot,
     filters: Filters,
-    narrower: Narrower,
     sort: str,
     order: str,
     page: int,
     per_page: int,
 ) -> tuple[list[dict[str, Any]], str | None]:
-    """A page of the boards the filters keep, and the player as the lake spells them."""
+    """A page of the boards the filters keep, and the player as the lake spells them. Narrowed, the connection
+    keeps the boards (a place after the button too); otherwise the query narrows the hands itself."""
     with site.connection(snapshot) as con:
         in_lake = named.RuleSetsInLake(snapshot)
         in_lake.check_current()
         lake_filters = LakeFilters(con)
         found = lake_filters.check(filters.player, filters.variant, filters.since, filters.until)
-        opponent = lake_filters.check(narrower.opponent, None, None).player if narrower.opponent else None
-        if narrower.session is not None:
-            lake_filters.check_session(narrower.session)
+        opponent = lake_filters.check(filters.opponent, None, None).player if filters.opponent else None
+        if filters.session is not None:
+            lake_filters.check_session(filters.session)
         rules = in_lake.resolve(filters.rules) if filters.rules else None
         if rules is not None and (problem := in_lake.problem(rules, filters.variant)) is not None:
             raise named.NamedQueryError(problem)
-        values = {
-            "rules": rules,
-            "player": found.player,
-            "variant": filters.variant,
-            "since": filters.since,
-            "until": filters.until,
-            "sort": sort,
-            "order": order,
-            "page": page,
-            "per_page": per_page,
-            **narrower.values(),
-            "opponent": opponent,
-        }
+    narrowing = replace(filters.narrowing, opponent=opponent, variant=filters.variant)
+    values = {
+        "rules": rules,
+        "player": found.player,
+        "variant": filters.variant,
+        "since": filters.since,
+        "until": filters.until,
+        "sort": sort,
+        "order": order,
+        "page": page,
+        "per_page": per_page,
+        "table_size": None,
+        "session": None,
+        "opponent": None,
+    }
+    if narrowing.position is None:  # the query narrows by table size, session and opponent itself, without a pass
+        values |= {"table_size": filters.table_size, "session": filters.session, "opponent": opponent}
+        narrowing = Narrowing()
+    with site.connection(snapshot, narrowing) as con:
         return named.run(con, snapshot, "hand_list", values, check_filters=False).to_pylist(), found.player
 
 
-def _hand_table(
-    filters: Filters, narrower: Narrower, rows: list[dict[str, Any]], sort: str, order: str, page: int, per_page: int
-) -> str:
-    kept = {k: v for k, v in narrower.values().items() if v is not None}
+def _hand_table(filters: Filters, rows: list[dict[str, Any]], sort: str, order: str, page: int, per_page: int) -> str:
     total = rows[0]["total"] if rows else 0
     first = (page - 1) * per_page
 
@@ -618,7 +626,7 @@ def _hand_table(
             return f'<th class="text">{label}</th>'
         again = "asc" if sort == by and order == "desc" else "desc"
         mark = (" ▼" if order == "desc" else " ▲") if sort == by else ""
-        href = html.escape(filters.query(sort=by, order=again, **kept))
+        href = html.escape(filters.query(sort=by, order=again))
         return f'<th><a href="/hands{href}" data-sort="{by}">{label}{mark}</a></th>'
 
     head = "".join(
@@ -650,12 +658,11 @@ def _hand_table(
     pager = [f"<span>boards {first + 1 if rows else 0:,} to {first + len(rows):,} of {total:,}</span>"]
     if page > 1:
         pager.append(
-            f'<a href="/hands{html.escape(filters.query(sort=sort, order=order, page=page - 1, **kept))}">previous</a>'
+            f'<a href="/hands{html.escape(filters.query(sort=sort, order=order, page=page - 1))}">previous</a>'
         )
     if page < last:
         pager.append(
-            f'<a href="/hands{html.escape(filters.query(sort=sort, order=order, page=page + 1, **kept))}" '
-            'rel="next">next</a>'
+            f'<a href="/hands{html.escape(filters.query(sort=sort, order=order, page=page + 1))}" rel="next">next</a>'
         )
     said = "" if rows or page == 1 else f"<p class='serve-error'>There are {last:,} pages; this is page {page:,}.</p>"
     table = f'<table class="hand-list"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
@@ -670,14 +677,19 @@ def _costly(site: Site, snapshot: Snapshot, filters: Filters) -> tuple[list[dict
     """The costliest decisions the filters keep (as ``ofc analyse`` weighed them), and the player as the lake
     spells them."""
     with site.connection(snapshot) as con:
-        found = LakeFilters(con).check(filters.player, filters.variant, filters.since, filters.until)
-        values = {
-            "player": found.player,
-            "variant": filters.variant,
-            "since": filters.since,
-            "until": filters.until,
-            "decisions": TRAIN_DECISIONS,
-        }
+        lake_filters = LakeFilters(con)
+        found = lake_filters.check(filters.player, filters.variant, filters.since, filters.until)
+        opponent = lake_filters.check(filters.opponent, None, None).player if filters.opponent else None
+        if filters.session is not None:
+            lake_filters.check_session(filters.session)
+    values = {
+        "player": found.player,
+        "variant": filters.variant,
+        "since": filters.since,
+        "until": filters.until,
+        "decisions": TRAIN_DECISIONS,
+    }
+    with site.connection(snapshot, replace(filters.narrowing, opponent=opponent, variant=filters.variant)) as con:
         return named.run(con, snapshot, "costly_decisions", values, check_filters=False).to_pylist(), found.player
 
 

@@ -1,5 +1,5 @@
--- Overview: hands in the lake and the boards dealt in them, the first and last day played (UTC), per variant and
--- over all variants.
+-- Overview: hands in the lake and the boards dealt in them (narrowed: the boards kept), the first and last day
+-- played (UTC), per variant and over all variants.
 -- @param player text?: only hands this player played in
 -- @param variant text?: only this variant
 -- @param since date?: only hands played on or after this day (UTC)
@@ -8,8 +8,18 @@ WITH per AS (
     SELECT variant, count(*) AS hands, sum(n_players) AS boards, CAST(timezone('UTC', min(played_at)) AS DATE) AS first,
            CAST(timezone('UTC', max(played_at)) AS DATE) AS last
     FROM hands
-    WHERE $player IS NULL AND ($variant IS NULL OR variant = $variant) AND played_between(played_at, $since, $until)
+    WHERE $player IS NULL AND NOT narrowed() AND ($variant IS NULL OR variant = $variant)
+      AND played_between(played_at, $since, $until)
     GROUP BY variant
+    UNION ALL
+    -- Narrowed to some boards of each hand (a seat, not an opponent's own): those boards, not all those dealt.
+    SELECT h.variant, count(DISTINCT h.hand_key), count(*), CAST(timezone('UTC', min(h.played_at)) AS DATE),
+           CAST(timezone('UTC', max(h.played_at)) AS DATE)
+    FROM hands h
+    JOIN boards b ON b.hand_key = h.hand_key
+    WHERE $player IS NULL AND narrowed() AND ($variant IS NULL OR h.variant = $variant)
+      AND played_between(h.played_at, $since, $until)
+    GROUP BY h.variant
     UNION ALL
     -- A player's hands from the summaries of the boards as played, one board of theirs a hand: read in
     -- milliseconds where joining the hands to the player's boards took 0.3 s over 10 M hands. (Hands not yet
