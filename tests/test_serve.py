@@ -379,10 +379,11 @@ def test_the_pages_in_a_browser(report_lake: ReportLake, served: Served, tmp_pat
     browser = find_browser()
     boards = report_lake.boards()
     variant = boards["variant"].value_counts(sort=True)["variant"][0]
-    root = _root_attributes(_dom(browser, tmp_path, f"{served.base}/?variant={variant}"))
-    assert "data-errors" not in root, root.get("data-errors")
-    assert int(root["data-charts"]) > 0
-    assert root["data-charts-rendered"] == root["data-charts"]
+    for narrowed in ("", "&table_size=3&position=0", f"&opponent={urllib.request.quote(boards['player'][0])}"):
+        root = _root_attributes(_dom(browser, tmp_path, f"{served.base}/?variant={variant}{narrowed}"))
+        assert "data-errors" not in root, (narrowed, root.get("data-errors"))
+        assert int(root["data-charts"]) > 0
+        assert root["data-charts-rendered"] == root["data-charts"]
     # A hand's page: the replayer at the deal, one step an action (an open-face hand), every board shown.
     placed = set(report_lake.frame("placements")["hand_key"].to_list())
     for game in sorted(set(boards["variant"].to_list())):
