@@ -324,12 +324,18 @@
     return "/hands?" + params.toString();
   }
 
-  // What a chart element or a table cell names: a player or a game; else the page's own filters.
-  function drillTo(label) {
+  // What a chart element or a table cell names: a player or a game, a seat (as the charts name one: ORDER,
+  // whose place after the button is its index + 1, the button's 0) and a table size ("3 players", the label or
+  // the bar's series); else the page's own filters.
+  function drillTo(label, series) {
     const text = String(label == null ? "" : label).trim();
     if (namesIn("#serve-players option").has(text)) return handsOf({ player: text });
     if (namesIn('select[name="variant"] option').has(text)) return handsOf({ variant: text });
-    return handsOf({});
+    const changes = {};
+    if (ORDER.includes(text)) changes.position = String((ORDER.indexOf(text) + 1) % ORDER.length);
+    const size = /^([2-4]) players$/.exec(text) || /^([2-4]) players$/.exec(String(series || "").trim());
+    if (size) changes.table_size = size[1];
+    return handsOf(changes);
   }
 
   function wireCharts() {
@@ -340,7 +346,7 @@
         const p = ev && ev.points && ev.points[0];
         if (!p) return;
         const horizontal = p.data && p.data.orientation === "h";
-        location.href = drillTo(horizontal ? p.y : p.x);
+        location.href = drillTo(horizontal ? p.y : p.x, p.data && p.data.name);
       });
     });
   }
