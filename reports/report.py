@@ -26,11 +26,12 @@ from ofc.pipeline.query.db import Narrowing, connect, partition_values
 from ofc.pipeline.query.keys import machine_row
 from ofc.pipeline.query.players import FilterError, Found, LakeFilters, days_said, self_pairs
 from ofc.reports import sections
+from ofc.reports.figures import POSITION_WORDS
 from ofc.reports.queries import QueryRunner, Rows, Scope
 from ofc.reports.sections.common import GameView, Section, auto_min_hands
 from ofc.schemas.rules import RuleSet, key_name
 
-__all__ = ["POSITIONS", "GameShows", "Options", "Report", "build", "game_data", "narrowing_said", "shown"]
+__all__ = ["GameShows", "Options", "Report", "build", "game_data", "narrowing_said", "shown"]
 
 
 @dataclass(frozen=True)
@@ -223,7 +224,7 @@ def build(source: Lake | Snapshot, options: Options) -> Report:
     snapshot = source if isinstance(source, Snapshot) else source.snapshot()
     narrowing = replace(options.narrowing, variant=options.variant)
     if narrowing:
-        _check_narrowing(snapshot, options)
+        narrowing = replace(narrowing, opponent=_check_narrowing(snapshot, options))
     con = connect(snapshot, narrowing if narrowing else None, options.aliases)
     in_lake = named.RuleSetsInLake(snapshot)
     in_lake.check_current()
@@ -304,7 +305,7 @@ def build(source: Lake | Snapshot, options: Options) -> Report:
     if narrowing:
         filters_said.append(narrowing_said(narrowing))
     overview = sections.overview(rows, found.players, games, filters_said, scored)
-    report = Report(options, lead, player, overview, rows, games, [], {}, names)
+    report = Report(replace(options, narrowing=narrowing), lead, player, overview, rows, games, [], {}, names)
     if scored:
         _build_games(runner, report, snapshot)
     report.seconds = dict(sorted(runner.seconds.items()))
@@ -312,12 +313,8 @@ def build(source: Lake | Snapshot, options: Options) -> Report:
     return report
 
 
-POSITIONS = ("button", "first to act", "second to act", "third to act")
-"""A board's place after the button (0 the button, who acts last), as a narrowing names it."""
-
-
 def narrowing_said(narrowing: Narrowing) -> str:
-    """What a narrowing keeps, in words: "boards at 3-player tables, first to act"."""
+    """What a narrowing keeps, in words: "boards at 3-player tables, 1st to act"."""
     said = []
     if narrowing.table_size is not None:
         said.append(f"at {narrowing.table_size}-player tables")
@@ -326,20 +323,22 @@ def narrowing_said(narrowing: Narrowing) -> str:
     if narrowing.opponent is not None:
         said.append(f"in hands against {narrowing.opponent}")
     if narrowing.position is not None:
-        said.append("on the button" if narrowing.position == 0 else POSITIONS[narrowing.position])
+        said.append("on the button" if narrowing.position == 0 else POSITION_WORDS[narrowing.position])
     return "boards " + ", ".join(said)
 
 
-def _check_narrowing(snapshot: Snapshot, options: Options) -> None:
+def _check_narrowing(snapshot: Snapshot, options: Options) -> str | None:
     """The filters and the narrowing's names checked over the whole lake: one it does not have is an error naming
-    the closest it has (over the narrowed boards, a player who played elsewhere would read as unknown)."""
+    the closest it has (over the narrowed boards, a player who played elsewhere would read as unknown). Returns the
+    opponent as the lake spells them."""
     with closing(connect(snapshot, aliases=options.aliases)) as con:
         filters = LakeFilters(con)
         filters.check(options.player, options.variant, options.since, options.until)
-        if options.narrowing.opponent is not None:
-            filters.check(options.narrowing.opponent, None, None)
         if options.narrowing.session is not None:
             filters.check_session(options.narrowing.session)
+        if options.narrowing.opponent is None:
+            return None
+        return filters.check(options.narrowing.opponent, None, None).player
 
 
 def _build_games(runner: QueryRunner, report: Report, snapshot: Snapshot) -> None:

@@ -6,7 +6,8 @@
 --   boards, board_results, analysed_boards, decisions: the boards kept (not the opponent's own: the figures are
 --     about play against them);
 --   pair_results: the pairs of a board kept, and where an opponent is asked for, the pairs with that opponent;
---   the summaries, summed again from the boards and pairs kept; notable_boards is left unread
+--   the summaries, summed again from the boards and pairs kept (pair_summary one row a side kept: a pair counts
+--     only for a player whose board is kept); notable_boards is left unread
 --     (notable_per_month() is 0, so notable_hands searches the boards kept).
 -- The stored summaries group by player and day and not by session or opponent; summed here, they answer for any
 -- narrowing. They are summed once, when the connection is made (each is read by many queries of a page), from
@@ -55,12 +56,13 @@ SELECT a.* FROM lake_analysed_boards a SEMI JOIN kept_boards k ON k.hand_key = a
 CREATE VIEW decisions AS
 SELECT d.* FROM lake_decisions d SEMI JOIN kept_boards k ON k.hand_key = d.hand_key AND k.seat = d.seat;
 
--- The pairs of the hands kept, with their players and their day (UTC).
+-- The pairs of the hands kept, with their players, their day (UTC) and which of their boards are kept.
 CREATE VIEW paired AS
 WITH p AS (SELECT * FROM lake_pair_results WHERE hand_key IN (SELECT hand_key FROM kept_boards)),
 b AS (SELECT hand_key, seat, player FROM lake_boards WHERE hand_key IN (SELECT hand_key FROM kept_boards)),
 h AS (SELECT hand_key, played_at FROM lake_hands WHERE hand_key IN (SELECT hand_key FROM kept_boards))
-SELECT p.*, ba.player AS player_a, bb.player AS player_b, timezone('UTC', h.played_at)::DATE AS day
+SELECT p.*, ba.player AS player_a, bb.player AS player_b, timezone('UTC', h.played_at)::DATE AS day,
+       ka.seat IS NOT NULL AS a_kept, kb.seat IS NOT NULL AS b_kept
 FROM p
 JOIN h ON h.hand_key = p.hand_key
 JOIN b ba ON ba.hand_key = p.hand_key AND ba.seat = p.seat_a
@@ -72,7 +74,7 @@ WHERE (ka.seat IS NOT NULL OR kb.seat IS NOT NULL)
   AND (n.opponent IS NULL OR n.opponent IN (ba.player, bb.player));
 
 CREATE VIEW pair_results AS
-SELECT * EXCLUDE (player_a, player_b, day) FROM paired;
+SELECT * EXCLUDE (player_a, player_b, day, a_kept, b_kept) FROM paired;
 
 -- Each board kept under each rule set, with what the summaries group it by and sum: its day (UTC), table size,
 -- place, Fantasyland and session; its result; and its points and its hand's winner as played. Each table is
@@ -168,6 +170,9 @@ SELECT rules, rules_key, native, variant, player, day,
 FROM board_sums
 WHERE (by_top OR by_middle OR by_bottom OR by_dead) AND NOT (by_dead AND fouls = 0);
 
+-- Narrowed, a pair counts for each player whose board is kept, and only for them (a seat keeps one board of a
+-- pair, an opponent's own boards are not kept): one row a side, the side kept as A. Where both sides are kept, a
+-- pair has both rows; the figures of pairs (head_to_head, scoops) read each row as one side (pair_sides).
 CREATE TABLE pair_summary AS
 SELECT rules, rules_key, native, variant, player_a, player_b, day,
        count(*)::BIGINT AS matchups,
@@ -175,7 +180,11 @@ SELECT rules, rules_key, native, variant, player_a, player_b, day,
        sum(points::BIGINT * points)::BIGINT AS squares,
        count_if(scoop > 0)::BIGINT AS a_scoops,
        count_if(scoop < 0)::BIGINT AS b_scoops
-FROM paired
+FROM (
+    SELECT rules, rules_key, native, variant, player_a, player_b, day, points, scoop FROM paired WHERE a_kept
+    UNION ALL
+    SELECT rules, rules_key, native, variant, player_b, player_a, day, -points, -scoop FROM paired WHERE b_kept
+)
 GROUP BY ALL;
 
 DROP TABLE board_sums;

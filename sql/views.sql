@@ -187,6 +187,17 @@ CREATE MACRO scored_pair_summary(rule_set, who, game, from_day, to_day) AS TABLE
       AND (summary_kept(player_a, variant, day, who, game, from_day, to_day)
            OR summary_kept(player_b, variant, day, who, game, from_day, to_day));
 
+-- Each pair from each player's side: player, opponent, the player's points and scoops. A pair of the summary is
+-- both sides, A's and B's (B's points the negative of A's); narrowed (narrowed()), each row is one side kept.
+CREATE MACRO pair_sides(rule_set, who, game, from_day, to_day) AS TABLE
+    SELECT variant, day, player_a AS player, player_b AS opponent, matchups, points, squares, a_scoops AS scoops,
+           b_scoops AS scooped
+    FROM scored_pair_summary(rule_set, who, game, from_day, to_day)
+    UNION ALL
+    SELECT variant, day, player_b, player_a, matchups, -points, squares, b_scoops, a_scoops
+    FROM scored_pair_summary(rule_set, who, game, from_day, to_day)
+    WHERE NOT narrowed();
+
 -- A comparison of rule sets: the boards as played (compared = 'as played'), then under each rule set in
 -- rule_sets (compared = its key); every row carries its points as played (native_points) beside its own.
 CREATE MACRO compared_summary(rule_sets, who, game, from_day, to_day) AS TABLE

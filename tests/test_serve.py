@@ -243,8 +243,8 @@ def test_every_figure_follows_a_table_size_a_seat_a_session_and_an_opponent(
     assert status == 200, error_of(page)
     shown = report_filters(page)
     assert (shown["table_size"], shown["position"], shown["session"], shown["opponent"]) == (2, 1, None, None)
-    assert "boards at 2-player tables, first to act" in page
-    assert '<option value="1" selected>first to act</option>' in page
+    assert "boards at 2-player tables, 1st to act" in page
+    assert '<option value="1" selected>1st to act</option>' in page
     assert 'href="/hands?min_hands=1&amp;table_size=2&amp;position=1"' in page
     status, text = served.get("/hands?table_size=2&position=1&per_page=500")
     assert status == 200, error_of(text)
@@ -254,6 +254,9 @@ def test_every_figure_follows_a_table_size_a_seat_a_session_and_an_opponent(
     status, page = served.get(f"/?opponent={urllib.request.quote(player)}&min_hands=1")
     assert status == 200, error_of(page)
     assert f"boards in hands against {html.escape(player)}" in page
+    status, page = served.get("/?opponent=ann&min_hands=1")  # any case: the lake's spelling is read
+    assert status == 200, error_of(page)
+    assert "boards in hands against Ann" in page
     status, page = served.get("/?position=5")
     assert status == 400
     assert error_of(page) == "position: 5 is not from 0 to 3"

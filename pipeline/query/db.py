@@ -272,6 +272,8 @@ def _narrow(con: duckdb.DuckDBPyConnection, narrowing: Narrowing) -> None:
             "narrowed this way the lake keeps more boards than a narrowed page sums again within its memory: "
             "choose a game, a session or an opponent too"
         ) from None
+    except duckdb.IOException as exc:  # the folder it spills to: full, or not writable
+        raise NarrowingError(f"could not sum the narrowed boards again: {exc}") from None
 
 
 def run_query(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, object] | None = None) -> pa.Table:

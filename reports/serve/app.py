@@ -41,10 +41,11 @@ from ofc.pipeline.lake.store import Lake
 from ofc.pipeline.query import named
 from ofc.pipeline.query.db import Narrowing, connect
 from ofc.pipeline.query.players import LakeFilters
+from ofc.reports.figures import POSITION_WORDS
 from ofc.reports.hands import hand_id, load
 from ofc.reports.html import PAGE_CSS, Served, asset, plotly_js, render
 from ofc.reports.queries import QueryRunner, Scope
-from ofc.reports.report import POSITIONS, Options, build, shown
+from ofc.reports.report import Options, build, shown
 
 __all__ = ["LIMITS", "Limits", "RequestError", "Site", "make_app"]
 
@@ -228,11 +229,13 @@ class Site:
     def connection(self, snapshot: Snapshot, narrowing: Narrowing | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
         """A connection over ``snapshot`` with the settings' aliases (narrowed, if a narrowing is given), closed
         after."""
-        con = connect(snapshot, narrowing if narrowing else None, self.aliases)
-        try:
-            yield con
-        finally:
-            con.close()
+        # narrowed, the summaries are summed again: as many at once as reports are made (each bounds its memory)
+        with self.building if narrowing else contextlib.nullcontext():
+            con = connect(snapshot, narrowing if narrowing else None, self.aliases)
+            try:
+                yield con
+            finally:
+                con.close()
 
     def choices(self, snapshot: Snapshot) -> Choices:
         """The games, players and rule sets the filter bar offers: read once for each state of the lake (the
@@ -350,7 +353,7 @@ def _bar(site: Site, snapshot: Snapshot | None, filters: Filters, action: str) -
 
 def _narrowing_fields(filters: Filters) -> str:
     sizes = _options_html([("", "any"), ("2", "2"), ("3", "3"), ("4", "4")], str(filters.table_size or ""))
-    places = [("", "any"), *((str(i), name) for i, name in enumerate(POSITIONS))]
+    places = [("", "any"), *((str(i), name) for i, name in enumerate(POSITION_WORDS))]
     position = _options_html(places, "" if filters.position is None else str(filters.position))
     session = html.escape(filters.session or "")
     opponent = html.escape(filters.opponent or "")

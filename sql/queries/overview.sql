@@ -23,8 +23,8 @@ WITH per AS (
     UNION ALL
     -- A player's hands from the summaries of the boards as played, one board of theirs a hand: read in
     -- milliseconds where joining the hands to the player's boards took 0.3 s over 10 M hands. (Hands not yet
-    -- rescored are not among them, as in every figure.)
-    SELECT variant, sum(boards), sum(boards * n_players), min(day), max(day)
+    -- rescored are not among them, as in every figure.) Narrowed, the boards are the player's, the ones kept.
+    SELECT variant, sum(boards), sum(boards * CASE WHEN narrowed() THEN 1 ELSE n_players END), min(day), max(day)
     FROM board_summary
     WHERE $player IS NOT NULL AND native AND summary_kept(player, variant, day, $player, $variant, $since, $until)
     GROUP BY variant

@@ -5,15 +5,8 @@
 -- @param variant text?: only this variant
 -- @param since date?: only hands played on or after this day (UTC)
 -- @param until date?: only hands played on or before this day (UTC)
-WITH fine AS (
-    SELECT player_a, player_b, sum(matchups) AS matchups, sum(a_scoops) AS a_scoops, sum(b_scoops) AS b_scoops
-    FROM scored_pair_summary($rules, $player, $variant, $since, $until)
-    GROUP BY ALL
-),
-sides AS (
-    SELECT player_a AS player, matchups AS n, a_scoops AS scoops, b_scoops AS scooped FROM fine
-    UNION ALL
-    SELECT player_b, matchups, b_scoops, a_scoops FROM fine
+WITH sides AS (
+    SELECT player, matchups AS n, scoops, scooped FROM pair_sides($rules, $player, $variant, $since, $until)
 ),
 per AS (
     SELECT player, sum(n) AS matchups, sum(scoops) AS scoops, sum(scooped) AS scooped
