@@ -324,6 +324,8 @@ def narrowing_said(narrowing: Narrowing) -> str:
         said.append(f"in hands against {narrowing.opponent}")
     if narrowing.position is not None:
         said.append("on the button" if narrowing.position == 0 else POSITION_WORDS[narrowing.position])
+    if narrowing.fantasyland is not None:
+        said.append("in Fantasyland" if narrowing.fantasyland else "out of Fantasyland")
     return "boards " + ", ".join(said)
 
 

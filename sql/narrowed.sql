@@ -1,5 +1,6 @@
 -- A connection narrowed to some boards: those of hands at one table size, of one session or where one opponent
--- sat, and of them those at one position after the button (the one-row table narrowing holds what was asked;
+-- sat, and of them those at one position after the button, or played in Fantasyland or not (the one-row table
+-- narrowing holds what was asked;
 -- null: any; its variant only bounds the work, as every query takes them too). The lake's tables are views named lake_*; the names every query reads are defined here over them, so
 -- that every figure, whichever tables it reads, is over the same boards:
 --   hands: the hands kept;
@@ -23,7 +24,7 @@ WITH hands_kept AS (
       AND (n.opponent IS NULL OR h.hand_key IN (SELECT hand_key FROM lake_boards WHERE player = n.opponent))
 ),
 buttons AS (
-    SELECT b.hand_key, b.seat, b.player,
+    SELECT b.hand_key, b.seat, b.player, b.fantasyland,
            coalesce(k.button, max(b.seat) OVER (PARTITION BY b.hand_key)) AS button_seat
     FROM lake_boards b
     JOIN hands_kept k ON k.hand_key = b.hand_key
@@ -31,7 +32,7 @@ buttons AS (
 seated AS (
     -- A board's place after the button (0 the button, 1 the first to act) as the rescore finds it: the button is
     -- the highest seat where none is recorded, and the places go round the seats the hand has.
-    SELECT hand_key, seat, player,
+    SELECT hand_key, seat, player, fantasyland,
            row_number() OVER (PARTITION BY hand_key ORDER BY (seat - button_seat + 255) % 256)
                % count(*) OVER (PARTITION BY hand_key) AS position
     FROM buttons
@@ -39,6 +40,7 @@ seated AS (
 SELECT s.hand_key, s.seat, s.position::TINYINT AS position
 FROM seated s, narrowing n
 WHERE (n.position IS NULL OR s.position = n.position)
+  AND (n.fantasyland IS NULL OR s.fantasyland = n.fantasyland)
   AND (n.opponent IS NULL OR s.player <> n.opponent);
 
 CREATE VIEW hands AS

@@ -110,6 +110,9 @@ def test_a_table_size_and_a_position_keep_the_rescores_rows_of_them(report_lake:
     for place in (0, 1, 2):
         narrowed = connect(snapshot, Narrowing(position=place))
         assert same(rows(stored, "board_summary", "position = $p", {"p": place}), rows(narrowed, "board_summary"))
+    for played in (True, False):
+        narrowed = connect(snapshot, Narrowing(fantasyland=played))
+        assert same(rows(stored, "board_summary", "fantasyland = $f", {"f": played}), rows(narrowed, "board_summary"))
     both = connect(snapshot, Narrowing(table_size=3, position=2))
     where = "n_players = 3 AND position = 2"
     assert same(rows(stored, "board_summary", where), rows(both, "board_summary"))

@@ -257,6 +257,14 @@ def test_every_figure_follows_a_table_size_a_seat_a_session_and_an_opponent(
     status, page = served.get("/?opponent=ann&min_hands=1")  # any case: the lake's spelling is read
     assert status == 200, error_of(page)
     assert "boards in hands against Ann" in page
+    status, page = served.get("/?fantasyland=in&min_hands=1")
+    assert status == 200, error_of(page)
+    assert "boards in Fantasyland" in page
+    status, text = served.get("/hands?fantasyland=in&per_page=500")
+    assert f"of {boards.filter(pl.col('fantasyland')).height:,}</span>" in text
+    status, page = served.get("/?fantasyland=maybe")
+    assert status == 400
+    assert error_of(page) == "fantasyland: 'maybe' is neither in nor out"
     status, page = served.get("/?position=5")
     assert status == 400
     assert error_of(page) == "position: 5 is not from 0 to 3"

@@ -67,6 +67,12 @@ def report(
         help="Only hands this player sat in, and not their own boards: play against them.",
         show_default=False,
     ),
+    fantasyland: bool | None = typer.Option(
+        None,
+        "--fantasyland/--normal-hands",
+        help="Only boards played in Fantasyland, or only the others.",
+        show_default=False,
+    ),
     as_json: bool = json_option(),
 ) -> None:
     """Write a report: the featured player, results, foul rate, royalties, Fantasyland and scoring variants.
@@ -77,7 +83,7 @@ def report(
     hands) can be set once in ofc.toml or ~/.config/ofc/config.toml; see docs/reports.md, "Settings".
     """
     with interrupts("no report was written; the lake is as it was"), user_errors():
-        narrowing = (table_size, _place(position), session, opponent)
+        narrowing = (table_size, _place(position), session, opponent, fantasyland)
         _report(
             out, lake, player, variant, tuple(rules or ()), since, until, min_hands, all_versions, narrowing, as_json
         )
@@ -106,7 +112,7 @@ def _report(
     until: str | None,
     min_hands: int | None,
     all_versions: bool,
-    narrowing: tuple[int | None, int | None, str | None, str | None],
+    narrowing: tuple[int | None, int | None, str | None, str | None, bool | None],
     as_json: bool,
 ) -> None:
     from ofc.pipeline.config import load_config
@@ -130,7 +136,9 @@ def _report(
         all_versions=all_versions,
         aliases=config.alias_map(),
         featured=config.canonical(config.player) if config.player else None,
-        narrowing=Narrowing(*narrowing[:3], config.canonical(narrowing[3]) if narrowing[3] else None),
+        narrowing=Narrowing(
+            *narrowing[:3], config.canonical(narrowing[3]) if narrowing[3] else None, fantasyland=narrowing[4]
+        ),
     )
     result = build(store, options)
     if as_json:

@@ -63,17 +63,19 @@ class QueryError(InputError):
 class Narrowing:
     """The boards a connection reads: of hands at one table size (``table_size``), of one ``session``, or where
     one ``opponent`` sat (not the opponent's own boards), and of those the boards at one ``position`` after the
-    button (0 the button, 1 the first to act). None: any. ``variant`` only bounds the work: every query takes it
-    too."""
+    button (0 the button, 1 the first to act), played in Fantasyland or not (``fantasyland``). None: any.
+    ``variant`` only bounds the work: every query takes it too."""
 
     table_size: int | None = None
     position: int | None = None
     session: str | None = None
     opponent: str | None = None
+    fantasyland: bool | None = None
     variant: str | None = None
 
     def __bool__(self) -> bool:
-        return any(v is not None for v in (self.table_size, self.position, self.session, self.opponent))
+        kept = (self.table_size, self.position, self.session, self.opponent, self.fantasyland)
+        return any(v is not None for v in kept)
 
 
 NARROWED_BOARDS = 1_000_000
@@ -253,7 +255,8 @@ def _narrow(con: duckdb.DuckDBPyConnection, narrowing: Narrowing) -> None:
     con.execute("SET temp_directory = $dir", {"dir": str(Path(tempfile.gettempdir()) / "ofc-duckdb")})
     con.execute(
         "CREATE TABLE narrowing AS SELECT $table_size::TINYINT AS table_size, $position::TINYINT AS position, "
-        "$session::VARCHAR AS session, $opponent::VARCHAR AS opponent, $variant::VARCHAR AS variant",
+        "$session::VARCHAR AS session, $opponent::VARCHAR AS opponent, $fantasyland::BOOLEAN AS fantasyland, "
+        "$variant::VARCHAR AS variant",
         asdict(narrowing),
     )
     first, *rest = con.extract_statements((SQL_DIR / "narrowed.sql").read_text(encoding="utf-8"))

@@ -325,8 +325,8 @@
   }
 
   // What a chart element or a table cell names: a player or a game, a seat (as the charts name one: ORDER,
-  // whose place after the button is its index + 1, the button's 0) and a table size ("3 players", the label or
-  // the bar's series); else the page's own filters.
+  // whose place after the button is its index + 1, the button's 0), a table size ("3 players", the label or
+  // the bar's series), boards in Fantasyland or not; else the page's own filters.
   function drillTo(label, series) {
     const text = String(label == null ? "" : label).trim();
     if (namesIn("#serve-players option").has(text)) return handsOf({ player: text });
@@ -335,6 +335,8 @@
     if (ORDER.includes(text)) changes.position = String((ORDER.indexOf(text) + 1) % ORDER.length);
     const size = /^([2-4]) players$/.exec(text) || /^([2-4]) players$/.exec(String(series || "").trim());
     if (size) changes.table_size = size[1];
+    if (text === "in Fantasyland") changes.fantasyland = "in";
+    if (text === "normal hands") changes.fantasyland = "out";
     return handsOf(changes);
   }
 

@@ -95,6 +95,8 @@ class Filters:
     """A board's place after the button: 0 the button, 1 the first to act."""
     session: str | None = None
     opponent: str | None = None
+    fantasyland: bool | None = None
+    """Boards played in Fantasyland (``in``) or not (``out``)."""
 
     @classmethod
     def parse(cls, query: Mapping[str, str]) -> Filters:
@@ -110,12 +112,13 @@ class Filters:
             position=_whole(query, "position", None, 0, 3),
             session=_text(query, "session"),
             opponent=_text(query, "opponent"),
+            fantasyland=_in_or_out(query, "fantasyland"),
         )
 
     @property
     def narrowing(self) -> Narrowing:
         """The boards every figure reads: of a table size, a session, an opponent's hands, a place."""
-        return Narrowing(self.table_size, self.position, self.session, self.opponent)
+        return Narrowing(self.table_size, self.position, self.session, self.opponent, self.fantasyland)
 
     def query(self, **more: Any) -> str:
         """The URL query of these filters with ``more``, empty values left out."""
@@ -130,6 +133,7 @@ class Filters:
             "position": self.position,
             "session": self.session,
             "opponent": self.opponent,
+            "fantasyland": None if self.fantasyland is None else ("in" if self.fantasyland else "out"),
             **more,
         }
         kept = {k: v for k, v in values.items() if v not in (None, "")}
@@ -168,6 +172,13 @@ def _whole(query: Mapping[str, str], name: str, default: int | None, low: int, h
 def _hand_key(raw: str) -> int | None:
     """``raw`` as a hand's key (a whole number below 2**64), or None: an id, or nothing a key can be."""
     return int(raw) if raw.isdigit() and len(raw) <= 20 and int(raw) < 2**64 else None
+
+
+def _in_or_out(query: Mapping[str, str], name: str) -> bool | None:
+    value = _text(query, name)
+    if value is not None and value not in ("in", "out"):
+        raise RequestError(f"{name}: {value[:40]!r} is neither in nor out")
+    return None if value is None else value == "in"
 
 
 def _choice(query: Mapping[str, str], name: str, allowed: tuple[str, ...]) -> str:
@@ -357,12 +368,15 @@ def _narrowing_fields(filters: Filters) -> str:
     position = _options_html(places, "" if filters.position is None else str(filters.position))
     session = html.escape(filters.session or "")
     opponent = html.escape(filters.opponent or "")
+    chosen = "" if filters.fantasyland is None else ("in" if filters.fantasyland else "out")
+    fantasyland = _options_html([("", "any"), ("in", "in Fantasyland"), ("out", "normal hands")], chosen)
     return (
         f'<label>Players<select name="table_size">{sizes}</select></label>'
         f'<label>Seat<select name="position">{position}</select></label>'
         f'<label>Session<input name="session" value="{session}" placeholder="any session"></label>'
         f'<label>Opponent<input name="opponent" value="{opponent}" list="serve-players" placeholder="anyone">'
         "</label>"
+        f'<label>Fantasyland<select name="fantasyland">{fantasyland}</select></label>'
     )
 
 
@@ -613,7 +627,7 @@ def _hand_list(
         "session": None,
         "opponent": None,
     }
-    if narrowing.position is None:  # the query narrows by table size, session and opponent itself, without a pass
+    if narrowing.position is None and narrowing.fantasyland is None:  # the query narrows by the rest itself
         values |= {"table_size": filters.table_size, "session": filters.session, "opponent": opponent}
         narrowing = Narrowing()
     with site.connection(snapshot, narrowing) as con:
