@@ -80,7 +80,7 @@ class Narrowing:
 
 NARROWED_BOARDS = 1_000_000
 """The most boards a narrowed connection sums again from their results. Over 10 M hands, the 820,500 boards of the
-hands where one player sat took 19 s and stayed within the connection's memory (600 MB, spilling to disk); the 10 M
+hands where one player sat took 24 s and stayed within the connection's memory (600 MB, spilling to disk); the 10 M
 boards at one position did not fit."""
 
 
