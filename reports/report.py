@@ -336,11 +336,7 @@ def _check_narrowing(snapshot: Snapshot, options: Options) -> str | None:
     with closing(connect(snapshot, aliases=options.aliases)) as con:
         filters = LakeFilters(con)
         filters.check(options.player, options.variant, options.since, options.until)
-        if options.narrowing.session is not None:
-            filters.check_session(options.narrowing.session)
-        if options.narrowing.opponent is None:
-            return None
-        return filters.check(options.narrowing.opponent, None, None).player
+        return filters.check_narrowing(options.narrowing.session, options.narrowing.opponent)
 
 
 def _build_games(runner: QueryRunner, report: Report, snapshot: Snapshot) -> None:

@@ -176,6 +176,12 @@ class LakeFilters:
         if session not in sessions:
             raise FilterError(suggest.no_such("session", session, sessions, shown=20))
 
+    def check_narrowing(self, session: str | None, opponent: str | None) -> str | None:
+        """A narrowing's session and opponent checked (None: not asked); the opponent as the lake spells them."""
+        if session is not None:
+            self.check_session(session)
+        return None if opponent is None else self.check(opponent, None, None).player
+
     def check(self, player: str | None, variant: str | None, since: date | None, until: date | None = None) -> Found:
         """The filters' matches; a filter that matches no hand is a :class:`FilterError` naming the closest, and
         days that cannot hold one (the last before the first) are one naming both."""

@@ -21,7 +21,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -90,13 +90,9 @@ class Filters:
     rules: str | None = None
     """A rule set (name or key) every hand is read under; None: each hand as played."""
     min_hands: int | None = None
-    table_size: int | None = None
-    position: int | None = None
-    """A board's place after the button: 0 the button, 1 the first to act."""
-    session: str | None = None
-    opponent: str | None = None
-    fantasyland: bool | None = None
-    """Boards played in Fantasyland (``in``) or not (``out``)."""
+    narrowing: Narrowing = field(default_factory=Narrowing)
+    """The boards every figure reads: of a table size, a seat (``position``), a session, an opponent's hands, in
+    Fantasyland (``in``) or not (``out``)."""
 
     @classmethod
     def parse(cls, query: Mapping[str, str]) -> Filters:
@@ -108,17 +104,14 @@ class Filters:
             until=_day(query, "until"),
             rules=None if rules in (None, "as played") else rules,
             min_hands=_whole(query, "min_hands", None, 1, 10**9),
-            table_size=_whole(query, "table_size", None, 2, 4),
-            position=_whole(query, "position", None, 0, 3),
-            session=_text(query, "session"),
-            opponent=_text(query, "opponent"),
-            fantasyland=_in_or_out(query, "fantasyland"),
+            narrowing=Narrowing(
+                table_size=_whole(query, "table_size", None, 2, 4),
+                position=_whole(query, "position", None, 0, 3),
+                session=_text(query, "session"),
+                opponent=_text(query, "opponent"),
+                fantasyland=_in_or_out(query, "fantasyland"),
+            ),
         )
-
-    @property
-    def narrowing(self) -> Narrowing:
-        """The boards every figure reads: of a table size, a session, an opponent's hands, a place."""
-        return Narrowing(self.table_size, self.position, self.session, self.opponent, self.fantasyland)
 
     def query(self, **more: Any) -> str:
         """The URL query of these filters with ``more``, empty values left out."""
@@ -129,15 +122,19 @@ class Filters:
             "until": self.until.isoformat() if self.until else None,
             "rules": self.rules,
             "min_hands": self.min_hands,
-            "table_size": self.table_size,
-            "position": self.position,
-            "session": self.session,
-            "opponent": self.opponent,
-            "fantasyland": None if self.fantasyland is None else ("in" if self.fantasyland else "out"),
+            **_narrowing_query(self.narrowing),
             **more,
         }
         kept = {k: v for k, v in values.items() if v not in (None, "")}
         return "?" + urlencode(kept) if kept else ""
+
+
+def _narrowing_query(narrowing: Narrowing) -> dict[str, Any]:
+    """A narrowing as the URL spells it (its variant is the game filter's)."""
+    values = {k: v for k, v in asdict(narrowing).items() if k != "variant"}
+    if narrowing.fantasyland is not None:
+        values["fantasyland"] = "in" if narrowing.fantasyland else "out"
+    return values
 
 
 def _text(query: Mapping[str, str], name: str) -> str | None:
@@ -363,13 +360,14 @@ def _bar(site: Site, snapshot: Snapshot | None, filters: Filters, action: str) -
 
 
 def _narrowing_fields(filters: Filters) -> str:
-    sizes = _options_html([("", "any"), ("2", "2"), ("3", "3"), ("4", "4")], str(filters.table_size or ""))
+    n = filters.narrowing
+    sizes = _options_html([("", "any"), ("2", "2"), ("3", "3"), ("4", "4")], str(n.table_size or ""))
     places = [("", "any"), *((str(i), name) for i, name in enumerate(POSITION_WORDS))]
-    position = _options_html(places, "" if filters.position is None else str(filters.position))
-    session = html.escape(filters.session or "")
-    opponent = html.escape(filters.opponent or "")
-    chosen = "" if filters.fantasyland is None else ("in" if filters.fantasyland else "out")
-    fantasyland = _options_html([("", "any"), ("in", "in Fantasyland"), ("out", "normal hands")], chosen)
+    position = _options_html(places, "" if n.position is None else str(n.position))
+    session = html.escape(n.session or "")
+    opponent = html.escape(n.opponent or "")
+    spelt = _narrowing_query(n).get("fantasyland") or ""
+    fantasyland = _options_html([("", "any"), ("in", "in Fantasyland"), ("out", "normal hands")], spelt)
     return (
         f'<label>Players<select name="table_size">{sizes}</select></label>'
         f'<label>Seat<select name="position">{position}</select></label>'
@@ -606,13 +604,14 @@ def _hand_list(
         in_lake.check_current()
         lake_filters = LakeFilters(con)
         found = lake_filters.check(filters.player, filters.variant, filters.since, filters.until)
-        opponent = lake_filters.check(filters.opponent, None, None).player if filters.opponent else None
-        if filters.session is not None:
-            lake_filters.check_session(filters.session)
+        narrowing = replace(
+            filters.narrowing,
+            opponent=lake_filters.check_narrowing(filters.narrowing.session, filters.narrowing.opponent),
+            variant=filters.variant,
+        )
         rules = in_lake.resolve(filters.rules) if filters.rules else None
         if rules is not None and (problem := in_lake.problem(rules, filters.variant)) is not None:
             raise named.NamedQueryError(problem)
-    narrowing = replace(filters.narrowing, opponent=opponent, variant=filters.variant)
     values = {
         "rules": rules,
         "player": found.player,
@@ -628,7 +627,7 @@ def _hand_list(
         "opponent": None,
     }
     if narrowing.position is None and narrowing.fantasyland is None:  # the query narrows by the rest itself
-        values |= {"table_size": filters.table_size, "session": filters.session, "opponent": opponent}
+        values |= {"table_size": narrowing.table_size, "session": narrowing.session, "opponent": narrowing.opponent}
         narrowing = Narrowing()
     with site.connection(snapshot, narrowing) as con:
         return named.run(con, snapshot, "hand_list", values, check_filters=False).to_pylist(), found.player
@@ -696,9 +695,11 @@ def _costly(site: Site, snapshot: Snapshot, filters: Filters) -> tuple[list[dict
     with site.connection(snapshot) as con:
         lake_filters = LakeFilters(con)
         found = lake_filters.check(filters.player, filters.variant, filters.since, filters.until)
-        opponent = lake_filters.check(filters.opponent, None, None).player if filters.opponent else None
-        if filters.session is not None:
-            lake_filters.check_session(filters.session)
+        narrowing = replace(
+            filters.narrowing,
+            opponent=lake_filters.check_narrowing(filters.narrowing.session, filters.narrowing.opponent),
+            variant=filters.variant,
+        )
     values = {
         "player": found.player,
         "variant": filters.variant,
@@ -706,7 +707,7 @@ def _costly(site: Site, snapshot: Snapshot, filters: Filters) -> tuple[list[dict
         "until": filters.until,
         "decisions": TRAIN_DECISIONS,
     }
-    with site.connection(snapshot, replace(filters.narrowing, opponent=opponent, variant=filters.variant)) as con:
+    with site.connection(snapshot, narrowing) as con:
         return named.run(con, snapshot, "costly_decisions", values, check_filters=False).to_pylist(), found.player
 
 
