@@ -40,7 +40,7 @@ from ofc.pipeline.lake.snapshot import Snapshot
 from ofc.pipeline.lake.store import Lake
 from ofc.pipeline.query import named
 from ofc.pipeline.query.db import Narrowing, connect
-from ofc.pipeline.query.players import LakeFilters
+from ofc.pipeline.query.players import Found, LakeFilters
 from ofc.reports.figures import POSITION_WORDS
 from ofc.reports.hands import hand_id, load
 from ofc.reports.html import PAGE_CSS, Served, asset, plotly_js, render
@@ -588,6 +588,13 @@ def make_app(site: Site) -> Starlette:
     )
 
 
+def _checked(lake_filters: LakeFilters, filters: Filters) -> tuple[Found, Narrowing]:
+    """The filters' matches in the lake, and the narrowing with its opponent as the lake spells them."""
+    found = lake_filters.check(filters.player, filters.variant, filters.since, filters.until)
+    opponent = lake_filters.check_narrowing(filters.narrowing.session, filters.narrowing.opponent)
+    return found, replace(filters.narrowing, opponent=opponent, variant=filters.variant)
+
+
 def _hand_list(
     site: Site,
     snapshot: Snapshot,
@@ -602,13 +609,7 @@ def _hand_list(
     with site.connection(snapshot) as con:
         in_lake = named.RuleSetsInLake(snapshot)
         in_lake.check_current()
-        lake_filters = LakeFilters(con)
-        found = lake_filters.check(filters.player, filters.variant, filters.since, filters.until)
-        narrowing = replace(
-            filters.narrowing,
-            opponent=lake_filters.check_narrowing(filters.narrowing.session, filters.narrowing.opponent),
-            variant=filters.variant,
-        )
+        found, narrowing = _checked(LakeFilters(con), filters)
         rules = in_lake.resolve(filters.rules) if filters.rules else None
         if rules is not None and (problem := in_lake.problem(rules, filters.variant)) is not None:
             raise named.NamedQueryError(problem)
@@ -693,13 +694,7 @@ def _costly(site: Site, snapshot: Snapshot, filters: Filters) -> tuple[list[dict
     """The costliest decisions the filters keep (as ``ofc analyse`` weighed them), and the player as the lake
     spells them."""
     with site.connection(snapshot) as con:
-        lake_filters = LakeFilters(con)
-        found = lake_filters.check(filters.player, filters.variant, filters.since, filters.until)
-        narrowing = replace(
-            filters.narrowing,
-            opponent=lake_filters.check_narrowing(filters.narrowing.session, filters.narrowing.opponent),
-            variant=filters.variant,
-        )
+        found, narrowing = _checked(LakeFilters(con), filters)
     values = {
         "player": found.player,
         "variant": filters.variant,
