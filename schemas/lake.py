@@ -365,6 +365,7 @@ PAIR_SUMMARY = _results(
 
 NOTABLE_KINDS = ("fouled", "biggest win", "biggest loss", "fantasyland", "winner changes")
 NOTABLE_PER_MONTH = 12
+_AS_PLAYED = ("native_points", "native_fouled", "native_fantasyland_entry", "native_rules")
 NOTABLE_BOARDS = _results(
     [
         *_SUMMARY_KEY,
@@ -376,15 +377,21 @@ NOTABLE_BOARDS = _results(
         ("fantasyland", pa.bool_()),
         ("fantasyland_cards", pa.int8()),
         ("fantasyland_entry", pa.bool_()),
+        ("native_points", pa.int32()),
+        ("native_fouled", pa.bool_()),
+        ("native_fantasyland_entry", pa.bool_()),
+        ("native_rules", LABEL),
     ],
-    optional=("day", "played_at", "fantasyland_cards"),
+    optional=("day", "played_at", "fantasyland_cards", *_AS_PLAYED),
 )
 """The boards a report lists for a second look, kept per rule set, player, variant and month: of each ``kind``
 (``NOTABLE_KINDS``) the first ``NOTABLE_PER_MONTH`` in that kind's order (among the boards of one rescore's
 chunk), so that the first of any span of months are among them. Fouled boards the costliest first, biggest
 wins and losses the most points first (then the latest, then by hand key), Fantasyland boards and boards whose
 hand's winner differs from the hand's as played (``winner changes``) the latest first (then by hand key). A
-board of several kinds has a row for each."""
+board of several kinds has a row for each. ``native_points``, ``native_fouled``, ``native_fantasyland_entry`` and
+``native_rules`` are the board's as played and its hand's rule set: a list of winner changes read as played needs
+no other table (null in lakes rescored before they were kept)."""
 
 SUMMARY_TABLES = {
     "board_summary": BOARD_SUMMARY,
@@ -468,6 +475,9 @@ do, as a rescore reads its manifests."""
 ANALYSIS_TABLES = {"decisions": DECISIONS, "analysed_boards": ANALYSED_BOARDS}
 
 RESULT_TABLES = {"board_results": BOARD_RESULTS, "pair_results": PAIR_RESULTS, **SUMMARY_TABLES}
+LATER_COLUMNS = {"notable_boards": _AS_PLAYED}
+"""Columns a result table gained within the current result format: files written before them lack them, and
+read as null (a reader that needs them finds the values elsewhere)."""
 
 TABLES = {
     "hands": HANDS,

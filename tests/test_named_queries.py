@@ -12,6 +12,7 @@ from typing import Any
 import duckdb
 import numpy as np
 import polars as pl
+import pyarrow.parquet as pq
 import pytest
 
 from ofc.pipeline.evaluate import category, evaluate_boards
@@ -641,7 +642,7 @@ def _notable_expected(
     out = []
     for kind, (where, order, descending) in kinds.items():
         listed = mine.filter(where).sort(order, descending=descending).head(hands)
-        out += [(kind, r["hand_key"], r["points"], None) for r in listed.iter_rows(named=True)]
+        out += [(kind, *_listed(r), None) for r in listed.iter_rows(named=True)]
     changed = (
         results.filter(
             pl.col("rules_key").is_in(report_lake.rule_keys) & (pl.col("winner_seat") != pl.col("native_winner_seat"))
@@ -650,8 +651,13 @@ def _notable_expected(
         .agg(pl.col("rules").min().alias("changed_under"))
     )
     listed = mine.join(changed, on="hand_key").sort(latest, descending=latest_desc).head(hands)
-    out += [("winner changes", r["hand_key"], r["points"], r["changed_under"]) for r in listed.iter_rows(named=True)]
+    out += [("winner changes", *_listed(r), r["changed_under"]) for r in listed.iter_rows(named=True)]
     return out
+
+
+def _listed(r: dict[str, Any]) -> tuple[Any, ...]:
+    """What notable_hands says of a board: its hand, the rule set read, its points, foul and Fantasyland entry."""
+    return (r["hand_key"], r.get("scored_under", r.get("rules")), r["points"], r["fouled"], r["fantasyland_entry"])
 
 
 @pytest.mark.parametrize("hands", [12, 20])  # from the notable boards kept per day; more: from every board
@@ -668,9 +674,36 @@ def test_notable_hands_are_each_kinds_first(
     for player, rules, variant, since in cases:
         values = {"player": player, "rules": rules, "variant": variant, "since": since, "hands": hands}
         rows = named.run(con, snapshot, "notable_hands", values).to_pylist()
-        got = [(r["kind"], r["hand_key"], r["points"], r["changed_under"]) for r in rows]
+        got = [(r["kind"], *_listed(r), r["changed_under"]) for r in rows]
         assert got == _notable_expected(report_lake, player, rules, variant, since, hands)
         assert {r[0] for r in got} >= {"fouled", "biggest win", "biggest loss"}
+
+
+def test_notable_hands_of_a_lake_rescored_before_the_boards_as_played_were_kept(
+    con: duckdb.DuckDBPyConnection, report_lake: ReportLake, snapshot: Snapshot, tmp_path: Path
+) -> None:
+    """notable_boards files without the columns added since (``LATER_COLUMNS``) read them as null, and the winner
+    changes are then found among the results: the same list as from a lake that has them."""
+    from ofc.schemas.lake import LATER_COLUMNS
+
+    older = tmp_path / "lake"
+    shutil.copytree(report_lake.lake.root, older)
+    rewritten = 0
+    for path in older.rglob("*.parquet"):
+        if "notable_boards" in path.parts:
+            table = pq.read_table(path)
+            pq.write_table(table.drop_columns(list(LATER_COLUMNS["notable_boards"])), path)
+            rewritten += 1
+    assert rewritten
+    older_snapshot = Lake(older).snapshot()
+    older_con = connect(older_snapshot)
+    assert older_con.sql("SELECT count(native_points) FROM notable_boards").fetchall() == [(0,)]
+    player = con.sql("SELECT player FROM played_boards GROUP BY 1 ORDER BY count(*) DESC").fetchall()[0][0]
+    for rules in (None, report_lake.rule_keys[1]):
+        values = {"player": player, "rules": rules, "hands": 12}
+        got = named.run(older_con, older_snapshot, "notable_hands", values).to_pylist()
+        assert got == named.run(con, snapshot, "notable_hands", values).to_pylist()
+        assert any(r["kind"] == "winner changes" for r in got)
 
 
 def test_scored_boards_holds_every_column_of_hand_boards(con: duckdb.DuckDBPyConnection) -> None:

@@ -167,6 +167,17 @@ def check(con: duckdb.DuckDBPyConnection, per_month: int = NOTABLE_PER_MONTH) ->
     kinds = f"SELECT {NOTABLE_COLUMNS} FROM (SELECT *, {_DAY} AS day FROM ({NOTABLE_KINDS}))"
     assert not _rows(con, f"SELECT {NOTABLE_COLUMNS} FROM notable_boards EXCEPT ALL {kinds}")
     assert {k for (k,) in con.sql("SELECT DISTINCT kind FROM notable_boards").fetchall()} == set(KINDS)
+    # Each kept board's result as played and its hand's rule set are the native result's.
+    kept = "SELECT n.kind, n.rules_key, n.hand_key, n.player"
+    assert (
+        _same(
+            con,
+            f"{kept}, p.points, p.fouled, p.fantasyland_entry, p.rules FROM notable_boards n "
+            "JOIN played_boards p USING (hand_key, player)",
+            f"{kept}, native_points, native_fouled, native_fantasyland_entry, native_rules FROM notable_boards n",
+        )
+        > 10
+    )
     # The hand played first in a group is one of the group's, and played at the group's first time.
     assert con.sql(
         "SELECT count(*) FROM player_sessions s ANTI JOIN scored_boards r ON r.hand_key = s.first_hand "

@@ -34,7 +34,7 @@ from ofc.pipeline.lake.store import Lake
 from ofc.pipeline.paths import SQL
 from ofc.pipeline.query.players import apply_aliases
 from ofc.pipeline.rules.native import VARIANT_PRESETS
-from ofc.schemas.lake import CARDS13, NOTABLE_PER_MONTH, SUMMARY_TABLES, TABLE_PARTITIONS, TABLES
+from ofc.schemas.lake import CARDS13, LATER_COLUMNS, NOTABLE_PER_MONTH, SUMMARY_TABLES, TABLE_PARTITIONS, TABLES
 
 __all__ = [
     "CARD_CODES",
@@ -201,9 +201,10 @@ def _table(con: duckdb.DuckDBPyConnection, snapshot: Snapshot, name: str) -> str
 
 
 def _columns(path: Path, table: str) -> frozenset[str]:
-    """The columns of a batch's files of ``table`` (result files of the current format: the schema's); a column of
-    cards stored as a list of codes (lake format 2 and before) is named ``cards[]``."""
-    if table in RESULT_TABLES:
+    """The columns of a batch's files of ``table`` (result files of the current format: the schema's, save
+    ``LATER_COLUMNS``); a column of cards stored as a list of codes (lake format 2 and before) is named
+    ``cards[]``."""
+    if table in RESULT_TABLES and table not in LATER_COLUMNS:
         return frozenset(TABLES[table].names)
     schema = pq.read_schema(path)
     listed = (pa.types.is_list, pa.types.is_fixed_size_list, pa.types.is_large_list)

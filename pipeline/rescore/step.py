@@ -28,6 +28,7 @@ from ofc.pipeline.rescore.plan import Job
 from ofc.pipeline.rescore.summaries import (
     DAY_US,
     NO_TIME,
+    Baseline,
     Groups,
     board_summaries,
     constant_label,
@@ -319,7 +320,7 @@ class Scorer:
         self.table = table
         self.prepared: Prepared = prepare(table.boards)
         self._scored: dict[str, Scored] = {}
-        self._native: tuple[np.ndarray, np.ndarray] | None = None
+        self._native: Baseline | None = None
         self.dead = DeadStreets(table)
 
     def score(self, rules: CompiledRules, key: str) -> Scored:
@@ -328,18 +329,25 @@ class Scorer:
             self._scored[key] = score(self.table.boards, rules, self.prepared)
         return self._scored[key]
 
-    def native(self) -> tuple[np.ndarray, np.ndarray]:
-        """Per board, its net points and its hand's winner seat under the hand's native rules."""
+    def native(self) -> Baseline:
+        """Per board, its net points, its hand's winner seat, its foul and its Fantasyland entry under the hand's
+        native rules, and their name."""
         if self._native is None:
             t = self.table
             points = np.zeros(t.n, dtype=np.int64)
             winners = np.full(t.n, -1, dtype=np.int8)
+            fouled = np.zeros(t.n, dtype=np.bool_)
+            entry = np.zeros(t.n, dtype=np.bool_)
             for i, (rules, key) in enumerate(zip(t.natives, t.native_keys, strict=True)):
                 mine = t.native == i
-                net = self.score(compile_rules(rules), key).net
+                scored = self.score(compile_rules(rules), key)
+                net = scored.net
                 points[mine] = net[mine]
                 winners[mine] = winner_seats(t.boards.hand, t.starts, t.boards.seat, net)[mine]
-            self._native = (points, winners)
+                fouled[mine] = np.asarray(scored.boards.fouled)[mine]
+                entry[mine] = np.asarray(scored.boards.fantasyland_entry)[mine]
+            names = np.array([r.name for r in t.natives], dtype=object)[t.native]
+            self._native = Baseline(points, winners, fouled, entry, names)
         return self._native
 
 
@@ -506,7 +514,7 @@ class JobScores:
     """The boards the job scores (None: all)."""
     native: np.ndarray
     """Per board: the job's rule set is its hand's native one."""
-    baseline: tuple[np.ndarray, np.ndarray]
+    baseline: Baseline
     hands: int
     not_applied: dict[str, int]
     why: dict[str, str]
@@ -517,8 +525,8 @@ def score_job(t: ScoringInput, scorer: Scorer, job: Job) -> JobScores:
     keep, not_applied, why = rows_of(t, job)
     native = np.array([key == job.key for key in t.native_keys], dtype=bool)[t.native]
     if keep is not None and not keep.any():
-        empty = np.zeros(0, dtype=np.int8)
-        return JobScores(job, scorer.dead, None, keep, native, (empty, empty), 0, not_applied, why)
+        nothing = Baseline(*(np.zeros(0, dtype=np.int8) for _ in Baseline._fields))
+        return JobScores(job, scorer.dead, None, keep, native, nothing, 0, not_applied, why)
     scored = scorer.score(compile_rules(job.rules), job.key)
     hands = int(t.starts.size if keep is None else keep[t.starts].sum())
     return JobScores(job, scorer.dead, scored, keep, native, scorer.native(), hands, not_applied, why)

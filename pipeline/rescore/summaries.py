@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import NamedTuple
 
 import numpy as np
 import pyarrow as pa
@@ -32,6 +33,7 @@ __all__ = [
     "COUNTED",
     "DAY_US",
     "NO_TIME",
+    "Baseline",
     "Groups",
     "board_summaries",
     "constant_label",
@@ -51,6 +53,18 @@ _DENSE = 4
 """Combinations up to this many per row are numbered through a table of flags, more by sorting: the table costs
 its size, the sort its rows' logarithm (over a chunk of 131,072 boards, a table of 4 M flags took longer than
 everything else the summaries do)."""
+
+
+class Baseline(NamedTuple):
+    """Per board, what its hand's native rules decided: the figures set beside every rule set's (its gains, its
+    winner changes) and the notable boards' values as played, which the results do not repeat."""
+
+    points: np.ndarray
+    winner_seat: np.ndarray
+    fouled: np.ndarray
+    fantasyland_entry: np.ndarray
+    rules: np.ndarray
+    """The native rule set's name (objects)."""
 
 
 def _codes(values: pa.DictionaryArray) -> tuple[np.ndarray, int]:
@@ -309,19 +323,18 @@ def board_summaries(
     boards: pa.RecordBatch,
     keep: np.ndarray | None,
     rules: tuple[str, str],
-    baseline: tuple[np.ndarray, np.ndarray],
+    baseline: Baseline,
 ) -> dict[str, pa.Table]:
     """``board_summary``, ``board_counts``, ``player_sessions`` and ``notable_boards`` of one rule set's
     ``board_results`` for a chunk (``keep``: the chunk's boards it holds, None for all; ``rules``: the rule set's
-    name and key; ``baseline``: every board's points and its hand's winner seat as played, which the results do
-    not repeat)."""
+    name and key; ``baseline``: every board's as played)."""
     rows = None if keep is None else np.flatnonzero(keep)
 
     def kept(values: np.ndarray) -> np.ndarray:
         return values if rows is None else values[rows]
 
     native = _numbers(boards, "native").astype(np.int64)
-    played = {"native_points": kept(baseline[0]), "native_winner_seat": kept(baseline[1])}
+    played = {"native_points": kept(baseline.points), "native_winner_seat": kept(baseline.winner_seat)}
     columns = [played[c] if c in played else _numbers(boards, c) for c in _SUMMED]
     fantasyland = kept(groups.fantasyland)
 
@@ -365,7 +378,7 @@ def board_summaries(
         "board_summary": _table(summary, BOARD_SUMMARY),
         "board_counts": _counts(groups, boards, rows, native, rules),
         "player_sessions": _table(sessions, PLAYER_SESSIONS),
-        "notable_boards": _notable(groups, boards, rows, native, rules, played["native_winner_seat"]),
+        "notable_boards": _notable(groups, boards, rows, native, rules, Baseline(*(kept(b) for b in baseline))),
     }
 
 
@@ -483,17 +496,18 @@ def _notable(
     rows: np.ndarray | None,
     native: np.ndarray,
     rules: tuple[str, str],
-    native_winner: np.ndarray,
+    played: Baseline,
 ) -> pa.Table:
     """``notable_boards``: of each kind, the first ``NOTABLE_PER_MONTH`` boards per player, variant and month (and
-    native) in the order the query ``notable_hands`` lists them."""
+    native) in the order the query ``notable_hands`` lists them, each with its values as played (``played``: the
+    chunk's kept boards)."""
     base, n_base = _with_native(groups.player_month[0], rows, native)
     latest, hand = (k if rows is None else k[rows] for k in groups.latest_first)
     fantasyland = groups.fantasyland if rows is None else groups.fantasyland[rows]
     points = _numbers(boards, "points").astype(np.int64)
     nothing = np.zeros(points.size, np.int64)
     fouled = _numbers(boards, "fouled").astype(np.bool_)
-    changed = _numbers(boards, "winner_seat") != native_winner
+    changed = _numbers(boards, "winner_seat") != played.winner_seat
     orders = {
         "fouled": (fouled, points, latest, hand),
         "biggest win": (points > 0, -points, latest, hand),
@@ -521,6 +535,10 @@ def _notable(
         "fantasyland": pa.array(in_fantasyland),
         "fantasyland_cards": pa.array(cards.astype(np.int8), mask=~in_fantasyland | (cards <= 0)),
         **{c: boards.column(c).take(taken) for c in ("points", "fouled", "fantasyland_entry")},
+        "native_points": pa.array(played.points[board].astype(np.int32)),
+        "native_fouled": pa.array(played.fouled[board]),
+        "native_fantasyland_entry": pa.array(played.fantasyland_entry[board]),
+        "native_rules": pa.array(played.rules[board], pa.string()),
     }
     return _table(notable, NOTABLE_BOARDS)
 

@@ -14,6 +14,10 @@ def featured(game: GameView, user_chose: bool) -> Section:
     who = game.featured
     assert who is not None
     run = game.ask
+    # The listed hands first: their boards, found by key, are the report's longest chain of queries.
+    notable = run("notable_hands", player=who)
+    costly = run("costly_decisions") if game.analysed else []
+    game.hands = hands.load(run, notable, who, costly, game) if game.carry_hands else hands.named(run, notable)
     # Every player's results and scoops hold the featured player's row: no query of their own.
     me = one(run("results"), dimension="player", group=who)
     scoop = one(run("scoops"), player=who)
@@ -48,9 +52,6 @@ def featured(game: GameView, user_chose: bool) -> Section:
     if h2h:
         figs.append(figures.head_to_head(shown_h2h, who))
     sessions = run("session_summary", player=who)
-    notable = run("notable_hands", player=who)
-    costly = run("costly_decisions") if game.analysed else []
-    game.hands = hands.load(run, notable, who, costly, game) if game.carry_hands else hands.named(run, notable)
     session_columns = [
         Column("day", "Day", "day"),
         Column("session", "Session", "text"),

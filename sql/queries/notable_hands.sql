@@ -29,14 +29,17 @@ WITH mine AS MATERIALIZED (
 ),
 changed AS (
     -- Each hand whose winner changes, with the first rule set by name it changes under. A hand among the latest
-    -- is among the latest of its month under every rule set it changes under: the candidates name them all.
-    SELECT DISTINCT ON (hand_key) hand_key, rules, played_at
+    -- is among the latest of its month under every rule set it changes under: the candidates name them all, with
+    -- the board as played (null in lakes rescored before notable_boards kept it).
+    SELECT DISTINCT ON (hand_key) *
     FROM (
-        SELECT hand_key, rules, played_at FROM notable_boards
+        SELECT hand_key, rules, played_at, variant, fantasyland, fantasyland_cards, native_points, native_fouled,
+               native_fantasyland_entry, native_rules
+        FROM notable_boards
         WHERE notable_kept($hands, $since, $until) AND kind = 'winner changes' AND list_contains($compared, rules_key)
           AND summary_kept(player, variant, day, $player, $variant, $since, $until)
         UNION ALL
-        SELECT c.hand_key, c.rules, c.played_at
+        SELECT c.hand_key, c.rules, c.played_at, c.variant, NULL, NULL, NULL, NULL, NULL, NULL
         FROM (SELECT 1 AS go WHERE NOT notable_kept($hands, $since, $until)) gate
         JOIN compared_boards c ON gate.go = 1
         WHERE list_contains($compared, c.rules_key)
@@ -46,17 +49,24 @@ changed AS (
     ORDER BY hand_key, rules
 ),
 latest AS (
-    SELECT hand_key, rules AS changed_under, played_at FROM changed
+    SELECT *, rules AS changed_under, $rules IS NULL AND native_points IS NOT NULL AS as_played
+    FROM changed
     ORDER BY played_at DESC NULLS LAST, hand_key
     LIMIT $hands
 ),
 changed_boards AS (
-    -- The latest of them under the rules read: their results found by key, then the player's boards and the
-    -- hands' facts of those few hands.
+    -- The latest of them under the rules read: read as played, the candidates hold the boards; otherwise their
+    -- results are found by key, then the player's boards and the hands' facts of those few hands.
+    SELECT hand_key, played_at, variant, native_rules AS rules, native_points AS points, native_fouled AS fouled, fantasyland,
+           CASE WHEN fantasyland AND fantasyland_cards > 0 THEN fantasyland_cards END AS fantasyland_cards,
+           native_fantasyland_entry AS fantasyland_entry, changed_under
+    FROM latest
+    WHERE as_played
+    UNION ALL
     SELECT r.hand_key, h.played_at, r.variant, r.rules, r.points, r.fouled, b.fantasyland,
            CASE WHEN b.fantasyland AND b.fantasyland_cards > 0 THEN b.fantasyland_cards END AS fantasyland_cards,
            r.fantasyland_entry, l.changed_under
-    FROM latest l
+    FROM (SELECT * FROM latest WHERE NOT as_played) l
     JOIN board_results r ON r.hand_key = l.hand_key
     JOIN boards b ON b.hand_key = r.hand_key AND b.seat = r.seat
     JOIN hands h ON h.hand_key = r.hand_key
