@@ -140,17 +140,40 @@ class LakeFilters:
 
     def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
         self.con = con
+        self._boards: dict[tuple[str | None, date | None, date | None], dict[str, dict[str, int]]] = {}
+
+    def boards_by_variant(
+        self, variant: str | None, since: date | None, until: date | None
+    ) -> dict[str, dict[str, int]]:
+        """Boards of each player in each variant the filters keep: counted once, whoever asks (the check and the
+        report's games)."""
+        asked = (variant, since, until)
+        if asked not in self._boards:
+            # The hands of those days only when a day is given: DuckDB reads every hand for the subquery even when
+            # a parameter makes it moot (over 10 M hands 0.9 s against 0.2 s for the boards alone).
+            days = (
+                ""
+                if since is None and until is None
+                else "AND b.hand_key IN (SELECT hand_key FROM hands WHERE played_between(played_at, $since, $until))"
+            )
+            params = {"variant": variant, **({"since": since, "until": until} if days else {})}
+            sql = f"""
+                SELECT b.variant, b.player, count(*) FROM boards b
+                WHERE ($variant IS NULL OR b.variant = $variant) {days}
+                GROUP BY ALL
+            """
+            found: dict[str, dict[str, int]] = {}
+            for v, who, n in self.con.execute(sql, params).fetchall():
+                found.setdefault(v, {})[who] = n
+            self._boards[asked] = found
+        return self._boards[asked]
 
     def _counts(self, variant: str | None, since: date | None, until: date | None) -> dict[str, int]:
-        if since is None and until is None:  # the boards alone: a join of every board with its hand costs more
-            sql = "SELECT player, count(*) FROM boards WHERE $variant IS NULL OR variant = $variant GROUP BY ALL"
-            return dict(self.con.execute(sql, {"variant": variant}).fetchall())
-        sql = """
-            SELECT b.player, count(*) FROM boards b JOIN hands h USING (hand_key)
-            WHERE ($variant IS NULL OR h.variant = $variant) AND played_between(h.played_at, $since, $until)
-            GROUP BY ALL
-        """
-        return dict(self.con.execute(sql, {"variant": variant, "since": since, "until": until}).fetchall())
+        counts: dict[str, int] = {}
+        for players in self.boards_by_variant(variant, since, until).values():
+            for who, n in players.items():
+                counts[who] = counts.get(who, 0) + n
+        return counts
 
     def _no_hands(self, variant: str | None, since: date | None, until: date | None) -> str:
         """Why no hand matches: the lake has none (of the variant), or none in the days asked, said beside the days
