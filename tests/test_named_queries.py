@@ -385,6 +385,7 @@ def test_filters_are_bound_values(
         ("sessions", {}, "needs --param player"),
         ("results", {"rules": "no-such-rules"}, "no results under rules 'no-such-rules'"),
         ("results", {"rules": "classic-2"}, "did you mean 'classic-2-4'"),
+        ("results", {"rules": "taiwanese"}, r"under rules 'taiwanese'\. It has: .*ofc rescore --rules taiwanese"),
         ("cumulative", {"players": "many"}, "whole number"),
         ("no_such_query", {}, "no named query"),
         ("resluts", {}, "did you mean 'results'"),

@@ -231,7 +231,12 @@ class RuleSetsInLake:
                 raise NamedQueryError(
                     f"the lake has no results under rules {wanted!r}{did_you_mean(near)} It has: {have}"
                 )
-            near = closest(wanted, preset_names())  # a preset the lake was not scored under
+            if wanted in preset_names():  # a preset the lake was not scored under
+                raise NamedQueryError(
+                    f"the lake has no results under rules {wanted!r}. It has: {have}; ofc rescore --rules {wanted} "
+                    "scores the lake under it"
+                )
+            near = closest(wanted, preset_names())  # a preset's name, misspelt
             raise NamedQueryError(
                 f"the lake has no results under rules {wanted!r}{did_you_mean(near) or '.'} It has: {have}; "
                 f"ofc rescore --rules {near[0] if near else wanted} scores the lake under it"
