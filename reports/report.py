@@ -16,6 +16,8 @@ from dataclasses import asdict, dataclass, field, replace
 from datetime import date
 from typing import Any
 
+import duckdb
+
 from ofc.pipeline.game import facts
 from ofc.pipeline.lake.snapshot import Snapshot
 from ofc.pipeline.lake.store import Lake
@@ -193,13 +195,16 @@ def _analysed(snapshot: Snapshot) -> set[str]:
     return found
 
 
-def build(source: Lake | Snapshot, options: Options) -> Report:
-    """Run every game's sections on one snapshot of the lake (a lake: its state now) and assemble the report."""
+def build(source: Lake | Snapshot, options: Options, con: duckdb.DuckDBPyConnection | None = None) -> Report:
+    """Run every game's sections on one snapshot of the lake (a lake: its state now) and assemble the report.
+    ``con``: a connection over that snapshot with the options' aliases to read, where the report is not narrowed
+    (a server keeps a few between requests); by default one of its own."""
     snapshot = source if isinstance(source, Snapshot) else source.snapshot()
     narrowing = replace(options.narrowing, variant=options.variant)
     if narrowing:
         narrowing = replace(narrowing, opponent=_check_narrowing(snapshot, options))
-    con = connect(snapshot, narrowing if narrowing else None, options.aliases)
+    if con is None or narrowing:
+        con = connect(snapshot, narrowing if narrowing else None, options.aliases)
     in_lake = named.RuleSetsInLake(snapshot)
     in_lake.check_current()
     asked = list(dict.fromkeys(in_lake.resolve(r) for r in options.rules))
