@@ -127,6 +127,34 @@ def _ticks(fig: go.Figure, axis: str = "y", percent: bool = False) -> go.Figure:
     return fig
 
 
+Drill = dict[str, Any]
+"""The parameters of the list of hands behind a chart's point, as ``ofc serve``'s ``/hands`` page takes them."""
+
+
+def _drill(trace: Any, points: Sequence[Drill | Sequence[Drill | None] | None] | None = None, **every: Any) -> Any:
+    """Say what a click on each of ``trace``'s points lists: the boards behind it, on a served page. ``every``: the
+    parameters all its points share; ``points``: each point's own, in the trace's order (a heatmap's row by row;
+    None: a point with no board behind it, which leads nowhere). A report file carries them and does nothing with
+    them."""
+
+    def plain(values: Drill | None) -> dict[str, str] | None:
+        return None if values is None else {k: str(v) for k, v in values.items() if v is not None}
+
+    own = None
+    if points is not None:
+        own = [[plain(q) for q in p] if isinstance(p, (list, tuple)) else plain(p) for p in points]
+    trace.meta = {"drill": {"every": plain(every), "points": own}}
+    return trace
+
+
+def _session_drill(session: str, player: str) -> Drill:
+    """A session's hands as the query ``sessions`` names it: a hand with none recorded is in its day's ("day
+    2026-01-02"), or in "unknown" without a time."""
+    if session.startswith("day ") and len(session) == 14:
+        return {"player": player, "since": session[4:], "until": session[4:]}
+    return {"player": player} if session == "unknown" else {"player": player, "session": session}
+
+
 def _error(rows: Rows, value: str, low: str, high: str) -> dict[str, Any]:
     """Asymmetric error bars from an interval's bounds."""
     return {
@@ -211,7 +239,9 @@ def ranking(rows: Rows, featured: str | None) -> go.Figure:
     )
 
 
-def _players_by(rows: Rows, featured: str | None, value: str, title: str, axis: str, hover: str) -> go.Figure:
+def _players_by(
+    rows: Rows, featured: str | None, value: str, title: str, axis: str, hover: str, **drill: Any
+) -> go.Figure:
     """One horizontal bar per player, the highest ``value`` at the top, each with its 95% interval (``ci_low`` to
     ``ci_high``), the featured player in red, a small sample hatched; ``hover`` reads the hands, decisions and the
     small-sample mark as ``customdata``."""
@@ -230,7 +260,7 @@ def _players_by(rows: Rows, featured: str | None, value: str, title: str, axis: 
         customdata=[[r["hands"], r.get("decisions"), " · small sample" if small(r["hands"]) else ""] for r in shown],
         hovertemplate=hover,
     )
-    fig = go.Figure(bars)
+    fig = go.Figure(_drill(bars, [{"player": n} for n in names], **drill))
     if any(small(r["hands"]) for r in shown):
         title += f" · hatched: fewer than {SMALL_SAMPLE} hands"
     _layout(fig, title, axis, "", height=max(320, 28 * len(shown) + 120))
@@ -245,13 +275,16 @@ def running_totals(rows: Rows, featured: str | None) -> go.Figure:
         mine = [r for r in rows if r["player"] == player]
         me = player == featured
         fig.add_trace(
-            go.Scatter(
-                name=f"{text(player)} ({max(r['hands'] for r in mine):,} hands)",
-                x=[0, *(r["hands"] for r in mine)],
-                y=[0, *(r["points"] for r in mine)],
-                mode="lines+markers" if len(mine) <= 30 else "lines",
-                line={"color": FEATURED if me else OTHERS[i % len(OTHERS)], "width": 3 if me else 1.5},
-                hovertemplate=f"{text(player)}: %{{y:+,}} points after %{{x:,}} hands<extra></extra>",
+            _drill(
+                go.Scatter(
+                    name=f"{text(player)} ({max(r['hands'] for r in mine):,} hands)",
+                    x=[0, *(r["hands"] for r in mine)],
+                    y=[0, *(r["points"] for r in mine)],
+                    mode="lines+markers" if len(mine) <= 30 else "lines",
+                    line={"color": FEATURED if me else OTHERS[i % len(OTHERS)], "width": 3 if me else 1.5},
+                    hovertemplate=f"{text(player)}: %{{y:+,}} points after %{{x:,}} hands<extra></extra>",
+                ),
+                player=player,
             )
         )
     _layout(fig, "Running total of net points over hands played", "hands played", "net points")
@@ -262,9 +295,10 @@ def running_totals(rows: Rows, featured: str | None) -> go.Figure:
 
 def cumulative(rows: Rows, player: str) -> go.Figure:
     """One player's running net points day by day."""
+    days = [r["day"].isoformat() for r in rows if r["day"] is not None]
     fig = go.Figure(
         go.Scatter(
-            x=[r["day"].isoformat() for r in rows if r["day"] is not None],
+            x=days,
             y=[r["cumulative_points"] for r in rows if r["day"] is not None],
             mode="lines+markers",
             line={"color": FEATURED},
@@ -273,6 +307,7 @@ def cumulative(rows: Rows, player: str) -> go.Figure:
             hovertemplate="%{x}: %{y:+,} points after %{customdata:,} hands<extra></extra>",
         )
     )
+    _drill(fig.data[0], [{"player": player, "since": d, "until": d} for d in days])
     hands = max((r["cumulative_hands"] for r in rows), default=0)
     return _layout(fig, f"{player}: running total of net points by day ({count(hands, 'hand')})", "day", "net points")
 
@@ -289,12 +324,25 @@ def foul_rate_by(rows: Rows, dimension: str, title: str, x: str, featured: str |
     mark = featured if dimension == "player" else None
     labels = [player_label(r["group"], mark) for r in picked]
     colors = _highlight([r["group"] for r in picked], mark)
-    fig = go.Figure(_interval_bars(picked, labels, "foul_rate", colors, n="boards", shown=".1%"))
+    bars = _interval_bars(picked, labels, "foul_rate", colors, n="boards", shown=".1%")
+    fig = go.Figure(_drill(bars, [_group_drill(r) for r in picked], outcome="fouled"))
     _layout(fig, f"{title} ({count(_total(picked, 'boards'), 'board')})", x, "boards fouled", height=360)
     fig.update_yaxes(rangemode="tozero")
     _ticks(fig, "y", percent=True)
     fig.update_xaxes(type="category")
     return fig
+
+
+def _group_drill(row: dict[str, Any]) -> Drill:
+    """The boards of one group of the query ``foul_rate``."""
+    group, dimension = row.get("group"), row.get("dimension")
+    if dimension in ("player", "variant"):
+        return {dimension: group}
+    if dimension in ("table size", "seat"):
+        return {"table_size": row.get("n_players"), "position": row.get("position") if dimension == "seat" else None}
+    if dimension == "fantasyland":
+        return {"fantasyland": "in" if group == "in Fantasyland" else "out"}
+    return {}
 
 
 def foul_rate_by_seat(rows: Rows) -> go.Figure | None:
@@ -306,9 +354,8 @@ def foul_rate_by_seat(rows: Rows) -> go.Figure | None:
     for i, size in enumerate(sizes):
         mine = sorted((r for r in rows if r["n_players"] == size), key=lambda r: (r["position"] - 1) % size)
         x = [POSITION_WORDS[r["position"]] for r in mine]
-        fig.add_trace(
-            _interval_bars(mine, x, "foul_rate", COLORS[i % len(COLORS)], f"{size} players", n="boards", shown=".1%")
-        )
+        bars = _interval_bars(mine, x, "foul_rate", COLORS[i % len(COLORS)], f"{size} players", n="boards", shown=".1%")
+        fig.add_trace(_drill(bars, [{"position": r["position"]} for r in mine], outcome="fouled", table_size=size))
     title = f"Foul rate by seat, at each table size ({count(_total(rows, 'boards'), 'board')})"
     _layout(fig, title, "seat", "boards fouled", height=360)
     fig.update_yaxes(rangemode="tozero")
@@ -333,6 +380,7 @@ def dead_streets(rows: Rows) -> go.Figure:
             marker_color=COLORS[3],
         )
     )
+    _drill(fig.data[0], [{"dead_street": r["street"] if r["street"] is not None else "none"} for r in rows])
     fouled = _total(rows, "boards_dead")
     title = f"Street after which the foul was certain (dead street), {count(fouled, 'fouled board')}"
     _layout(fig, title, "street", "share of fouled boards", height=360)
@@ -370,6 +418,9 @@ def royalty_heatmap(rows: Rows, game: str) -> go.Figure | None:
             hovertemplate=f"%{{y}} %{{x}}: %{{z:.3%}} of {boards:,} boards<extra></extra>",
         )
     )
+    cells = [[{"row": row, "made": c} if share else None for c, share in zip(categories, z[i], strict=True)]
+             for i, row in enumerate(ROWS)]  # fmt: skip
+    _drill(fig.data[0], cells)
     _ticks(fig, "z", percent=True)
     title = f"Royalty frequency: share of {count(boards, game + ' board')} by row and hand"
     _layout(fig, title, "hand", "row", height=360)
@@ -393,16 +444,21 @@ def royalty_points(rows: Rows, players: bool, featured: str | None = None) -> go
         return None
     labels = [player_label(r["label"], featured) for r in picked]
     boards = [[r["boards"]] for r in picked]
+    groups = [{r["dimension"]: r["label"]} if r["dimension"] in ("player", "variant") else {} for r in picked]
     fig = go.Figure(
         [
-            go.Bar(
-                name=row,
-                x=labels,
-                y=[r[row] for r in picked],
-                marker_color=COLORS[i],
-                customdata=boards,
-                hovertemplate=f"%{{x}}: %{{y:.2f}} {row} royalty points a board, of %{{customdata[0]:,}}"
-                "<extra></extra>",
+            _drill(
+                go.Bar(
+                    name=row,
+                    x=labels,
+                    y=[r[row] for r in picked],
+                    marker_color=COLORS[i],
+                    customdata=boards,
+                    hovertemplate=f"%{{x}}: %{{y:.2f}} {row} royalty points a board, of %{{customdata[0]:,}}"
+                    "<extra></extra>",
+                ),
+                groups,
+                sort="royalties",
             )
             for i, row in enumerate(ROWS)
         ]
@@ -434,6 +490,7 @@ def fantasyland_flow(normal: dict[str, Any], fl: dict[str, Any]) -> go.Figure:
             marker_color=[COLORS[2], COLORS[2], COLORS[1]],
         )
     )
+    _drill(fig.data[0], [{"outcome": "entered"}, {"outcome": "stayed"}, {"fantasyland": "in"}])
     title = f"Fantasyland: earned and played (of {count(normal.get('hands'), 'normal hand')})"
     return _layout(fig, title, "", "hands", height=360)
 
@@ -451,35 +508,50 @@ def _by_cards(rows: Rows) -> Rows:
     return counted or fl
 
 
+def _cards_drill(row: dict[str, Any]) -> Drill:
+    """The boards of a row of the query ``fantasyland``: normal, or in Fantasyland with its card count (where
+    recorded)."""
+    if row["hand_kind"] == "normal":
+        return {"fantasyland": "out"}
+    return {"fantasyland_cards": row["cards"]} if row["cards"] else {"fantasyland": "in"}
+
+
 def fantasyland_rates(rows: Rows) -> go.Figure:
     """Entry rate of normal hands and stay rate of Fantasyland hands by card count, with 95% intervals."""
     normal = [r for r in rows if r["hand_kind"] == "normal"]
     fl = _by_cards(rows)
     fig = go.Figure(
         [
-            _interval_bars(
-                normal,
-                ["normal hands" for _ in normal],
-                "entry_rate",
-                COLORS[2],
-                "entry rate (normal hands)",
-                "entry_ci_low",
-                "entry_ci_high",
-                n="hands",
-                of="hands",
-                shown=".1%",
+            _drill(
+                _interval_bars(
+                    normal,
+                    ["normal hands" for _ in normal],
+                    "entry_rate",
+                    COLORS[2],
+                    "entry rate (normal hands)",
+                    "entry_ci_low",
+                    "entry_ci_high",
+                    n="hands",
+                    of="hands",
+                    shown=".1%",
+                ),
+                outcome="entered",
             ),
-            _interval_bars(
-                fl,
-                [text(r["kind"]) for r in fl],
-                "stay_rate",
-                COLORS[1],
-                "stay rate (Fantasyland hands)",
-                "stay_ci_low",
-                "stay_ci_high",
-                n="hands",
-                of="hands",
-                shown=".1%",
+            _drill(
+                _interval_bars(
+                    fl,
+                    [text(r["kind"]) for r in fl],
+                    "stay_rate",
+                    COLORS[1],
+                    "stay rate (Fantasyland hands)",
+                    "stay_ci_low",
+                    "stay_ci_high",
+                    n="hands",
+                    of="hands",
+                    shown=".1%",
+                ),
+                [_cards_drill(r) for r in fl],
+                outcome="stayed",
             ),
         ]
     )
@@ -508,6 +580,7 @@ def fantasyland_points(rows: Rows) -> go.Figure:
             of="hands",
         )
     )
+    _drill(fig.data[0], [_cards_drill(r) for r in picked], sort="points")
     title = f"Points per hand, normal and Fantasyland (95% intervals; {count(_total(picked, 'hands'), 'hand')})"
     _layout(fig, title, "", "points per hand", height=380)
     fig.update_xaxes(type="category")
@@ -528,15 +601,14 @@ def sessions(rows: Rows, player: str) -> go.Figure:
     fig = go.Figure()
     for i, session in enumerate(dict.fromkeys(r["session"] for r in rows)):
         mine = [r for r in rows if r["session"] == session]
-        fig.add_trace(
-            go.Scatter(
-                name=text(session),
-                x=[r["hand"] for r in mine],
-                y=[r["cumulative_points"] for r in mine],
-                mode="lines",
-                line={"color": COLORS[i % len(COLORS)]},
-            )
+        line = go.Scatter(
+            name=text(session),
+            x=[r["hand"] for r in mine],
+            y=[r["cumulative_points"] for r in mine],
+            mode="lines",
+            line={"color": COLORS[i % len(COLORS)]},
         )
+        fig.add_trace(_drill(line, **_session_drill(session, player), sort="date", order="asc"))
     title = f"Running total of net points through {player}'s latest sessions ({count(len(rows), 'hand')})"
     return _layout(fig, title, "hand of the session", "net points")
 
@@ -545,11 +617,10 @@ def head_to_head(rows: Rows, player: str | None) -> go.Figure:
     """A player's points per matchup against each opponent; without a player, a heatmap of every pair."""
     if player is not None:
         mine = [r for r in rows if r["player"] == player]
-        fig = go.Figure(
-            _interval_bars(
-                mine, [text(r["opponent"]) for r in mine], "points_per_matchup", COLORS[0], n="matchups", of="hands"
-            )
+        bars = _interval_bars(
+            mine, [text(r["opponent"]) for r in mine], "points_per_matchup", COLORS[0], n="matchups", of="hands"
         )
+        fig = go.Figure(_drill(bars, [{"opponent": r["opponent"]} for r in mine], player=player))
         _layout(fig, f"{player} against each opponent ({count(_total(mine, 'matchups'), 'hand')} together)", "", "")
         fig.update_yaxes(title_text="points per hand together")
         return _ticks(fig)
@@ -570,6 +641,7 @@ def head_to_head(rows: Rows, player: str | None) -> go.Figure:
             hovertemplate="%{y} against %{x}: %{z:.2f} points per matchup<extra></extra>",
         )
     )
+    _drill(fig.data[0], [[{"player": p, "opponent": o} for o in busiest] for p in busiest])
     return _layout(fig, "Head to head: points per matchup (row player against column player)", "", "", height=560)
 
 
@@ -595,17 +667,22 @@ def gains(rows: Rows, rule_names: Sequence[str], featured: str | None = None) ->
             continue
         x = [player_label(r["player"], featured) for r in picked]
         fig.add_trace(
-            _interval_bars(
-                picked,
-                x,
-                "gain_per_hand",
-                COLORS[i % len(COLORS)],
-                name,
-                "gain_ci_low",
-                "gain_ci_high",
-                "hands",
-                "hands",
-                "+.2f",
+            _drill(
+                _interval_bars(
+                    picked,
+                    x,
+                    "gain_per_hand",
+                    COLORS[i % len(COLORS)],
+                    name,
+                    "gain_ci_low",
+                    "gain_ci_high",
+                    "hands",
+                    "hands",
+                    "+.2f",
+                ),
+                [{"player": r["player"]} for r in picked],
+                rules=picked[0].get("rules_key"),
+                sort="points",
             )
         )
     title = "Which rule set favours whom: gain per hand against the hands as played (95% intervals)"
@@ -629,6 +706,7 @@ def swing(rows: Rows) -> go.Figure:
             hovertemplate="%{x}: %{y:.2f} points of %{customdata:,} boards<extra></extra>",
         )
     )
+    _drill(fig.data[0], [{"rules": r.get("rules_key") or "as played"} for r in rows], sort="points")
     boards = max((r["boards"] or 0 for r in rows), default=0)
     title = f"Swing: standard deviation of a board's points ({count(boards, 'board')})"
     return _ticks(_layout(fig, title, "", "points", height=360))
@@ -636,11 +714,10 @@ def swing(rows: Rows) -> go.Figure:
 
 def winner_changes(rows: Rows) -> go.Figure:
     """Share of hands whose winner changes against the hands as played, per rule set."""
-    fig = go.Figure(
-        _interval_bars(
-            rows, [text(r["rule_set"]) for r in rows], "change_rate", COLORS[5], n="hands", of="hands", shown=".1%"
-        )
+    bars = _interval_bars(
+        rows, [text(r["rule_set"]) for r in rows], "change_rate", COLORS[5], n="hands", of="hands", shown=".1%"
     )
+    fig = go.Figure(_drill(bars, [{"rules": r.get("rules_key")} for r in rows], outcome="changed"))
     hands = max((r["hands"] or 0 for r in rows), default=0)
     title = f"Hands whose winner changes against the hands as played ({count(hands, 'hand')})"
     _layout(fig, title, "", "share of hands", height=400)
@@ -658,6 +735,7 @@ def ev_lost_by_player(rows: Rows, featured: str | None) -> go.Figure:
         "points lost per hand",
         "%{y}: %{x:.2f} points lost per hand over %{customdata[0]:,} hands (%{customdata[1]:,} decisions)"
         "%{customdata[2]}<extra></extra>",
+        sort="ev_lost",
     )
     fig.update_xaxes(rangemode="tozero")
     return fig
@@ -687,9 +765,10 @@ def ev_lost_by(rows: Rows, dimension: str, featured: str | None) -> go.Figure | 
         groups.append((featured, featured, FEATURED))
     for name, player, color in groups:
         mine = [r for r in picked if r["player"] == player]
-        fig.add_trace(
-            _interval_bars(mine, [text(label(r)) for r in mine], "ev_lost_per_hand", color, name, n="hands", of="hands")
+        bars = _interval_bars(
+            mine, [text(label(r)) for r in mine], "ev_lost_per_hand", color, name, n="hands", of="hands"
         )
+        fig.add_trace(_drill(bars, player=player, sort="ev_lost"))
     everyone = next((r["hands"] for r in rows if r["dimension"] == "hand" and r["player"] is None), None)
     title = "Points lost per hand by street" if dimension == "street" else "Points lost per hand by kind of decision"
     if everyone:
@@ -730,6 +809,8 @@ def foul_chance_by_street(rows: Rows, featured: str | None) -> go.Figure | None:
             _interval_bars(mine, [text(_decision_label(r)) for r in mine], "foul_played", FEATURED,
                            f"as played, {featured}", None, None, "decisions", "decisions", ".1%")
         )  # fmt: skip
+    for trace in fig.data:
+        _drill(trace, player=featured if trace.name == text(f"as played, {featured}") else None, sort="ev_lost")
     weighed = count(everyone[0]["analysed_boards"], "weighed board")
     title = f"Chance of fouling after each decision ({count(_total(everyone, 'decisions'), 'decision')}, {weighed})"
     _layout(fig, title, "", "chance the board ends fouled", height=380)
@@ -750,6 +831,7 @@ def foul_causes(rows: Rows, fouled: int, dimension: str) -> go.Figure | None:
     colors = [COLORS[7] if r["kind"] == "none: the cards" else COLORS[3] for r in picked]
     fig = go.Figure(_interval_bars(picked, x, "share", colors, None, "share_low", "share_high", "fouled_boards",
                                    "fouled boards", ".1%"))  # fmt: skip
+    _drill(fig.data[0], outcome="fouled", sort="ev_lost")
     by = "street" if dimension == "cause_street" else "kind of decision"
     title = f"Fouled boards by the {by} that made the foul likely most ({count(fouled, 'fouled board')})"
     _layout(fig, title, "", "share of fouled boards", height=360)

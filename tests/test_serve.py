@@ -18,6 +18,7 @@ import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -33,10 +34,12 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 class Served:
-    """A server on 127.0.0.1 (a free port) over ``site``, in a thread of this process."""
+    """A server on 127.0.0.1 (a free port) over ``site``, in a thread of this process; ``script``: a script added
+    to the report's pages (a test's driver)."""
 
-    def __init__(self, site: Site) -> None:
-        self.server = uvicorn.Server(uvicorn.Config(make_app(site), host="127.0.0.1", port=0, log_level="warning"))
+    def __init__(self, site: Site, script: str | None = None) -> None:
+        app = make_app(site) if script is None else Injected(make_app(site), script)
+        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
         self.server.install_signal_handlers = lambda: None  # type: ignore[method-assign] # not the main thread
         self.thread = threading.Thread(target=lambda: asyncio.run(self.server.serve()), daemon=True)
         self.thread.start()
@@ -58,6 +61,34 @@ class Served:
     def stop(self) -> None:
         self.server.should_exit = True
         self.thread.join(timeout=30)
+
+
+class Injected:
+    """An application whose report pages (``/``) carry one more script, before the end of their body."""
+
+    def __init__(self, app: Any, script: str) -> None:
+        self.app, self.script = app, script.encode()
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["path"] != "/":
+            await self.app(scope, receive, send)
+            return
+        start: dict[str, Any] = {}
+        body: list[bytes] = []
+
+        async def changed(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                start.update(message)
+                return
+            body.append(message.get("body", b""))
+            if message.get("more_body"):
+                return
+            page = b"".join(body).replace(b"</body>", self.script + b"</body>")
+            headers = [(k, v) for k, v in start["headers"] if k.lower() != b"content-length"]
+            await send({**start, "headers": [*headers, (b"content-length", str(len(page)).encode())]})
+            await send({"type": "http.response.body", "body": page})
+
+        await self.app(scope, receive, changed)
 
 
 @pytest.fixture(scope="module")
@@ -273,6 +304,107 @@ def test_every_figure_follows_a_table_size_a_seat_a_session_and_an_opponent(
     assert error_of(page).startswith(f"no player {player + 'zz'!r}"), error_of(page)
 
 
+def charts(page: str) -> dict[str, dict[str, object]]:
+    """The page's charts by title, as plotly reads them."""
+    found = re.findall(r'reportChart\("[^"]+", (.*?)\);</script>', page, re.S)
+    figures = [json.loads(f) for f in found]
+    return {str(f["layout"]["title"]["text"]): f for f in figures}  # type: ignore[index]
+
+
+def drilled(page_query: dict[str, str], trace: dict[str, object], at: int | tuple[int, int]) -> str:
+    """The address serve.js opens for a click on a chart's point: the page's filters, then what the chart says
+    of the point (its trace's meta.drill)."""
+    drill = trace["meta"]["drill"]  # type: ignore[index]
+    own = drill["points"]
+    if own is not None:
+        own = own[at[0]][at[1]] if isinstance(at, tuple) else own[at]
+        if own is None:  # no board behind the point: it leads nowhere
+            return ""
+    params = {k: v for k, v in page_query.items() if k != "min_hands"} | drill["every"] | (own or {})
+    return "/hands?" + urllib.parse.urlencode(params)
+
+
+def boards_listed(served: Served, address: str) -> int:
+    if not address:
+        return 0
+    status, text = served.get(address + "&per_page=1")
+    assert status == 200, (address, error_of(text))
+    found = re.search(r"of ([\d,]+)</span>", text)
+    assert found, address
+    return int(found.group(1).replace(",", ""))
+
+
+def test_every_chart_point_leads_to_the_boards_it_counts(served: Served, report_lake: ReportLake) -> None:
+    """Every trace of every chart says where its points lead; each leads to a list of hands, and the lists of
+    fouls, dead streets, royalty hands, Fantasyland, players and winner changes hold exactly the boards polars
+    counts over the lake."""
+    boards = report_lake.boards()
+    variant = boards["variant"].value_counts(sort=True)["variant"][0]
+    mine = boards.filter(pl.col("variant") == variant)
+    query = {"variant": variant, "min_hands": "1"}
+    status, page = served.get("/?" + urllib.parse.urlencode(query))
+    assert status == 200, error_of(page)
+    figures = charts(page)
+    assert len(figures) >= 10
+    for title, fig in figures.items():
+        for trace in fig["data"]:  # type: ignore[attr-defined]
+            assert (trace.get("meta") or {}).get("drill") is not None, (title, trace.get("name"))
+            if trace["type"] == "heatmap":
+                boards_listed(served, drilled(query, trace, (0, 0)))
+            else:
+                for at in {0, len(trace.get("x") or trace.get("y") or [0]) - 1}:
+                    boards_listed(served, drilled(query, trace, at))
+
+    def chart(start: str) -> dict[str, object]:
+        return next(f for t, f in figures.items() if t.startswith(start))
+
+    dead = chart("Street after which the foul was certain")["data"][0]  # type: ignore[index]
+    for i, street in enumerate(dead["x"]):
+        fouled = mine.filter(pl.col("fouled"))
+        want = fouled.filter(
+            pl.col("dead_street").is_null() if street == "no placements" else pl.col("dead_street") == int(street)
+        )
+        assert boards_listed(served, drilled(query, dead, i)) == want.height > 0
+    players = chart("Foul rate by player")["data"][0]  # type: ignore[index]
+    for i in range(len(players["x"])):
+        who = drilled(query, players, i)
+        name = urllib.parse.parse_qs(who.split("?", 1)[1])["player"][0]
+        want = mine.filter(pl.col("fouled") & (pl.col("player") == name)).height
+        assert boards_listed(served, who) == want
+    heat = chart("Royalty frequency")["data"][0]  # type: ignore[index]
+    made: dict[tuple[object, object], int] = {}
+    for f in named_rows(report_lake, "royalty_frequency", variant=variant):
+        if f["points"]:  # type: ignore[operator]
+            made[f["row"], f["category"]] = made.get((f["row"], f["category"]), 0) + f["boards_made"]  # type: ignore[operator]
+    for r, row in enumerate(heat["y"]):
+        for c, category in enumerate(heat["x"]):
+            assert boards_listed(served, drilled(query, heat, (r, c))) == made.get((row, category), 0)
+    assert sum(made.values()) > 0
+    flow = chart("Fantasyland: earned and played")["data"][0]  # type: ignore[index]
+    wanted = [mine["fantasyland_entry"].sum(), mine["fantasyland_stay"].sum(), mine["fantasyland"].sum()]
+    assert [boards_listed(served, drilled(query, flow, i)) for i in range(3)] == wanted
+    assert wanted[0] > 0
+    changes = chart("Hands whose winner changes")["data"][0]  # type: ignore[index]
+    every = report_lake.results().filter(pl.col("variant") == variant)
+    changed = 0
+    for i in range(len(changes["x"])):
+        address = drilled(query, changes, i)
+        key = urllib.parse.parse_qs(address.split("?", 1)[1])["rules"][0]
+        under = every.filter(pl.col("rules_key") == key)
+        hands = under.filter(pl.col("winner_seat") != pl.col("native_winner_seat"))["hand_key"].unique()
+        want = under.filter(pl.col("hand_key").is_in(hands.implode())).height
+        assert boards_listed(served, address) == want
+        changed += want
+    assert changed > 0
+
+
+def named_rows(report_lake: ReportLake, name: str, **values: object) -> list[dict[str, object]]:
+    from ofc.pipeline.query import named
+
+    snapshot = report_lake.lake.snapshot()
+    return named.run(connect(snapshot), snapshot, name, values).to_pylist()
+
+
 def test_the_last_day_is_kept_in_the_address_the_bar_and_every_link(served: Served, report_lake: ReportLake) -> None:
     boards = report_lake.boards().with_columns(day=pl.col("played_at").dt.date())
     days = boards["day"].drop_nulls().unique().sort()
@@ -437,6 +569,47 @@ def test_the_pages_in_a_browser(report_lake: ReportLake, served: Served, tmp_pat
         assert root.get("data-lake-changed") == "1"
     finally:
         changing.stop()
+
+
+CLICK = """
+<script>
+window.addEventListener("load", function () {
+  var tries = 0;
+  (function click() {
+    var div = Array.prototype.find.call(document.querySelectorAll(".chart"), function (d) {
+      return d.layout && String((d.layout.title && d.layout.title.text) || "").indexOf("TITLE") === 0;
+    });
+    if (!div || !div.dataset.drill) {
+      if (tries++ < 100) setTimeout(click, 100);
+      return;
+    }
+    var trace = div.data[0];
+    div.emit("plotly_click", {points: [{x: trace.x[AT], y: trace.y[AT], data: trace, pointNumber: AT}]});
+  })();
+});
+</script>
+"""
+"""A driver: once serve.js has wired the charts, a click on one point of the chart whose title starts with TITLE."""
+
+
+def test_a_click_on_a_chart_opens_the_boards_it_counts(report_lake: ReportLake, tmp_path: Path) -> None:
+    """Headless Chromium: a click on a bar of fouled boards by dead street, on a served page, opens the list of
+    those boards, as many as polars counts."""
+    browser = find_browser()
+    boards = report_lake.boards()
+    variant = boards["variant"].value_counts(sort=True)["variant"][0]
+    fouled = boards.filter((pl.col("variant") == variant) & pl.col("fouled") & pl.col("dead_street").is_not_null())
+    street = fouled["dead_street"].min()
+    script = CLICK.replace("TITLE", "Street after which the foul was certain").replace("AT", "0")
+    clicking = Served(Site(report_lake.lake.root), script)
+    try:
+        dom = _dom(browser, tmp_path, f"{clicking.base}/?variant={variant}")
+    finally:
+        clicking.stop()
+    assert '<table class="hand-list">' in dom, dom[-2000:]
+    want = fouled.filter(pl.col("dead_street") == street).height
+    assert f"of {want:,}</span> (fouled boards, the foul certain after street {street})" in dom
+    assert len(re.findall(r'href="/hand/\d+', dom)) == min(want, 50)
 
 
 def test_ofc_serve_says_its_address_and_stops_on_ctrl_c(report_lake: ReportLake) -> None:

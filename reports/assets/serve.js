@@ -324,6 +324,21 @@
     return "/hands?" + params.toString();
   }
 
+  // The boards behind a chart's point: what the chart says of it (its trace's meta.drill: the parameters every
+  // point shares and each point's own, a heatmap's by row then column; null: no board, nowhere to go), else
+  // (undefined) what its label names.
+  function drillOf(point) {
+    const drill = point.data && point.data.meta && point.data.meta.drill;
+    if (!drill) return undefined;
+    const at = point.pointNumber !== undefined ? point.pointNumber : point.pointIndex;
+    let own = {};
+    if (drill.points && at !== undefined) {
+      own = Array.isArray(at) ? (drill.points[at[0]] || [])[at[1]] : drill.points[at];
+      if (own === null) return null;
+    }
+    return handsOf(Object.assign({}, drill.every || {}, own || {}));
+  }
+
   // What a chart element or a table cell names: a player or a game, a seat (as the charts name one: ORDER,
   // whose place after the button is its index + 1, the button's 0), a table size ("3 players", the label or
   // the bar's series), boards in Fantasyland or not; else the page's own filters.
@@ -348,7 +363,9 @@
         const p = ev && ev.points && ev.points[0];
         if (!p) return;
         const horizontal = p.data && p.data.orientation === "h";
-        location.href = drillTo(horizontal ? p.y : p.x, p.data && p.data.name);
+        const to = drillOf(p);
+        if (to === null) return;
+        location.href = to || drillTo(horizontal ? p.y : p.x, p.data && p.data.name);
       });
     });
   }

@@ -34,7 +34,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from ofc.pipeline import __version__
+from ofc.pipeline import __version__, suggest
 from ofc.pipeline.errors import InputError, OfcError
 from ofc.pipeline.lake.snapshot import Snapshot
 from ofc.pipeline.lake.store import Lake
@@ -130,6 +130,73 @@ class Filters:
         }
         kept = {k: v for k, v in values.items() if v not in (None, "")}
         return "?" + urlencode(kept) if kept else ""
+
+
+OUTCOMES = ("fouled", "entered", "stayed", "changed")
+ROYALTY_ROWS = ("top", "middle", "bottom")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """Which of the boards the filters keep a list of hands shows: what one bar or cell of a chart counts (the
+    fouled boards, those dead after a street, a row's royalty hand, Fantasyland earned or kept, the hands whose
+    winner a rule set changes, the Fantasyland boards of a card count). The list's address only: every figure
+    reads every board the filters keep."""
+
+    outcome: str | None = None
+    dead_street: str | None = None
+    row: str | None = None
+    made: str | None = None
+    fantasyland_cards: int | None = None
+
+    @classmethod
+    def parse(cls, query: Mapping[str, str], rules: str | None) -> Outcome:
+        outcome = _text(query, "outcome")
+        if outcome is not None and outcome not in OUTCOMES:
+            raise RequestError(f"outcome: {outcome[:40]!r} is not one of {', '.join(OUTCOMES)}")
+        if outcome == "changed" and rules is None:
+            raise RequestError(
+                "outcome: a hand's winner changes under a rule set against the hand as played: choose the rule "
+                "set (rules=NAME)"
+            )
+        dead = _text(query, "dead_street")
+        if dead is not None and not (dead == "none" or (dead.isdigit() and 1 <= int(dead) <= 9)):
+            raise RequestError(f"dead_street: {dead[:40]!r} is neither a street (1 to 9) nor none")
+        if dead is not None and outcome not in (None, "fouled"):
+            raise RequestError(f"dead_street: only fouled boards went dead, not those the outcome {outcome} keeps")
+        row, made = _text(query, "row"), _text(query, "made")
+        if (row is None) != (made is None):
+            raise RequestError("row and made go together: the row (top, middle or bottom) and the hand it made")
+        if row is not None and row not in ROYALTY_ROWS:
+            raise RequestError(f"row: {row[:40]!r} is not one of {', '.join(ROYALTY_ROWS)}")
+        cards = _whole(query, "fantasyland_cards", None, 1, 52)
+        return cls("fouled" if dead is not None else outcome, dead, row, made, cards)
+
+    def __bool__(self) -> bool:
+        return any(v is not None for v in asdict(self).values())
+
+    def values(self) -> dict[str, Any]:
+        """The named query ``hand_list``'s parameters, and the address's."""
+        return asdict(self)
+
+    def said(self) -> str:
+        """The boards kept, in words: "fouled boards, dead after street 3"."""
+        said = {
+            None: [],
+            "fouled": ["fouled boards"],
+            "entered": ["boards that earned Fantasyland"],
+            "stayed": ["Fantasyland boards that stayed"],
+            "changed": ["hands whose winner changes against the hands as played"],
+        }[self.outcome]
+        if self.dead_street == "none":
+            said.append("without placements (no dead street)")
+        elif self.dead_street is not None:
+            said.append(f"the foul certain after street {self.dead_street}")
+        if self.made is not None:
+            said.append(f"{self.made} on the {self.row}")
+        if self.fantasyland_cards is not None:
+            said.append(f"in Fantasyland with {self.fantasyland_cards} cards")
+        return ", ".join(said)
 
 
 def _narrowing_query(narrowing: Narrowing) -> dict[str, Any]:
@@ -476,18 +543,19 @@ def make_app(site: Site) -> Starlette:
     def hands_page(request: Request) -> Response:
         query = request.query_params
         filters = Filters.parse(query)
+        outcome = Outcome.parse(query, filters.rules)
         sort, order = _choice(query, "sort", SORTS), _choice(query, "order", ORDERS)
         page = _whole(query, "page", 1, 1, site.limits.last_page) or 1
         per_page = _whole(query, "per_page", site.limits.per_page, 1, site.limits.most_per_page) or 1
         state = site.state()
         with site.reading() as snapshot:
             try:
-                rows, player = _hand_list(site, snapshot, filters, sort, order, page, per_page)
+                rows, player = _hand_list(site, snapshot, filters, outcome, sort, order, page, per_page)
             except OfcError as exc:
                 return _error_page(site, filters, 400, str(exc), "/hands")
             bar = _bar(site, snapshot, filters, "/hands")
         filters = replace(filters, player=player)
-        table = _hand_table(filters, rows, sort, order, page, per_page)
+        table = _hand_table(filters, outcome, rows, sort, order, page, per_page)
         body = bar + _live(state, site.limits.poll_seconds) + table
         return HTMLResponse(_shell("Hands" + (f": {player}" if player else ""), body))
 
@@ -632,13 +700,15 @@ def _hand_list(
     site: Site,
     snapshot: Snapshot,
     filters: Filters,
+    outcome: Outcome,
     sort: str,
     order: str,
     page: int,
     per_page: int,
 ) -> tuple[list[dict[str, Any]], str | None]:
-    """A page of the boards the filters keep, and the player as the lake spells them. Narrowed, the connection
-    keeps the boards (a place after the button too); otherwise the query narrows the hands itself."""
+    """A page of the boards the filters keep (of the outcome asked for), and the player as the lake spells them.
+    Narrowed, the connection keeps the boards (a place after the button too); otherwise the query narrows the hands
+    itself."""
     with site.connection(snapshot) as con:
         in_lake = named.RuleSetsInLake(snapshot)
         in_lake.check_current()
@@ -646,7 +716,15 @@ def _hand_list(
         rules = in_lake.resolve(filters.rules) if filters.rules else None
         if rules is not None and (problem := in_lake.problem(rules, filters.variant)) is not None:
             raise named.NamedQueryError(problem)
+        if outcome.made is not None:
+            found_hands = con.execute(
+                "SELECT DISTINCT category FROM royalty_hands WHERE row = $row ORDER BY 1", {"row": outcome.row}
+            ).fetchall()
+            hands = [c for (c,) in found_hands]
+            if outcome.made not in hands:
+                raise RequestError(suggest.no_such(f"{outcome.row} hand", outcome.made, hands))
     values = {
+        **outcome.values(),
         "rules": rules,
         "player": found.player,
         "variant": filters.variant,
@@ -667,16 +745,19 @@ def _hand_list(
         return named.run(con, snapshot, "hand_list", values, check_filters=False).to_pylist(), found.player
 
 
-def _hand_table(filters: Filters, rows: list[dict[str, Any]], sort: str, order: str, page: int, per_page: int) -> str:
+def _hand_table(
+    filters: Filters, outcome: Outcome, rows: list[dict[str, Any]], sort: str, order: str, page: int, per_page: int
+) -> str:
     total = rows[0]["total"] if rows else 0
     first = (page - 1) * per_page
+    kept = outcome.values()
 
     def heading(label: str, by: str | None) -> str:
         if by is None:
             return f'<th class="text">{label}</th>'
         again = "asc" if sort == by and order == "desc" else "desc"
         mark = (" ▼" if order == "desc" else " ▲") if sort == by else ""
-        href = html.escape(filters.query(sort=by, order=again))
+        href = html.escape(filters.query(sort=by, order=again, **kept))
         return f'<th><a href="/hands{href}" data-sort="{by}">{label}{mark}</a></th>'
 
     head = "".join(
@@ -705,14 +786,16 @@ def _hand_table(filters: Filters, rows: list[dict[str, Any]], sort: str, order: 
             f"<td>{'' if r['ev_lost'] is None else format(r['ev_lost'], '.2f')}</td></tr>"
         )
     last = max((total + per_page - 1) // per_page, 1)
-    pager = [f"<span>boards {first + 1 if rows else 0:,} to {first + len(rows):,} of {total:,}</span>"]
+    of = f" ({html.escape(outcome.said())})" if outcome else ""
+    pager = [f"<span>boards {first + 1 if rows else 0:,} to {first + len(rows):,} of {total:,}</span>{of}"]
     if page > 1:
         pager.append(
-            f'<a href="/hands{html.escape(filters.query(sort=sort, order=order, page=page - 1))}">previous</a>'
+            f'<a href="/hands{html.escape(filters.query(sort=sort, order=order, page=page - 1, **kept))}">previous</a>'
         )
     if page < last:
         pager.append(
-            f'<a href="/hands{html.escape(filters.query(sort=sort, order=order, page=page + 1))}" rel="next">next</a>'
+            f'<a href="/hands{html.escape(filters.query(sort=sort, order=order, page=page + 1, **kept))}" '
+            'rel="next">next</a>'
         )
     said = "" if rows or page == 1 else f"<p class='serve-error'>There are {last:,} pages; this is page {page:,}.</p>"
     table = f'<table class="hand-list"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'

@@ -3,7 +3,9 @@
 -- weighed), sorted by date, points, royalties or points lost, and how many there are in all (total). What a chart
 -- or a table row leads to when it is clicked. Sorted by date, the page's hands are found among the hands alone and
 -- only their boards are read; the total comes from the summaries a rescore writes (over 10 M hands, unfiltered:
--- 20 s when every board was joined to its result to be counted and sorted).
+-- 20 s when every board was joined to its result to be counted and sorted). Boards of one outcome (what a bar of
+-- fouls, dead streets, royalties, Fantasyland or winner changes counts) are found and counted among every board
+-- the other filters keep.
 -- @param rules rules?: read every hand as if played under this rule set (by default: under its own rules)
 -- @param player text?: only this player's boards
 -- @param variant text?: only this variant
@@ -12,12 +14,25 @@
 -- @param table_size int?: only hands of this many players
 -- @param session text?: only this session's hands
 -- @param opponent text?: only hands this player also played
+-- @param outcome text?: only boards that fouled, entered Fantasyland, stayed, or changed (winner, under the rules)
+-- @param dead_street text?: only fouled boards dead after this street (1 to 5), or none (without placements)
+-- @param row text?: with made: the row (top, middle or bottom) that made the hand
+-- @param made text?: only boards whose row made this royalty hand (a category of royalty_frequency)
+-- @param fantasyland_cards int?: only Fantasyland boards dealt this many cards
 -- @param sort text = 'date': date, points, royalties or ev_lost
 -- @param order text = 'desc': desc (the latest, or the most first) or asc
 -- @param page int = 1: the page, from 1
 -- @param per_page int = 50: boards a page
 WITH lost AS (
     SELECT hand_key, seat, sum(ev_lost) AS ev_lost FROM weighed(NULL) GROUP BY ALL
+),
+changed AS MATERIALIZED (
+    -- The hands whose winner differs from the hand's as played, under the rule set read: asked for only.
+    SELECT DISTINCT c.hand_key
+    FROM (SELECT 1 AS go WHERE $outcome = 'changed') gate
+    JOIN compared_boards c ON gate.go = 1
+    WHERE read_under($rules, c.native, c.rules_key) AND c.winner_seat <> c.native_winner_seat
+      AND kept(c.player, c.variant, c.played_at, NULL, $variant, $since, $until)
 ),
 played AS MATERIALIZED (
     -- The hands the player asked for played, and those the opponent did: each read once.
@@ -27,10 +42,11 @@ played AS MATERIALIZED (
 ),
 latest AS (
     -- By date: the hands of the first $page pages in that order, enough for the page (each holds at least one of
-    -- the boards kept). The other sorts read every board kept.
+    -- the boards kept). The other sorts, and boards of one outcome, read every board kept.
     SELECT h.hand_key
     FROM hands h
     WHERE $sort NOT IN ('points', 'royalties', 'ev_lost')
+      AND coalesce($outcome, $dead_street, $made, $fantasyland_cards::VARCHAR) IS NULL
       AND ($variant IS NULL OR h.variant = $variant)
       AND played_between(h.played_at, $since, $until)
       AND ($table_size IS NULL OR h.n_players = $table_size)
@@ -42,15 +58,34 @@ latest AS (
     LIMIT $page * $per_page
 ),
 kept AS (
-    -- Sorted by points, royalties or points lost: every board kept.
+    -- Sorted by points, royalties or points lost, or of one outcome: every board kept.
     SELECT b.hand_key, b.hand_id, b.played_at, b.variant, b.session, b.n_players, b.player, b.seat, b.rules,
            b.points, b.fouled, b.royalty_top + b.royalty_middle + b.royalty_bottom AS royalties
-    FROM (SELECT 1 AS go WHERE $sort IN ('points', 'royalties', 'ev_lost')) gate  -- no row: nothing is read
+    FROM (  -- no row: nothing is read
+        SELECT 1 AS go
+        WHERE $sort IN ('points', 'royalties', 'ev_lost')
+           OR coalesce($outcome, $dead_street, $made, $fantasyland_cards::VARCHAR) IS NOT NULL
+    ) gate
     JOIN boards_under($rules, $player, $variant, $since, $until) b ON gate.go = 1
     WHERE ($table_size IS NULL OR b.n_players = $table_size)
       AND ($session IS NULL OR b.session = $session)
       AND ($opponent IS NULL OR (b.player <> $opponent
            AND b.hand_key IN (SELECT hand_key FROM played WHERE theirs)))
+      AND CASE
+              WHEN $outcome IS NULL THEN true
+              WHEN $outcome = 'fouled' THEN b.fouled
+              WHEN $outcome = 'entered' THEN b.fantasyland_entry
+              WHEN $outcome = 'stayed' THEN b.fantasyland_stay
+              WHEN $outcome = 'changed' THEN b.hand_key IN (SELECT hand_key FROM changed)
+              ELSE error('outcome: ' || $outcome || ' is not one of fouled, entered, stayed, changed')
+          END
+      AND ($dead_street IS NULL OR (b.fouled AND coalesce(CAST(b.dead_street AS VARCHAR), 'none') = $dead_street))
+      AND ($made IS NULL OR EXISTS (
+          SELECT 1 FROM royalty_hands m
+          WHERE m.rules_key = b.rules_key AND m.row = $row AND m.category = $made
+            AND m.points = CASE $row WHEN 'top' THEN b.royalty_top WHEN 'middle' THEN b.royalty_middle
+                                     ELSE b.royalty_bottom END))
+      AND ($fantasyland_cards IS NULL OR (b.fantasyland AND b.fantasyland_cards = $fantasyland_cards))
     UNION ALL
     -- By date: the boards of the latest hands alone, each table joined to them by key.
     SELECT l.hand_key, h.hand_id, h.played_at, h.variant, h.session, h.n_players, b.player, b.seat, r.rules,
@@ -65,10 +100,12 @@ kept AS (
 ),
 counted AS (
     -- Every board the filters keep: from the summaries, which count the boards of each player, session and table
-    -- size a day; against an opponent, counted among the boards themselves.
+    -- size a day; against an opponent, counted among the boards themselves; of one outcome, every board kept is
+    -- read (the total is theirs).
     SELECT sum(boards) AS boards
     FROM scored_sessions($rules, $player, $variant, $since, $until)
     WHERE $opponent IS NULL
+      AND coalesce($outcome, $dead_street, $made, $fantasyland_cards::VARCHAR) IS NULL
       AND ($table_size IS NULL OR n_players = $table_size)
       AND ($session IS NULL OR session = $session)
     UNION ALL
@@ -78,12 +115,15 @@ counted AS (
     JOIN boards b ON b.hand_key = o.hand_key
     JOIN board_results r ON r.hand_key = o.hand_key AND r.seat = b.seat
     WHERE $opponent IS NOT NULL AND read_under($rules, r.native, r.rules_key)
+      AND coalesce($outcome, $dead_street, $made, $fantasyland_cards::VARCHAR) IS NULL
       AND b.player <> $opponent AND ($player IS NULL OR b.player = $player)
       AND kept(b.player, h.variant, h.played_at, $player, $variant, $since, $until)
       AND ($table_size IS NULL OR h.n_players = $table_size)
       AND ($session IS NULL OR h.session = $session)
 )
-SELECT k.*, l.ev_lost, (SELECT coalesce(sum(boards), 0) FROM counted)::BIGINT AS total
+SELECT k.*, l.ev_lost,
+       CASE WHEN coalesce($outcome, $dead_street, $made, $fantasyland_cards::VARCHAR) IS NULL
+            THEN (SELECT coalesce(sum(boards), 0) FROM counted) ELSE count(*) OVER () END::BIGINT AS total
 FROM kept k
 LEFT JOIN lost l USING (hand_key, seat)
 ORDER BY
