@@ -610,6 +610,8 @@ def test_a_click_on_a_chart_opens_the_boards_it_counts(report_lake: ReportLake, 
     want = fouled.filter(pl.col("dead_street") == street).height
     assert f"of {want:,}</span> (fouled boards, the foul certain after street {street})" in dom
     assert len(re.findall(r'href="/hand/\d+', dom)) == min(want, 50)
+    # the filter bar keeps the outcome: a filter changed there lists the same outcome's boards
+    assert f'<input type="hidden" name="dead_street" value="{street}">' in dom
 
 
 def test_ofc_serve_says_its_address_and_stops_on_ctrl_c(report_lake: ReportLake) -> None:

@@ -193,7 +193,8 @@ class Outcome:
         elif self.dead_street is not None:
             said.append(f"the foul certain after street {self.dead_street}")
         if self.made is not None:
-            said.append(f"{self.made} on the {self.row}")
+            where = {"top": "on top", "middle": "in the middle"}.get(self.row or "", "on the bottom")
+            said.append(f"{self.made} {where}")
         if self.fantasyland_cards is not None:
             said.append(f"in Fantasyland with {self.fantasyland_cards} cards")
         return ", ".join(said)
@@ -424,14 +425,28 @@ def _options_html(values: list[tuple[str, str]], chosen: str | None) -> str:
     )
 
 
-def _bar(site: Site, snapshot: Snapshot | None, filters: Filters, action: str) -> str:
-    """The filters as a form: submitting it loads the same page with them in its address."""
+def _hidden(values: Mapping[str, Any]) -> str:
+    return "".join(
+        f'<input type="hidden" name="{html.escape(k)}" value="{html.escape(str(v))}">'
+        for k, v in values.items()
+        if v is not None
+    )
+
+
+def _bar(
+    site: Site, snapshot: Snapshot | None, filters: Filters, action: str, kept: Mapping[str, Any] | None = None
+) -> str:
+    """The filters as a form: submitting it loads the same page with them in its address, and with ``kept`` (what
+    the page shows of them: the outcome a list keeps, its order)."""
     offered = Choices()
     if snapshot is not None:
         with contextlib.suppress(duckdb.Error, OfcError):  # the form still works without its lists
             offered = site.choices(snapshot)
     variants, players = offered.variants, offered.players
     rule_sets = [("", "as played"), *((r, r) for r in offered.rule_sets)]
+    if filters.rules and filters.rules not in offered.rule_sets:  # a rule set's key (a chart leads to one)
+        name, _, digest = filters.rules.partition("@")
+        rule_sets.append((filters.rules, f"{name} ({digest[:6]})" if digest else name))
     player = html.escape(filters.player or "")
     since = filters.since.isoformat() if filters.since else ""
     until = filters.until.isoformat() if filters.until else ""
@@ -447,7 +462,7 @@ def _bar(site: Site, snapshot: Snapshot | None, filters: Filters, action: str) -
 <label>Until<input type="date" name="until" value="{until}"></label>
 <label>Rules<select name="rules">{rules}</select></label>
 <label>Min. hands<input type="number" name="min_hands" min="1" value="{least}" placeholder="auto"></label>
-{_narrowing_fields(filters)}<button type="submit">Show</button>
+{_narrowing_fields(filters)}{_hidden(kept or {})}<button type="submit">Show</button>
 <a href="/hands{html.escape(filters.query())}">the hands behind these figures</a>
 <a href="/train{html.escape(filters.query())}">trainer</a>
 <a href="/{html.escape(filters.query())}">report</a>
@@ -553,7 +568,7 @@ def make_app(site: Site) -> Starlette:
                 rows, player = _hand_list(site, snapshot, filters, outcome, sort, order, page, per_page)
             except OfcError as exc:
                 return _error_page(site, filters, 400, str(exc), "/hands")
-            bar = _bar(site, snapshot, filters, "/hands")
+            bar = _bar(site, snapshot, filters, "/hands", {**outcome.values(), "sort": sort, "order": order})
         filters = replace(filters, player=player)
         table = _hand_table(filters, outcome, rows, sort, order, page, per_page)
         body = bar + _live(state, site.limits.poll_seconds) + table
@@ -798,6 +813,10 @@ def _hand_table(
             'rel="next">next</a>'
         )
     said = "" if rows or page == 1 else f"<p class='serve-error'>There are {last:,} pages; this is page {page:,}.</p>"
+    if not total:
+        what = f": no {outcome.said()} among them" if outcome else ""
+        said = f"<p class='serve-empty'>No board: the filters keep none{html.escape(what)}.</p>"
+        return f'<section><div class="pager">{"".join(pager)}</div>{said}</section>'
     table = f'<table class="hand-list"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
     return f'<section><div class="pager">{"".join(pager)}</div>{said}{table}</section>'
 
