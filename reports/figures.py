@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 import plotly.graph_objects as go
 
 from ofc.pipeline.evaluate import CATEGORY_NAMES
+from ofc.reports import drill
 from ofc.reports.headline import SMALL_SAMPLE, count, small
 
 Rows = list[dict[str, Any]]
@@ -127,32 +128,19 @@ def _ticks(fig: go.Figure, axis: str = "y", percent: bool = False) -> go.Figure:
     return fig
 
 
-Drill = dict[str, Any]
-"""The parameters of the list of hands behind a chart's point, as ``ofc serve``'s ``/hands`` page takes them."""
-
-
-def _drill(trace: Any, points: Sequence[Drill | Sequence[Drill | None] | None] | None = None, **every: Any) -> Any:
+def _drill(
+    trace: Any, points: Sequence[drill.Drill | Sequence[drill.Drill | None] | None] | None = None, **every: Any
+) -> Any:
     """Say what a click on each of ``trace``'s points lists: the boards behind it, on a served page. ``every``: the
     parameters all its points share; ``points``: each point's own, in the trace's order (a heatmap's row by row;
     None: a point with no board behind it, which leads nowhere). A report file carries them and does nothing with
     them."""
 
-    def plain(values: Drill | None) -> dict[str, str] | None:
-        return None if values is None else {k: str(v) for k, v in values.items() if v is not None}
-
     own = None
     if points is not None:
-        own = [[plain(q) for q in p] if isinstance(p, (list, tuple)) else plain(p) for p in points]
-    trace.meta = {"drill": {"every": plain(every), "points": own}}
+        own = [[drill.plain(q) for q in p] if isinstance(p, (list, tuple)) else drill.plain(p) for p in points]
+    trace.meta = {"drill": {"every": drill.plain(every), "points": own}}
     return trace
-
-
-def _session_drill(session: str, player: str) -> Drill:
-    """A session's hands as the query ``sessions`` names it: a hand with none recorded is in its day's ("day
-    2026-01-02"), or in "unknown" without a time."""
-    if session.startswith("day ") and len(session) == 14:
-        return {"player": player, "since": session[4:], "until": session[4:]}
-    return {"player": player} if session == "unknown" else {"player": player, "session": session}
 
 
 def _error(rows: Rows, value: str, low: str, high: str) -> dict[str, Any]:
@@ -240,7 +228,7 @@ def ranking(rows: Rows, featured: str | None) -> go.Figure:
 
 
 def _players_by(
-    rows: Rows, featured: str | None, value: str, title: str, axis: str, hover: str, **drill: Any
+    rows: Rows, featured: str | None, value: str, title: str, axis: str, hover: str, **every: Any
 ) -> go.Figure:
     """One horizontal bar per player, the highest ``value`` at the top, each with its 95% interval (``ci_low`` to
     ``ci_high``), the featured player in red, a small sample hatched; ``hover`` reads the hands, decisions and the
@@ -260,7 +248,7 @@ def _players_by(
         customdata=[[r["hands"], r.get("decisions"), " · small sample" if small(r["hands"]) else ""] for r in shown],
         hovertemplate=hover,
     )
-    fig = go.Figure(_drill(bars, [{"player": n} for n in names], **drill))
+    fig = go.Figure(_drill(bars, [{"player": n} for n in names], **every))
     if any(small(r["hands"]) for r in shown):
         title += f" · hatched: fewer than {SMALL_SAMPLE} hands"
     _layout(fig, title, axis, "", height=max(320, 28 * len(shown) + 120))
@@ -325,24 +313,12 @@ def foul_rate_by(rows: Rows, dimension: str, title: str, x: str, featured: str |
     labels = [player_label(r["group"], mark) for r in picked]
     colors = _highlight([r["group"] for r in picked], mark)
     bars = _interval_bars(picked, labels, "foul_rate", colors, n="boards", shown=".1%")
-    fig = go.Figure(_drill(bars, [_group_drill(r) for r in picked], outcome="fouled"))
+    fig = go.Figure(_drill(bars, [drill.group(r) for r in picked], outcome="fouled"))
     _layout(fig, f"{title} ({count(_total(picked, 'boards'), 'board')})", x, "boards fouled", height=360)
     fig.update_yaxes(rangemode="tozero")
     _ticks(fig, "y", percent=True)
     fig.update_xaxes(type="category")
     return fig
-
-
-def _group_drill(row: dict[str, Any]) -> Drill:
-    """The boards of one group of the query ``foul_rate``."""
-    group, dimension = row.get("group"), row.get("dimension")
-    if dimension in ("player", "variant"):
-        return {dimension: group}
-    if dimension in ("table size", "seat"):
-        return {"table_size": row.get("n_players"), "position": row.get("position") if dimension == "seat" else None}
-    if dimension == "fantasyland":
-        return {"fantasyland": "in" if group == "in Fantasyland" else "out"}
-    return {}
 
 
 def foul_rate_by_seat(rows: Rows) -> go.Figure | None:
@@ -508,14 +484,6 @@ def _by_cards(rows: Rows) -> Rows:
     return counted or fl
 
 
-def _cards_drill(row: dict[str, Any]) -> Drill:
-    """The boards of a row of the query ``fantasyland``: normal, or in Fantasyland with its card count (where
-    recorded)."""
-    if row["hand_kind"] == "normal":
-        return {"fantasyland": "out"}
-    return {"fantasyland_cards": row["cards"]} if row["cards"] else {"fantasyland": "in"}
-
-
 def fantasyland_rates(rows: Rows) -> go.Figure:
     """Entry rate of normal hands and stay rate of Fantasyland hands by card count, with 95% intervals."""
     normal = [r for r in rows if r["hand_kind"] == "normal"]
@@ -550,7 +518,7 @@ def fantasyland_rates(rows: Rows) -> go.Figure:
                     of="hands",
                     shown=".1%",
                 ),
-                [_cards_drill(r) for r in fl],
+                [drill.cards(r) for r in fl],
                 outcome="stayed",
             ),
         ]
@@ -580,7 +548,7 @@ def fantasyland_points(rows: Rows) -> go.Figure:
             of="hands",
         )
     )
-    _drill(fig.data[0], [_cards_drill(r) for r in picked], sort="points")
+    _drill(fig.data[0], [drill.cards(r) for r in picked], sort="points")
     title = f"Points per hand, normal and Fantasyland (95% intervals; {count(_total(picked, 'hands'), 'hand')})"
     _layout(fig, title, "", "points per hand", height=380)
     fig.update_xaxes(type="category")
@@ -608,7 +576,7 @@ def sessions(rows: Rows, player: str) -> go.Figure:
             mode="lines",
             line={"color": COLORS[i % len(COLORS)]},
         )
-        fig.add_trace(_drill(line, **_session_drill(session, player), sort="date", order="asc"))
+        fig.add_trace(_drill(line, **drill.session(session, player), sort="date", order="asc"))
     title = f"Running total of net points through {player}'s latest sessions ({count(len(rows), 'hand')})"
     return _layout(fig, title, "hand of the session", "net points")
 
@@ -681,7 +649,7 @@ def gains(rows: Rows, rule_names: Sequence[str], featured: str | None = None) ->
                     "+.2f",
                 ),
                 [{"player": r["player"]} for r in picked],
-                rules=picked[0].get("rules_key"),
+                rules=drill.rules(picked[0]),
                 sort="points",
             )
         )
@@ -706,7 +674,7 @@ def swing(rows: Rows) -> go.Figure:
             hovertemplate="%{x}: %{y:.2f} points of %{customdata:,} boards<extra></extra>",
         )
     )
-    _drill(fig.data[0], [{"rules": r.get("rules_key") or "as played"} for r in rows], sort="points")
+    _drill(fig.data[0], [{"rules": drill.rules(r)} for r in rows], sort="points")
     boards = max((r["boards"] or 0 for r in rows), default=0)
     title = f"Swing: standard deviation of a board's points ({count(boards, 'board')})"
     return _ticks(_layout(fig, title, "", "points", height=360))
@@ -717,7 +685,7 @@ def winner_changes(rows: Rows) -> go.Figure:
     bars = _interval_bars(
         rows, [text(r["rule_set"]) for r in rows], "change_rate", COLORS[5], n="hands", of="hands", shown=".1%"
     )
-    fig = go.Figure(_drill(bars, [{"rules": r.get("rules_key")} for r in rows], outcome="changed"))
+    fig = go.Figure(_drill(bars, [{"rules": drill.rules(r)} for r in rows], outcome="changed"))
     hands = max((r["hands"] or 0 for r in rows), default=0)
     title = f"Hands whose winner changes against the hands as played ({count(hands, 'hand')})"
     _layout(fig, title, "", "share of hands", height=400)

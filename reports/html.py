@@ -21,6 +21,7 @@ import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
 from ofc.pipeline import __version__
+from ofc.reports import drill
 from ofc.reports.headline import Stat, small
 from ofc.reports.report import Report
 from ofc.reports.sections import GameView, Section
@@ -136,7 +137,9 @@ def _table(t: Table) -> str:
                 shown = f'<a class="hand-link" data-hand="{ident}" href="#hand-{ident}">{label}</a>'
                 raw = t.hands.get(str(value), str(value))
             cells.append(f'<td class="{"text" if is_text else "num"}" data-v="{html.escape(raw)}">{shown}</td>')
-        body.append("<tr>" + "".join(cells) + "</tr>")
+        leads = drill.plain(t.drill(row)) if t.drill is not None else None
+        tag = "<tr>" if leads is None else f'<tr data-drill="{html.escape(json.dumps(leads))}">'
+        body.append(tag + "".join(cells) + "</tr>")
     notes = [t.note] if t.note else []
     if len(t.rows) > t.limit:
         notes.append(f"The first {t.limit:,} of {len(t.rows):,} rows; --json writes them all.")

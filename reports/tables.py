@@ -6,6 +6,7 @@ value beside it (``data-v``), which the page sorts by and saves as CSV.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any, Literal
@@ -49,6 +50,8 @@ class Table:
     counts: str | None = None
     """The column holding what each row was counted over (hands, boards): a row counted over fewer than
     ``headline.SMALL_SAMPLE`` is marked as a small sample."""
+    drill: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None
+    """What each row counts, as the boards a served page lists for it (:mod:`reports.drill`; None: nothing)."""
 
 
 def cell_text(value: Any, kind: str, empty: str = "") -> str:

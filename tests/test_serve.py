@@ -390,12 +390,57 @@ def test_every_chart_point_leads_to_the_boards_it_counts(served: Served, report_
     for i in range(len(changes["x"])):
         address = drilled(query, changes, i)
         key = urllib.parse.parse_qs(address.split("?", 1)[1])["rules"][0]
-        under = every.filter(pl.col("rules_key") == key)
+        under = every.filter((pl.col("rules_key") == key) | (pl.col("rules") == key))  # a key, or a name
         hands = under.filter(pl.col("winner_seat") != pl.col("native_winner_seat"))["hand_key"].unique()
         want = under.filter(pl.col("hand_key").is_in(hands.implode())).height
         assert boards_listed(served, address) == want
         changed += want
     assert changed > 0
+
+
+def tables(page: str) -> dict[str, list[tuple[dict[str, str] | None, dict[str, str]]]]:
+    """The page's tables by name: each row's drill-down (data-drill) and its cells' raw values by header."""
+    out = {}
+    for name, block in re.findall(r'<div class="table-block" data-name="([^"]+)">(.*?)</table>', page, re.S):
+        headers = [html.unescape(h) for h in re.findall(r"<th[^>]*>(.*?)</th>", block)]
+        rows = []
+        for attributes, cells in re.findall(r"<tr([^>]*)>(.*?)</tr>", block.split("<tbody>", 1)[1], re.S):
+            found = re.search(r'data-drill="([^"]*)"', attributes)
+            values = [html.unescape(v) for v in re.findall(r'data-v="([^"]*)"', cells)]
+            rows.append((json.loads(html.unescape(found.group(1))) if found else None, dict(zip(headers, values))))
+        out[name] = rows
+    return out
+
+
+def test_every_table_row_leads_to_the_boards_it_counts(served: Served, report_lake: ReportLake) -> None:
+    """Each row of the tables of sums says which boards it counts; the list it leads to holds as many as the row
+    says (the tables read the summaries, the list the boards): fouls, dead streets, a royalty hand, a session,
+    an opponent."""
+    boards = report_lake.boards()
+    variant = boards["variant"].value_counts(sort=True)["variant"][0]
+    query = {"variant": variant, "min_hands": "1"}
+    status, page = served.get("/?" + urllib.parse.urlencode(query))
+    assert status == 200, error_of(page)
+    found = tables(page)
+    counted = {  # a table, and the column that counts each row's boards
+        "foul_rate": "Fouled",
+        "dead_streets": "Fouled boards",
+        "royalty_frequency": "Boards",
+        "sessions": "Hands",
+        "opponents": "Hands together",
+    }
+    for name, column in counted.items():
+        assert found[name], name
+        for drill, cells in found[name][:10]:  # the first rows of each: a request a row
+            assert drill is not None, (name, cells)
+            address = "/hands?" + urllib.parse.urlencode({"variant": variant} | drill)
+            assert boards_listed(served, address) == int(float(cells[column])), (name, address)
+    for name, rows in found.items():
+        if name in ("hands", "costly_decisions"):  # a hand a row: its link opens it
+            continue
+        for drill, _ in rows[:3]:
+            assert drill is not None, name
+            boards_listed(served, "/hands?" + urllib.parse.urlencode({"variant": variant} | drill))
 
 
 def named_rows(report_lake: ReportLake, name: str, **values: object) -> list[dict[str, object]]:

@@ -371,8 +371,25 @@
   }
 
   function wireTables() {
+    // A row that says what it counts (data-drill: the boards' parameters) leads to them from its first cell.
+    document.querySelectorAll(".table-block tr[data-drill]").forEach((tr) => {
+      const first = tr.cells[0];
+      if (!first || first.querySelector("a.drill")) return;
+      let changes;
+      try {
+        changes = JSON.parse(tr.getAttribute("data-drill"));
+      } catch (e) {
+        return;
+      }
+      const a = document.createElement("a");
+      a.className = "drill";
+      a.href = handsOf(changes);
+      a.title = "the boards of this row";
+      a.textContent = " \u2197";
+      first.appendChild(a);
+    });
     const players = namesIn("#serve-players option");
-    document.querySelectorAll(".table-block td.text").forEach((td) => {
+    document.querySelectorAll(".table-block tr:not([data-drill]) td.text").forEach((td) => {
       const name = td.textContent.trim();
       if (!players.has(name) || td.querySelector("a.drill")) return;
       const a = document.createElement("a");

@@ -74,6 +74,7 @@ def decisions(game: GameView) -> Section | str:
             ],
             note=left_out(left, game),
             counts="hands",
+            drill=lambda r: {"player": r["player"], "sort": "ev_lost"},
         ),
         Table(
             "The costliest decisions",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ofc.reports import figures
+from ofc.reports import drill, figures
 from ofc.reports.headline import Stat
 from ofc.reports.sections.common import GameView, Section, one
 from ofc.reports.tables import Column, Table, interval_columns
@@ -92,6 +92,7 @@ def fantasyland(game: GameView) -> Section | str:
             *interval_columns("num", "points_ci_low", "points_ci_high"),
         ],
         counts="hands",
+        drill=drill.cards,
     )
     figs = [
         figures.fantasyland_flow(normal, fl),

@@ -9,7 +9,7 @@ kind of decision.
 
 from __future__ import annotations
 
-from ofc.reports import figures
+from ofc.reports import drill, figures
 from ofc.reports.headline import Stat, count
 from ofc.reports.queries import Rows
 from ofc.reports.sections.common import GameView, Section, charted, left_out, one, ranked
@@ -61,6 +61,7 @@ def fouls(game: GameView) -> Section:
             [Column("dimension", "By", "text"), Column("group", "Group", "text"), *FOUL_COLUMNS],
             note=left_out(left, game),
             counts="boards",
+            drill=lambda r: {**drill.group(r), "outcome": "fouled"},
         )
     ]
     shown_by = [*(["table size"] if len(sizes) > 1 else []), "seat (the button acts last)"]
@@ -94,6 +95,7 @@ def _where(game: GameView) -> tuple[list, list[Table], list[Stat], str]:
             ],
             note="The street after which no way of completing the board avoided a foul: when the foul became "
             "certain, not which decision caused it.",
+            drill=lambda r: {"dead_street": "none" if r["street"] is None else r["street"]},
         )
     ]
     said = (
@@ -179,6 +181,7 @@ def sources(game: GameView, rows: Rows) -> tuple[list, list[Table], list[Stat]]:
         "fouled board's foul is put down to its decision that raised that chance most against the best move "
         f"found; where none raised it by more than {NOISE:.0%}, to the cards.",
         counts="boards",
+        drill=lambda r: {"player": r["group"] if r.get("player") else None, "outcome": "fouled", "sort": "ev_lost"},
     )
     return figs, [table], stats
 

@@ -53,6 +53,7 @@ def overview(rows: Rows, players: int, games: list[GameView], filters: list[str]
             Column("first_day", "First day", "day"),
             Column("last_day", "Last day", "day"),
         ],
+        drill=lambda r: {} if r["variant"] == "all variants" else {"variant": r["variant"]},
     )
     return Section("overview", "Overview: all games", intro, headline, [], [table])
 

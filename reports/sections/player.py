@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ofc.reports import figures, hands
+from ofc.reports import drill, figures, hands
 from ofc.reports.headline import Stat
 from ofc.reports.sections.common import GameView, Section, one
 from ofc.reports.tables import Column, Table, interval_columns
@@ -66,7 +66,13 @@ def featured(game: GameView, user_chose: bool) -> Section:
     if game.fantasyland:
         session_columns.append(Column("fantasyland_entries", "Fantasyland entries", "int"))
     tables = [
-        Table(f"{who}'s sessions", "sessions", sessions, session_columns),
+        Table(
+            f"{who}'s sessions",
+            "sessions",
+            sessions,
+            session_columns,
+            drill=lambda r: {**drill.session(r["session"], who), "sort": "date", "order": "asc"},
+        ),
         Table(
             f"{who} against each opponent",
             "opponents",
@@ -81,6 +87,7 @@ def featured(game: GameView, user_chose: bool) -> Section:
                 Column("scooped", "Scooped by them", "int"),
             ],
             counts="matchups",
+            drill=lambda r: {"player": who, "opponent": r["opponent"]},
         ),
         *hands.tables(notable, who),
     ]

@@ -49,6 +49,7 @@ def results(game: GameView) -> Section:
             [Column("group", "Player", "text"), *RESULT_COLUMNS],
             note=left_out(left, game),
             counts="hands",
+            drill=lambda r: {"player": r["group"]},
         ),
         Table(
             "Scoops",
@@ -65,6 +66,7 @@ def results(game: GameView) -> Section:
             ],
             note=left_out(left, game),
             counts="matchups",
+            drill=lambda r: {"player": r["player"]},
         ),
     ]
     intro = (

@@ -80,6 +80,7 @@ def royalties(game: GameView, rule_sets: list[RuleSet]) -> Section | str:
                 *interval_columns("pct"),
             ],
             counts="boards",
+            drill=lambda r: {"row": r["row"], "made": r["hand"]} if r["points"] else None,
         ),
         Table(
             "Royalty points per board",
@@ -96,6 +97,9 @@ def royalties(game: GameView, rule_sets: list[RuleSet]) -> Section | str:
             ],
             note=left_out(left, game),
             counts="boards",
+            drill=lambda r: (
+                {"player": r["group"], "sort": "royalties"} if r["dimension"] == "player" else {"sort": "royalties"}
+            ),
         ),
     ]
     intro = (

@@ -8,7 +8,7 @@ from typing import Any
 
 from ofc.pipeline.lake.snapshot import Snapshot
 from ofc.pipeline.rules.native import deal_only_difference
-from ofc.reports import figures
+from ofc.reports import drill, figures
 from ofc.reports.headline import Stat
 from ofc.reports.queries import Rows
 from ofc.reports.sections.common import GameView, Section, ranked
@@ -58,6 +58,7 @@ def scoring(game: GameView, snapshot: Snapshot) -> Section:
                 note="Each hand is scored both ways, so the interval is of the paired differences: far narrower "
                 "than the two levels' intervals side by side.",
                 counts="hands",
+                drill=lambda r: {"player": r["player"], "rules": drill.rules(r), "sort": "points"},
             )
         )
     tables.append(
@@ -76,6 +77,7 @@ def scoring(game: GameView, snapshot: Snapshot) -> Section:
                 Column("gain_per_hand", "Gain per hand against as played", "signed"),
             ],
             counts="hands",
+            drill=lambda r: {"player": r["player"], "rules": drill.rules(r), "sort": "points"},
         )
     )
     if changes:
@@ -92,6 +94,7 @@ def scoring(game: GameView, snapshot: Snapshot) -> Section:
                     *interval_columns("pct"),
                 ],
                 counts="hands",
+                drill=lambda r: {"rules": drill.rules(r), "outcome": "changed"},
             )
         )
     intro = (

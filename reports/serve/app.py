@@ -733,7 +733,9 @@ def _hand_list(
             raise named.NamedQueryError(problem)
         if outcome.made is not None:
             found_hands = con.execute(
-                "SELECT DISTINCT category FROM royalty_hands WHERE row = $row ORDER BY 1", {"row": outcome.row}
+                "SELECT category FROM royalty_hands WHERE row = $row UNION SELECT hand FROM royalty_hands "
+                "WHERE row = $row ORDER BY 1",
+                {"row": outcome.row},
             ).fetchall()
             hands = [c for (c,) in found_hands]
             if outcome.made not in hands:

@@ -17,7 +17,7 @@
 -- @param outcome text?: only boards that fouled, entered Fantasyland, stayed, or changed (winner, under the rules)
 -- @param dead_street text?: only fouled boards dead after this street (1 to 5), or none (without placements)
 -- @param row text?: with made: the row (top, middle or bottom) that made the hand
--- @param made text?: only boards whose row made this royalty hand (a category of royalty_frequency)
+-- @param made text?: only boards whose row made this royalty hand (a category or hand of royalty_frequency)
 -- @param fantasyland_cards int?: only Fantasyland boards dealt this many cards
 -- @param sort text = 'date': date, points, royalties or ev_lost
 -- @param order text = 'desc': desc (the latest, or the most first) or asc
@@ -82,7 +82,7 @@ kept AS (
       AND ($dead_street IS NULL OR (b.fouled AND coalesce(CAST(b.dead_street AS VARCHAR), 'none') = $dead_street))
       AND ($made IS NULL OR EXISTS (
           SELECT 1 FROM royalty_hands m
-          WHERE m.rules_key = b.rules_key AND m.row = $row AND m.category = $made
+          WHERE m.rules_key = b.rules_key AND m.row = $row AND (m.category = $made OR m.hand = $made)
             AND m.points = CASE $row WHEN 'top' THEN b.royalty_top WHEN 'middle' THEN b.royalty_middle
                                      ELSE b.royalty_bottom END))
       AND ($fantasyland_cards IS NULL OR (b.fantasyland AND b.fantasyland_cards = $fantasyland_cards))
