@@ -15,7 +15,6 @@ from collections.abc import Callable
 from ofc.pipeline.errors import InputError
 from ofc.pipeline.lake.store import Lake
 from ofc.pipeline.rescore import plan as planning
-from ofc.pipeline.rescore.score_source import score_source  # loads the engine
 from ofc.pipeline.rescore.source import count_hands, groups, partitions
 from ofc.pipeline.rescore.totals import RescoreReport, RuleTotals, lake_totals
 from ofc.pipeline.rules.native import Natives
@@ -93,6 +92,9 @@ def rescore(
 
                     batch, totals = score_source_ray(lake, work, natives, advance, ray)
                 else:
+                    # lazy: the engine (numba's kernels) is loaded for new work alone
+                    from ofc.pipeline.rescore.score_source import score_source
+
                     batch, totals = score_source(lake, work, natives, advance)
                 committed.append(batch)
                 for t in totals:
