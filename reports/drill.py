@@ -52,4 +52,5 @@ def cards(row: dict[str, Any]) -> Drill:
     recorded)."""
     if row["hand_kind"] == "normal":
         return {"fantasyland": "out"}
-    return {"fantasyland_cards": row["cards"]} if row["cards"] else {"fantasyland": "in"}
+    # None: every card count together; 0: boards whose count was not recorded
+    return {"fantasyland": "in"} if row["cards"] is None else {"fantasyland_cards": row["cards"]}

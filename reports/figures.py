@@ -394,8 +394,8 @@ def royalty_heatmap(rows: Rows, game: str) -> go.Figure | None:
             hovertemplate=f"%{{y}} %{{x}}: %{{z:.3%}} of {boards:,} boards<extra></extra>",
         )
     )
-    cells = [[{"row": row, "made": c} if share else None for c, share in zip(categories, z[i], strict=True)]
-             for i, row in enumerate(ROWS)]  # fmt: skip
+    cells = [[{"row": row, "made": c} if share and c != "other" else None  # other: a hand the rules do not name
+              for c, share in zip(categories, z[i], strict=True)] for i, row in enumerate(ROWS)]  # fmt: skip
     _drill(fig.data[0], cells)
     _ticks(fig, "z", percent=True)
     title = f"Royalty frequency: share of {count(boards, game + ' board')} by row and hand"

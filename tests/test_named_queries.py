@@ -386,6 +386,7 @@ def test_filters_are_bound_values(
         ("results", {"rules": "no-such-rules"}, "no results under rules 'no-such-rules'"),
         ("results", {"rules": "classic-2"}, "did you mean 'classic-2-4'"),
         ("results", {"rules": "taiwanese"}, r"under rules 'taiwanese'\. It has: .*ofc rescore --rules taiwanese"),
+        ("results", {"rules": "classic-plain"}, r"'classic-plain'\. It has: .*ofc rescore --rules classic-plain"),
         ("cumulative", {"players": "many"}, "whole number"),
         ("no_such_query", {}, "no named query"),
         ("resluts", {}, "did you mean 'results'"),

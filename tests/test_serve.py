@@ -38,6 +38,7 @@ class Served:
     to the report's pages (a test's driver)."""
 
     def __init__(self, site: Site, script: str | None = None) -> None:
+        self.site = site
         app = make_app(site) if script is None else Injected(make_app(site), script)
         self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
         self.server.install_signal_handlers = lambda: None  # type: ignore[method-assign] # not the main thread
@@ -61,6 +62,7 @@ class Served:
     def stop(self) -> None:
         self.server.should_exit = True
         self.thread.join(timeout=30)
+        self.site.close()
 
 
 class Injected:
@@ -249,6 +251,11 @@ def test_the_hands_narrow_to_a_table_size_a_session_and_an_opponent(served: Serv
     status, text = served.get("/hands?table_size=7")
     assert status == 400
     assert error_of(text) == "table_size: 7 is not from 2 to 4"
+    status, text = served.get(f"/hands?session={urllib.request.quote(session)}&page=900")
+    assert status == 200
+    assert "Page 900 is past the last page of these boards" in text
+    status, text = served.get("/hands?outcome=fouled&table_size=2&position=1&fantasyland=in&page=1")
+    assert status == 200, error_of(text)
 
 
 def test_every_figure_follows_a_table_size_a_seat_a_session_and_an_opponent(
@@ -394,6 +401,11 @@ def test_every_chart_point_leads_to_the_boards_it_counts(served: Served, report_
         hands = under.filter(pl.col("winner_seat") != pl.col("native_winner_seat"))["hand_key"].unique()
         want = under.filter(pl.col("hand_key").is_in(hands.implode())).height
         assert boards_listed(served, address) == want
+        # the chart counts hands: the list says how many hands its boards are of
+        counted = round(changes["y"][i] * changes["customdata"][i][0])
+        status, text = served.get(address)
+        in_hands = re.search(r", in ([\d,]+) hands?", text)
+        assert (int(in_hands.group(1).replace(",", "")) if in_hands else 0) == counted == hands.len()
         changed += want
     assert changed > 0
 
@@ -407,7 +419,8 @@ def tables(page: str) -> dict[str, list[tuple[dict[str, str] | None, dict[str, s
         for attributes, cells in re.findall(r"<tr([^>]*)>(.*?)</tr>", block.split("<tbody>", 1)[1], re.S):
             found = re.search(r'data-drill="([^"]*)"', attributes)
             values = [html.unescape(v) for v in re.findall(r'data-v="([^"]*)"', cells)]
-            rows.append((json.loads(html.unescape(found.group(1))) if found else None, dict(zip(headers, values))))
+            drill = json.loads(html.unescape(found.group(1))) if found else None
+            rows.append((drill, dict(zip(headers, values, strict=True))))
         out[name] = rows
     return out
 
@@ -638,8 +651,8 @@ window.addEventListener("load", function () {
 
 
 def test_a_click_on_a_chart_opens_the_boards_it_counts(report_lake: ReportLake, tmp_path: Path) -> None:
-    """Headless Chromium: a click on a bar of fouled boards by dead street, on a served page, opens the list of
-    those boards, as many as polars counts."""
+    """Headless Chromium: a click on a bar of fouled boards by dead street, in the first game of a served page of
+    every game, opens the list of that game's boards, as many as polars counts."""
     browser = find_browser()
     boards = report_lake.boards()
     variant = boards["variant"].value_counts(sort=True)["variant"][0]
@@ -648,12 +661,15 @@ def test_a_click_on_a_chart_opens_the_boards_it_counts(report_lake: ReportLake, 
     script = CLICK.replace("TITLE", "Street after which the foul was certain").replace("AT", "0")
     clicking = Served(Site(report_lake.lake.root), script)
     try:
-        dom = _dom(browser, tmp_path, f"{clicking.base}/?variant={variant}")
+        dom = _dom(browser, tmp_path, f"{clicking.base}/?min_hands=1")  # the busiest game first
     finally:
         clicking.stop()
     assert '<table class="hand-list">' in dom, dom[-2000:]
     want = fouled.filter(pl.col("dead_street") == street).height
-    assert f"of {want:,}</span> (fouled boards, the foul certain after street {street})" in dom
+    hands = fouled.filter(pl.col("dead_street") == street)["hand_key"].n_unique()
+    said = f"of {want:,}</span>, in {hands:,} hand{'s' if hands != 1 else ''} "
+    assert said + f"(fouled boards, the foul certain after street {street})" in dom
+    assert f'<option value="{variant}" selected' in dom  # the list is of the game clicked in
     assert len(re.findall(r'href="/hand/\d+', dom)) == min(want, 50)
     # the filter bar keeps the outcome: a filter changed there lists the same outcome's boards
     assert f'<input type="hidden" name="dead_street" value="{street}">' in dom

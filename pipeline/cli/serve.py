@@ -81,6 +81,7 @@ def serve(
     # uvicorn stops on Ctrl-C, then raises it again; it leaves by SystemExit when it cannot listen
     with contextlib.suppress(KeyboardInterrupt, SystemExit):
         asyncio.run(run())
+    site.close()
     heard()  # Ctrl-C is how a server stops
     if not server.started:
         fail(

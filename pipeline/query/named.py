@@ -226,15 +226,15 @@ class RuleSetsInLake:
         if not matches:
             names = list(dict.fromkeys(key_name(k) for k in scored))
             have = ", ".join(names) or "none (ofc rescore writes them)"
-            near = closest(wanted, names)
-            if near:  # a name the lake has, misspelt
-                raise NamedQueryError(
-                    f"the lake has no results under rules {wanted!r}{did_you_mean(near)} It has: {have}"
-                )
             if wanted in preset_names():  # a preset the lake was not scored under
                 raise NamedQueryError(
                     f"the lake has no results under rules {wanted!r}. It has: {have}; ofc rescore --rules {wanted} "
                     "scores the lake under it"
+                )
+            near = closest(wanted, names)
+            if near:  # a name the lake has, misspelt
+                raise NamedQueryError(
+                    f"the lake has no results under rules {wanted!r}{did_you_mean(near)} It has: {have}"
                 )
             near = closest(wanted, preset_names())  # a preset's name, misspelt
             raise NamedQueryError(

@@ -317,9 +317,13 @@
     return new Set(Array.from(document.querySelectorAll(selector)).map((o) => o.value).filter(Boolean));
   }
 
-  function handsOf(changes) {
+  // The hands page of these changes to the page's filters; ``from``: the element clicked, whose game (the
+  // report's part it is in) the list keeps unless the changes name one.
+  function handsOf(changes, from) {
     const params = filters();
     params.delete("min_hands");
+    const game = from && from.closest && from.closest(".game[data-game]");
+    if (game && !("variant" in changes)) params.set("variant", game.getAttribute("data-game"));
     for (const [k, v] of Object.entries(changes)) params.set(k, v);
     return "/hands?" + params.toString();
   }
@@ -327,7 +331,7 @@
   // The boards behind a chart's point: what the chart says of it (its trace's meta.drill: the parameters every
   // point shares and each point's own, a heatmap's by row then column; null: no board, nowhere to go), else
   // (undefined) what its label names.
-  function drillOf(point) {
+  function drillOf(point, div) {
     const drill = point.data && point.data.meta && point.data.meta.drill;
     if (!drill) return undefined;
     const at = point.pointNumber !== undefined ? point.pointNumber : point.pointIndex;
@@ -336,23 +340,23 @@
       own = Array.isArray(at) ? (drill.points[at[0]] || [])[at[1]] : drill.points[at];
       if (own === null) return null;
     }
-    return handsOf(Object.assign({}, drill.every || {}, own || {}));
+    return handsOf(Object.assign({}, drill.every || {}, own || {}), div);
   }
 
   // What a chart element or a table cell names: a player or a game, a seat (as the charts name one: ORDER,
   // whose place after the button is its index + 1, the button's 0), a table size ("3 players", the label or
   // the bar's series), boards in Fantasyland or not; else the page's own filters.
-  function drillTo(label, series) {
+  function drillTo(label, series, div) {
     const text = String(label == null ? "" : label).trim();
-    if (namesIn("#serve-players option").has(text)) return handsOf({ player: text });
-    if (namesIn('select[name="variant"] option').has(text)) return handsOf({ variant: text });
+    if (namesIn("#serve-players option").has(text)) return handsOf({ player: text }, div);
+    if (namesIn('select[name="variant"] option').has(text)) return handsOf({ variant: text }, div);
     const changes = {};
     if (ORDER.includes(text)) changes.position = String((ORDER.indexOf(text) + 1) % ORDER.length);
     const size = /^([2-4]) players$/.exec(text) || /^([2-4]) players$/.exec(String(series || "").trim());
     if (size) changes.table_size = size[1];
     if (text === "in Fantasyland") changes.fantasyland = "in";
     if (text === "normal hands") changes.fantasyland = "out";
-    return handsOf(changes);
+    return handsOf(changes, div);
   }
 
   function wireCharts() {
@@ -363,9 +367,9 @@
         const p = ev && ev.points && ev.points[0];
         if (!p) return;
         const horizontal = p.data && p.data.orientation === "h";
-        const to = drillOf(p);
+        const to = drillOf(p, div);
         if (to === null) return;
-        location.href = to || drillTo(horizontal ? p.y : p.x, p.data && p.data.name);
+        location.href = to || drillTo(horizontal ? p.y : p.x, p.data && p.data.name, div);
       });
     });
   }
@@ -383,7 +387,7 @@
       }
       const a = document.createElement("a");
       a.className = "drill";
-      a.href = handsOf(changes);
+      a.href = handsOf(changes, tr);
       a.title = "the boards of this row";
       a.textContent = " \u2197";
       first.appendChild(a);
@@ -394,7 +398,7 @@
       if (!players.has(name) || td.querySelector("a.drill")) return;
       const a = document.createElement("a");
       a.className = "drill";
-      a.href = handsOf({ player: name });
+      a.href = handsOf({ player: name }, td);
       a.title = "the hands of " + name;
       a.textContent = " ↗";
       td.appendChild(a);

@@ -80,7 +80,8 @@ def royalties(game: GameView, rule_sets: list[RuleSet]) -> Section | str:
                 *interval_columns("pct"),
             ],
             counts="boards",
-            drill=lambda r: {"row": r["row"], "made": r["hand"]} if r["points"] else None,
+            # a royalty the rules do not name ("other", "N points") leads nowhere
+            drill=lambda r: {"row": r["row"], "made": r["hand"]} if r["points"] and r["category"] != "other" else None,
         ),
         Table(
             "Royalty points per board",

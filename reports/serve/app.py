@@ -169,7 +169,7 @@ class Outcome:
             raise RequestError("row and made go together: the row (top, middle or bottom) and the hand it made")
         if row is not None and row not in ROYALTY_ROWS:
             raise RequestError(f"row: {row[:40]!r} is not one of {', '.join(ROYALTY_ROWS)}")
-        cards = _whole(query, "fantasyland_cards", None, 1, 52)
+        cards = _whole(query, "fantasyland_cards", None, 0, 52)  # 0: not recorded
         return cls("fouled" if dead is not None else outcome, dead, row, made, cards)
 
     def __bool__(self) -> bool:
@@ -256,6 +256,11 @@ def _choice(query: Mapping[str, str], name: str, allowed: tuple[str, ...]) -> st
     return value
 
 
+def _later(state: tuple[str, ...], than: tuple[str, ...] | None) -> bool:
+    """A state of the lake committed after ``than``: its latest batch is (batch names begin with their time)."""
+    return than is None or max(state, default="") >= max(than, default="")
+
+
 @dataclass(frozen=True)
 class Choices:
     """What the filter bar offers."""
@@ -330,16 +335,22 @@ class Site:
             con.close()
             raise
         with self._lock:
-            if self._idle_state != state:  # the lake moved on: the connections kept read an older state
-                stale, self._idle, self._idle_state = self._idle, [], state
-            else:
-                stale = []
-            if len(self._idle) < self.limits.connections:
+            stale = [con]
+            if self._idle_state != state and _later(state, self._idle_state):
+                # the lake moved on: the connections kept read an older state
+                stale, self._idle, self._idle_state = [con, *self._idle], [], state
+            if self._idle_state == state and len(self._idle) < self.limits.connections:
                 self._idle.append(con)
-            else:
-                stale.append(con)
+                stale.remove(con)
         for old in stale:
             old.close()
+
+    def close(self) -> None:
+        """Close the connections kept between requests (the server stops)."""
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for con in idle:
+            con.close()
 
     def choices(self, snapshot: Snapshot) -> Choices:
         """The games, players and rule sets the filter bar offers: read once for each state of the lake (the
@@ -516,10 +527,12 @@ def _shell(title: str, body: str, scripts: tuple[str, ...] = ("/assets/serve.js"
 """
 
 
-def _error_page(site: Site, filters: Filters, status: int, message: str, action: str = "/") -> HTMLResponse:
+def _error_page(
+    site: Site, filters: Filters, status: int, message: str, action: str = "/", kept: Mapping[str, Any] | None = None
+) -> HTMLResponse:
     try:
         with site.reading() as snapshot:
-            bar = _bar(site, snapshot, filters, action)
+            bar = _bar(site, snapshot, filters, action, kept)
     except OfcError:
         bar = ""
     title = {400: "Not as asked", 404: "Not found"}.get(status, "Not available")
@@ -567,7 +580,8 @@ def make_app(site: Site) -> Starlette:
             try:
                 rows, player = _hand_list(site, snapshot, filters, outcome, sort, order, page, per_page)
             except OfcError as exc:
-                return _error_page(site, filters, 400, str(exc), "/hands")
+                kept = {**outcome.values(), "sort": sort, "order": order}
+                return _error_page(site, filters, 400, str(exc), "/hands", kept)
             bar = _bar(site, snapshot, filters, "/hands", {**outcome.values(), "sort": sort, "order": order})
         filters = replace(filters, player=player)
         table = _hand_table(filters, outcome, rows, sort, order, page, per_page)
@@ -803,8 +817,10 @@ def _hand_table(
             f"<td>{'' if r['ev_lost'] is None else format(r['ev_lost'], '.2f')}</td></tr>"
         )
     last = max((total + per_page - 1) // per_page, 1)
+    hands = rows[0]["hands"] if rows else None
     of = f" ({html.escape(outcome.said())})" if outcome else ""
-    pager = [f"<span>boards {first + 1 if rows else 0:,} to {first + len(rows):,} of {total:,}</span>{of}"]
+    in_hands = f", in {hands:,} hand{'s' if hands != 1 else ''}" if hands is not None else ""
+    pager = [f"<span>boards {first + 1 if rows else 0:,} to {first + len(rows):,} of {total:,}</span>{in_hands}{of}"]
     if page > 1:
         pager.append(
             f'<a href="/hands{html.escape(filters.query(sort=sort, order=order, page=page - 1, **kept))}">previous</a>'
@@ -814,7 +830,14 @@ def _hand_table(
             f'<a href="/hands{html.escape(filters.query(sort=sort, order=order, page=page + 1, **kept))}" '
             'rel="next">next</a>'
         )
-    said = "" if rows or page == 1 else f"<p class='serve-error'>There are {last:,} pages; this is page {page:,}.</p>"
+    if not rows and page > 1:  # past the last page: the count is of the pages' rows, none here
+        back = html.escape(filters.query(sort=sort, order=order, **kept))
+        said = (
+            f"<p class='serve-error'>Page {page:,} is past the last page of these boards: "
+            f'<a href="/hands{back}">the first page</a>.</p>'
+        )
+        return f"<section>{said}</section>"
+    said = ""
     if not total:
         what = f": no {outcome.said()} among them" if outcome else ""
         said = f"<p class='serve-empty'>No board: the filters keep none{html.escape(what)}.</p>"

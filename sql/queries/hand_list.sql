@@ -15,10 +15,10 @@
 -- @param session text?: only this session's hands
 -- @param opponent text?: only hands this player also played
 -- @param outcome text?: only boards that fouled, entered Fantasyland, stayed, or changed (winner, under the rules)
--- @param dead_street text?: only fouled boards dead after this street (1 to 5), or none (without placements)
+-- @param dead_street text?: only fouled boards dead after this street (1 to 9), or none (without placements)
 -- @param row text?: with made: the row (top, middle or bottom) that made the hand
 -- @param made text?: only boards whose row made this royalty hand (a category or hand of royalty_frequency)
--- @param fantasyland_cards int?: only Fantasyland boards dealt this many cards
+-- @param fantasyland_cards int?: only Fantasyland boards dealt this many cards (0: not recorded)
 -- @param sort text = 'date': date, points, royalties or ev_lost
 -- @param order text = 'desc': desc (the latest, or the most first) or asc
 -- @param page int = 1: the page, from 1
@@ -85,7 +85,7 @@ kept AS (
           WHERE m.rules_key = b.rules_key AND m.row = $row AND (m.category = $made OR m.hand = $made)
             AND m.points = CASE $row WHEN 'top' THEN b.royalty_top WHEN 'middle' THEN b.royalty_middle
                                      ELSE b.royalty_bottom END))
-      AND ($fantasyland_cards IS NULL OR (b.fantasyland AND b.fantasyland_cards = $fantasyland_cards))
+      AND ($fantasyland_cards IS NULL OR (b.fantasyland AND coalesce(b.fantasyland_cards, 0) = $fantasyland_cards))
     UNION ALL
     -- By date: the boards of the latest hands alone, each table joined to them by key.
     SELECT l.hand_key, h.hand_id, h.played_at, h.variant, h.session, h.n_players, b.player, b.seat, r.rules,
@@ -123,7 +123,10 @@ counted AS (
 )
 SELECT k.*, l.ev_lost,
        CASE WHEN coalesce($outcome, $dead_street, $made, $fantasyland_cards::VARCHAR) IS NULL
-            THEN (SELECT coalesce(sum(boards), 0) FROM counted) ELSE count(*) OVER () END::BIGINT AS total
+            THEN (SELECT coalesce(sum(boards), 0) FROM counted) ELSE count(*) OVER () END::BIGINT AS total,
+       -- of one outcome, the hands those boards are of (a chart of hands counts them)
+       CASE WHEN coalesce($outcome, $dead_street, $made, $fantasyland_cards::VARCHAR) IS NOT NULL
+            THEN count(DISTINCT k.hand_key) OVER () END::BIGINT AS hands
 FROM kept k
 LEFT JOIN lost l USING (hand_key, seat)
 ORDER BY
