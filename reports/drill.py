@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["Drill", "cards", "group", "plain", "rules", "session"]
+__all__ = ["Drill", "cards", "decision", "group", "plain", "rules", "session"]
 
 Drill = dict[str, Any]
 """The parameters of the list of hands behind a chart's point or a table's row."""
@@ -33,6 +33,17 @@ def session(session: str, player: str) -> Drill:
     if session.startswith("day ") and len(session) == 14:
         return {"player": player, "since": session[4:], "until": session[4:]}
     return {"player": player} if session == "unknown" else {"player": player, "session": session}
+
+
+def decision(row: dict[str, Any]) -> Drill | None:
+    """The boards of a row of decisions (the queries ``decision_loss`` and ``foul_sources``): those with a decision
+    weighed at its street, or of its kind (a Fantasyland setting has no street); by the points they lost. None: the
+    row of fouls no decision made likely."""
+    if row.get("kind") == "none: the cards":
+        return None
+    if row.get("street") is not None:
+        return {"street": row["street"], "sort": "ev_lost"}
+    return {"kind": row.get("kind"), "sort": "ev_lost"}
 
 
 def group(row: dict[str, Any]) -> Drill:

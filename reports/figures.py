@@ -736,7 +736,7 @@ def ev_lost_by(rows: Rows, dimension: str, featured: str | None) -> go.Figure | 
         bars = _interval_bars(
             mine, [text(label(r)) for r in mine], "ev_lost_per_hand", color, name, n="hands", of="hands"
         )
-        fig.add_trace(_drill(bars, player=player, sort="ev_lost"))
+        fig.add_trace(_drill(bars, [drill.decision(r) for r in mine], player=player))
     everyone = next((r["hands"] for r in rows if r["dimension"] == "hand" and r["player"] is None), None)
     title = "Points lost per hand by street" if dimension == "street" else "Points lost per hand by kind of decision"
     if everyone:
@@ -777,8 +777,9 @@ def foul_chance_by_street(rows: Rows, featured: str | None) -> go.Figure | None:
             _interval_bars(mine, [text(_decision_label(r)) for r in mine], "foul_played", FEATURED,
                            f"as played, {featured}", None, None, "decisions", "decisions", ".1%")
         )  # fmt: skip
-    for trace in fig.data:
-        _drill(trace, player=featured if trace.name == text(f"as played, {featured}") else None, sort="ev_lost")
+    for trace, rows_of in zip(fig.data, (everyone, everyone, mine), strict=False):
+        mine_too = trace.name == text(f"as played, {featured}")
+        _drill(trace, [drill.decision(r) for r in rows_of], player=featured if mine_too else None)
     weighed = count(everyone[0]["analysed_boards"], "weighed board")
     title = f"Chance of fouling after each decision ({count(_total(everyone, 'decisions'), 'decision')}, {weighed})"
     _layout(fig, title, "", "chance the board ends fouled", height=380)

@@ -755,6 +755,33 @@ def analysed_lake(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return lake
 
 
+def test_a_decision_chart_leads_to_the_boards_weighed_there(analysed_lake: Path) -> None:
+    """The charts of decisions lead to the boards with a decision weighed at that street or of that kind, as many
+    as the lake's decisions have (polars over the analysis's files), by the points they lost."""
+    decisions = pl.read_parquet(str(analysed_lake / "decisions" / "**" / "*.parquet"), hive_partitioning=False)
+    server = Served(Site(analysed_lake))
+    try:
+        query = {"variant": "pineapple", "min_hands": "1"}
+        status, page = server.get("/?" + urllib.parse.urlencode(query))
+        assert status == 200, error_of(page)
+        figures = charts(page)
+        loss = next(f for t, f in figures.items() if t.startswith("Points lost per hand by street"))
+        trace = loss["data"][0]  # type: ignore[index]
+        for i in range(len(trace["x"])):
+            address = drilled(query, trace, i)
+            street = int(urllib.parse.parse_qs(address.split("?", 1)[1])["street"][0])
+            want = decisions.filter(pl.col("street") == street).select("hand_key", "seat").unique().height
+            assert boards_listed(server, address) == want > 0, address
+        for title, fig in figures.items():
+            for t in fig["data"]:  # type: ignore[attr-defined]
+                assert (t.get("meta") or {}).get("drill") is not None, (title, t.get("name"))
+        status, text = server.get("/hands?kind=nonsense")
+        assert status == 400
+        assert error_of(text).startswith("kind: 'nonsense' is not one of initial, placement")
+    finally:
+        server.stop()
+
+
 def test_the_trainer_asks_the_costliest_decisions_as_the_player_saw_them(
     analysed_lake: Path, report_lake: ReportLake, tmp_path: Path
 ) -> None:

@@ -3,7 +3,7 @@ and kind of decision; the ranking and "all players" over every player however th
 
 from __future__ import annotations
 
-from ofc.reports import figures, hands
+from ofc.reports import drill, figures, hands
 from ofc.reports.headline import Stat
 from ofc.reports.sections.common import GameView, Section, charted, left_out, one, ranked
 from ofc.reports.tables import Column, Table, interval_columns
@@ -74,7 +74,11 @@ def decisions(game: GameView) -> Section | str:
             ],
             note=left_out(left, game),
             counts="hands",
-            drill=lambda r: {"player": r["player"], "sort": "ev_lost"},
+            drill=lambda r: (
+                {"player": r["player"], "sort": "ev_lost", **(drill.decision(r) or {})}
+                if r["dimension"] != "hand"
+                else {"player": r["player"], "sort": "ev_lost"}
+            ),
         ),
         Table(
             "The costliest decisions",

@@ -9,6 +9,8 @@ kind of decision.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ofc.reports import drill, figures
 from ofc.reports.headline import Stat, count
 from ofc.reports.queries import Rows
@@ -181,9 +183,19 @@ def sources(game: GameView, rows: Rows) -> tuple[list, list[Table], list[Stat]]:
         "fouled board's foul is put down to its decision that raised that chance most against the best move "
         f"found; where none raised it by more than {NOISE:.0%}, to the cards.",
         counts="boards",
-        drill=lambda r: {"player": r["group"] if r.get("player") else None, "outcome": "fouled", "sort": "ev_lost"},
+        drill=_source_drill,
     )
     return figs, [table], stats
+
+
+def _source_drill(row: dict[str, Any]) -> dict[str, Any] | None:
+    """The boards of a row of ``foul_sources``: those with a decision weighed at its street or of its kind; for the
+    causes of fouls, the fouled boards (by the points they lost)."""
+    mine = {"player": row["player"]} if row.get("player") else {}
+    if row["dimension"] in ("street", "kind"):
+        found = drill.decision(row)
+        return None if found is None else {**mine, **found}
+    return {**mine, "outcome": "fouled", "sort": "ev_lost"}
 
 
 NONE = "none: the cards"

@@ -41,7 +41,7 @@ from ofc.pipeline.lake.store import Lake
 from ofc.pipeline.query import named
 from ofc.pipeline.query.db import Narrowing, connect
 from ofc.pipeline.query.players import Found, LakeFilters
-from ofc.reports.figures import POSITION_WORDS
+from ofc.reports.figures import KIND_WORDS, POSITION_WORDS
 from ofc.reports.hands import hand_id, load
 from ofc.reports.html import PAGE_CSS, Served, asset, plotly_js, render
 from ofc.reports.queries import QueryRunner, Scope
@@ -133,6 +133,7 @@ class Filters:
 
 
 OUTCOMES = ("fouled", "entered", "stayed", "changed")
+DECISION_KINDS = tuple(KIND_WORDS)
 ROYALTY_ROWS = ("top", "middle", "bottom")
 
 
@@ -148,6 +149,8 @@ class Outcome:
     row: str | None = None
     made: str | None = None
     fantasyland_cards: int | None = None
+    street: int | None = None
+    kind: str | None = None
 
     @classmethod
     def parse(cls, query: Mapping[str, str], rules: str | None) -> Outcome:
@@ -170,7 +173,11 @@ class Outcome:
         if row is not None and row not in ROYALTY_ROWS:
             raise RequestError(f"row: {row[:40]!r} is not one of {', '.join(ROYALTY_ROWS)}")
         cards = _whole(query, "fantasyland_cards", None, 0, 52)  # 0: not recorded
-        return cls("fouled" if dead is not None else outcome, dead, row, made, cards)
+        street = _whole(query, "street", None, 1, 9)
+        kind = _text(query, "kind")
+        if kind is not None and kind not in DECISION_KINDS:
+            raise RequestError(f"kind: {kind[:40]!r} is not one of {', '.join(DECISION_KINDS)}")
+        return cls("fouled" if dead is not None else outcome, dead, row, made, cards, street, kind)
 
     def __bool__(self) -> bool:
         return any(v is not None for v in asdict(self).values())
@@ -197,6 +204,11 @@ class Outcome:
             said.append(f"{self.made} {where}")
         if self.fantasyland_cards is not None:
             said.append(f"in Fantasyland with {self.fantasyland_cards} cards")
+        boards = "" if said else "boards "
+        if self.street is not None:
+            said.append(f"{boards}with a decision weighed at street {self.street}")
+        if self.kind is not None:
+            said.append(f"{boards}with a {KIND_WORDS.get(self.kind, self.kind)} weighed")
         return ", ".join(said)
 
 
