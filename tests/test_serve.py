@@ -336,7 +336,7 @@ def boards_listed(served: Served, address: str) -> int:
         return 0
     status, text = served.get(address + "&per_page=1")
     assert status == 200, (address, error_of(text))
-    found = re.search(r"of ([\d,]+)</span>", text)
+    found = re.search(r"of ([\d,]+)(?:, in [\d,]+ hands?)?</span>", text)
     assert found, address
     return int(found.group(1).replace(",", ""))
 
@@ -667,7 +667,7 @@ def test_a_click_on_a_chart_opens_the_boards_it_counts(report_lake: ReportLake, 
     assert '<table class="hand-list">' in dom, dom[-2000:]
     want = fouled.filter(pl.col("dead_street") == street).height
     hands = fouled.filter(pl.col("dead_street") == street)["hand_key"].n_unique()
-    said = f"of {want:,}</span>, in {hands:,} hand{'s' if hands != 1 else ''} "
+    said = f"of {want:,}, in {hands:,} hand{'s' if hands != 1 else ''}</span> "
     assert said + f"(fouled boards, the foul certain after street {street})" in dom
     assert f'<option value="{variant}" selected' in dom  # the list is of the game clicked in
     assert len(re.findall(r'href="/hand/\d+', dom)) == min(want, 50)

@@ -832,7 +832,7 @@ def _hand_table(
     hands = rows[0]["hands"] if rows else None
     of = f" ({html.escape(outcome.said())})" if outcome else ""
     in_hands = f", in {hands:,} hand{'s' if hands != 1 else ''}" if hands is not None else ""
-    pager = [f"<span>boards {first + 1 if rows else 0:,} to {first + len(rows):,} of {total:,}</span>{in_hands}{of}"]
+    pager = [f"<span>boards {first + 1 if rows else 0:,} to {first + len(rows):,} of {total:,}{in_hands}</span>{of}"]
     if page > 1:
         pager.append(
             f'<a href="/hands{html.escape(filters.query(sort=sort, order=order, page=page - 1, **kept))}">previous</a>'
