@@ -154,9 +154,7 @@ class Outcome:
 
     @classmethod
     def parse(cls, query: Mapping[str, str], rules: str | None) -> Outcome:
-        outcome = _text(query, "outcome")
-        if outcome is not None and outcome not in OUTCOMES:
-            raise RequestError(f"outcome: {outcome[:40]!r} is not one of {', '.join(OUTCOMES)}")
+        outcome = _one_of(query, "outcome", OUTCOMES)
         if outcome == "changed" and rules is None:
             raise RequestError(
                 "outcome: a hand's winner changes under a rule set against the hand as played: choose the rule "
@@ -167,16 +165,12 @@ class Outcome:
             raise RequestError(f"dead_street: {dead[:40]!r} is neither a street (1 to 9) nor none")
         if dead is not None and outcome not in (None, "fouled"):
             raise RequestError(f"dead_street: only fouled boards went dead, not those the outcome {outcome} keeps")
-        row, made = _text(query, "row"), _text(query, "made")
+        row, made = _one_of(query, "row", ROYALTY_ROWS), _text(query, "made")
         if (row is None) != (made is None):
             raise RequestError("row and made go together: the row (top, middle or bottom) and the hand it made")
-        if row is not None and row not in ROYALTY_ROWS:
-            raise RequestError(f"row: {row[:40]!r} is not one of {', '.join(ROYALTY_ROWS)}")
         cards = _whole(query, "fantasyland_cards", None, 0, 52)  # 0: not recorded
         street = _whole(query, "street", None, 1, 9)
-        kind = _text(query, "kind")
-        if kind is not None and kind not in DECISION_KINDS:
-            raise RequestError(f"kind: {kind[:40]!r} is not one of {', '.join(DECISION_KINDS)}")
+        kind = _one_of(query, "kind", DECISION_KINDS)
         return cls("fouled" if dead is not None else outcome, dead, row, made, cards, street, kind)
 
     def __bool__(self) -> bool:
@@ -261,11 +255,17 @@ def _in_or_out(query: Mapping[str, str], name: str) -> bool | None:
     return None if value is None else value == "in"
 
 
-def _choice(query: Mapping[str, str], name: str, allowed: tuple[str, ...]) -> str:
-    value = (query.get(name) or allowed[0]).strip()
-    if value not in allowed:
+def _one_of(query: Mapping[str, str], name: str, allowed: tuple[str, ...]) -> str | None:
+    """A value of the URL that must be one of ``allowed``; None when empty."""
+    value = _text(query, name)
+    if value is not None and value not in allowed:
         raise RequestError(f"{name}: {value[:40]!r} is not one of {', '.join(allowed)}")
     return value
+
+
+def _choice(query: Mapping[str, str], name: str, allowed: tuple[str, ...]) -> str:
+    """One of ``allowed``, the first when the URL gives none."""
+    return _one_of(query, name, allowed) or allowed[0]
 
 
 def _later(state: tuple[str, ...], than: tuple[str, ...] | None) -> bool:
@@ -589,12 +589,12 @@ def make_app(site: Site) -> Starlette:
         per_page = _whole(query, "per_page", site.limits.per_page, 1, site.limits.most_per_page) or 1
         state = site.state()
         with site.reading() as snapshot:
+            kept = {**outcome.values(), "sort": sort, "order": order}  # what the bar keeps of the list
             try:
                 rows, player = _hand_list(site, snapshot, filters, outcome, sort, order, page, per_page)
             except OfcError as exc:
-                kept = {**outcome.values(), "sort": sort, "order": order}
                 return _error_page(site, filters, 400, str(exc), "/hands", kept)
-            bar = _bar(site, snapshot, filters, "/hands", {**outcome.values(), "sort": sort, "order": order})
+            bar = _bar(site, snapshot, filters, "/hands", kept)
         filters = replace(filters, player=player)
         table = _hand_table(filters, outcome, rows, sort, order, page, per_page)
         body = bar + _live(state, site.limits.poll_seconds) + table
