@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["Drill", "cards", "decision", "group", "plain", "rules", "session"]
+__all__ = ["Drill", "cards", "cause", "decision", "group", "plain", "rules", "session"]
 
 Drill = dict[str, Any]
 """The parameters of the list of hands behind a chart's point or a table's row."""
@@ -44,6 +44,15 @@ def decision(row: dict[str, Any]) -> Drill | None:
     if row.get("street") is not None:
         return {"street": row["street"], "sort": "ev_lost"}
     return {"kind": row.get("kind"), "sort": "ev_lost"}
+
+
+def cause(row: dict[str, Any]) -> Drill:
+    """The fouled boards of a row of foul causes (the query ``foul_sources``, dimensions cause_street and
+    cause_kind): those put down to a decision at its street or of its kind, or to the cards; by the points their
+    decisions lost."""
+    if row.get("kind") == "none: the cards":
+        return {"cause": "cards", "sort": "ev_lost"}
+    return {"cause": row["street"] if row.get("street") is not None else row.get("kind"), "sort": "ev_lost"}
 
 
 def group(row: dict[str, Any]) -> Drill:

@@ -800,7 +800,7 @@ def foul_causes(rows: Rows, fouled: int, dimension: str) -> go.Figure | None:
     colors = [COLORS[7] if r["kind"] == "none: the cards" else COLORS[3] for r in picked]
     fig = go.Figure(_interval_bars(picked, x, "share", colors, None, "share_low", "share_high", "fouled_boards",
                                    "fouled boards", ".1%"))  # fmt: skip
-    _drill(fig.data[0], outcome="fouled", sort="ev_lost")
+    _drill(fig.data[0], [drill.cause(r) for r in picked])
     by = "street" if dimension == "cause_street" else "kind of decision"
     title = f"Fouled boards by the {by} that made the foul likely most ({count(fouled, 'fouled board')})"
     _layout(fig, title, "", "share of fouled boards", height=360)

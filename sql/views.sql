@@ -267,6 +267,28 @@ CREATE MACRO weighed(which) AS TABLE
     JOIN hands h ON h.hand_key = d.hand_key AND h.content_hash = d.content_hash
     WHERE d.analysis = coalesce(which, latest_analysis());
 
+-- Each weighed board once, with its decision that raised its chance of fouling most against the best move found
+-- (added: the largest foul_played - foul_best; ties to the earlier street; a Fantasyland setting has no street),
+-- and whether it fouled as played (one not rescored counts as not fouled). cause_street and cause_kind: what a
+-- fouled board's foul is put down to, that decision, or, where none added more than 0.05 (rollout noise), the
+-- cards (cause_kind 'none: the cards', cause_street null). What foul_sources counts and hand_list's cause lists.
+CREATE MACRO raised_most(which) AS TABLE
+    SELECT
+        *,
+        CASE WHEN added > 0.05 THEN street END AS cause_street,
+        CASE WHEN added > 0.05 THEN kind ELSE 'none: the cards' END AS cause_kind
+    FROM (
+        SELECT
+            a.hand_key, a.seat, a.variant, a.player, a.played_at, coalesce(p.fouled, false) AS fouled, d.kind,
+            CASE WHEN d.kind <> 'fantasyland' THEN d.street END AS street,
+            d.foul_played, d.foul_best, d.foul_played - d.foul_best AS added
+        FROM analysed(which) a
+        LEFT JOIN played_boards p ON p.hand_key = a.hand_key AND p.seat = a.seat
+        JOIN weighed(which) d ON d.hand_key = a.hand_key AND d.seat = a.seat
+        WHERE d.foul_played IS NOT NULL
+        QUALIFY row_number() OVER (PARTITION BY a.hand_key, a.seat ORDER BY added DESC, street NULLS FIRST) = 1
+    );
+
 -- A file's name without its folders or archive: 'friday.csv' for 'friday.csv', 'clubs/friday.csv' and
 -- 'nov.zip!week2/friday.csv'. A corrected sheet saved elsewhere is the same file by its name.
 CREATE MACRO file_name(path) AS regexp_extract(path, '[^/\\!]*$');

@@ -771,11 +771,55 @@ def test_a_decision_chart_leads_to_the_boards_weighed_there(analysed_lake: Path)
         for title, fig in figures.items():
             for t in fig["data"]:  # type: ignore[attr-defined]
                 assert (t.get("meta") or {}).get("drill") is not None, (title, t.get("name"))
+        causes = _foul_causes(analysed_lake, decisions)
+        listed = 0
+        for by in ("street", "kind of decision"):
+            bars = next(f for t, f in figures.items() if t.startswith(f"Fouled boards by the {by} "))["data"][0]  # type: ignore[index]
+            for i in range(len(bars["x"])):
+                address = drilled(query, bars, i)
+                cause = urllib.parse.parse_qs(address.split("?", 1)[1])["cause"][0]
+                want = causes.filter(
+                    pl.col("cause_kind").eq("none: the cards")
+                    if cause == "cards"
+                    else pl.col("cause_street").eq(int(cause))
+                    if cause.isdigit()
+                    else pl.col("cause_kind").eq(cause)
+                ).height
+                assert boards_listed(server, address) == want > 0, address
+                listed += want
+        assert listed == 2 * causes.height > 0  # every fouled board weighed, once by street and once by kind
         status, text = server.get("/hands?kind=nonsense")
         assert status == 400
         assert error_of(text).startswith("kind: 'nonsense' is not one of initial, placement")
+        for wrong in ("nonsense", "³", "10"):
+            status, text = server.get(f"/hands?cause={urllib.parse.quote(wrong)}")
+            assert status == 400
+            assert error_of(text).startswith(f"cause: {wrong!r} is neither a street (1 to 9), a kind of decision")
     finally:
         server.stop()
+
+
+def _foul_causes(lake: Path, decisions: pl.DataFrame) -> pl.DataFrame:
+    """Each board that fouled as played with what its foul is put down to, by polars over the lake's files: its
+    decision that raised the chance of fouling most against the best move (ties to the earlier street; a
+    Fantasyland setting has no street), or the cards where none raised it by more than 0.05."""
+    played = pl.read_parquet(str(lake / "board_results" / "**" / "*.parquet"), hive_partitioning=True)
+    fouled = played.filter(pl.col("native").cast(pl.Utf8) == "true", pl.col("fouled")).select("hand_key", "seat")
+    most = (
+        decisions.filter(pl.col("foul_played").is_not_null())
+        .with_columns(
+            added=pl.col("foul_played") - pl.col("foul_best"),
+            street=pl.when(pl.col("kind") != "fantasyland").then(pl.col("street")),
+        )
+        .sort(["added", "street"], descending=[True, False], nulls_last=[True, False])
+        .group_by("hand_key", "seat", maintain_order=True)
+        .first()
+    )
+    noise = pl.col("added") > 0.05
+    return most.join(fouled, on=["hand_key", "seat"]).select(
+        cause_street=pl.when(noise).then(pl.col("street")),
+        cause_kind=pl.when(noise).then(pl.col("kind")).otherwise(pl.lit("none: the cards")),
+    )
 
 
 def test_the_trainer_asks_the_costliest_decisions_as_the_player_saw_them(

@@ -190,12 +190,12 @@ def sources(game: GameView, rows: Rows) -> tuple[list, list[Table], list[Stat]]:
 
 def _source_drill(row: dict[str, Any]) -> dict[str, Any] | None:
     """The boards of a row of ``foul_sources``: those with a decision weighed at its street or of its kind; for the
-    causes of fouls, the fouled boards (by the points they lost)."""
+    causes of fouls, the fouled boards put down to that cause."""
     mine = {"player": row["player"]} if row.get("player") else {}
     if row["dimension"] in ("street", "kind"):
         found = drill.decision(row)
         return None if found is None else {**mine, **found}
-    return {**mine, "outcome": "fouled", "sort": "ev_lost"}
+    return {**mine, **drill.cause(row)}
 
 
 NONE = "none: the cards"

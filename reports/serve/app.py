@@ -151,6 +151,8 @@ class Outcome:
     fantasyland_cards: int | None = None
     street: int | None = None
     kind: str | None = None
+    cause: str | None = None
+    """What fouled boards' fouls are put down to (the causes of fouls): a street, a kind of decision, or cards."""
 
     @classmethod
     def parse(cls, query: Mapping[str, str], rules: str | None) -> Outcome:
@@ -161,7 +163,7 @@ class Outcome:
                 "set (rules=NAME)"
             )
         dead = _text(query, "dead_street")
-        if dead is not None and not (dead == "none" or (dead.isdigit() and 1 <= int(dead) <= 9)):
+        if dead is not None and not (dead == "none" or _street(dead)):
             raise RequestError(f"dead_street: {dead[:40]!r} is neither a street (1 to 9) nor none")
         if dead is not None and outcome not in (None, "fouled"):
             raise RequestError(f"dead_street: only fouled boards went dead, not those the outcome {outcome} keeps")
@@ -171,7 +173,15 @@ class Outcome:
         cards = _whole(query, "fantasyland_cards", None, 0, 52)  # 0: not recorded
         street = _whole(query, "street", None, 1, 9)
         kind = _one_of(query, "kind", DECISION_KINDS)
-        return cls("fouled" if dead is not None else outcome, dead, row, made, cards, street, kind)
+        cause = _text(query, "cause")
+        if cause is not None and not (cause in (*DECISION_KINDS, "cards") or _street(cause)):
+            raise RequestError(
+                f"cause: {cause[:40]!r} is neither a street (1 to 9), a kind of decision ({', '.join(DECISION_KINDS)}) "
+                "nor cards"
+            )
+        if cause is not None and outcome not in (None, "fouled"):
+            raise RequestError(f"cause: only fouled boards have a cause, not those the outcome {outcome} keeps")
+        return cls("fouled" if dead is not None else outcome, dead, row, made, cards, street, kind, cause)
 
     def __bool__(self) -> bool:
         return any(v is not None for v in asdict(self).values())
@@ -203,6 +213,11 @@ class Outcome:
             said.append(f"{boards}with a decision weighed at street {self.street}")
         if self.kind is not None:
             said.append(f"{boards}with a {KIND_WORDS.get(self.kind, self.kind)} weighed")
+        if self.cause == "cards":
+            said.append("boards fouled as played, the foul put down to the cards (no decision made it likely)")
+        elif self.cause is not None:
+            which = f"street {self.cause}" if self.cause.isdigit() else f"a {KIND_WORDS.get(self.cause, self.cause)}"
+            said.append(f"boards fouled as played, the foul put down to {which}")
         return ", ".join(said)
 
 
@@ -212,6 +227,11 @@ def _narrowing_query(narrowing: Narrowing) -> dict[str, Any]:
     if narrowing.fantasyland is not None:
         values["fantasyland"] = "in" if narrowing.fantasyland else "out"
     return values
+
+
+def _street(text: str) -> bool:
+    """Whether a value of the URL is a street of a hand, 1 to 9 (ASCII digits: "³" is a digit to Python)."""
+    return text.isascii() and text.isdigit() and 1 <= int(text) <= 9
 
 
 def _text(query: Mapping[str, str], name: str) -> str | None:

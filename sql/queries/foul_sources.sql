@@ -8,10 +8,10 @@
 -- (added_low, added_high; below 0 where the best move, best in points, risks a foul more often).
 -- dimension 'cause_street' and 'cause_kind' (streets and kinds as above): the analysed boards that fouled as
 -- played (played_boards; one not rescored counts as not fouled), each under its decision that raised the chance
--- most (the largest foul_played - foul_best; ties to the earlier street), or, when none added more than 0.05
--- (rollout noise), under kind 'none: the cards' (street null). boards: the fouled boards of that cause; share:
--- of all fouled boards, with its 95% Wilson interval (share_low, share_high); decisions, foul_played, foul_best,
--- foul_added and its interval: those of the causing decisions.
+-- most, or, when none added more than 0.05 (rollout noise), under kind 'none: the cards' (street null), as the
+-- macro raised_most puts them. boards: the fouled boards of that cause; share: of all fouled boards, with its 95%
+-- Wilson interval (share_low, share_high); decisions, foul_played, foul_best, foul_added and its interval: those
+-- of the causing decisions.
 -- Every row: analysed_boards and fouled_boards, the variant's (and player's) boards weighed and those that fouled.
 -- An analysis by a method without foul chances (before v3) gives no rows.
 -- @param player text?: only this player's boards
@@ -20,33 +20,28 @@
 -- @param until date?: only hands played on or before this day (UTC)
 -- @param analysis text?: the analysis to read, by its key (r32-m5-s0-v3); by default the one run last
 WITH boards AS (
-    SELECT a.hand_key, a.seat, a.variant, a.player, coalesce(p.fouled, false) AS fouled
+    SELECT a.hand_key, a.seat, a.variant, a.player
     FROM analysed($analysis) a
-    LEFT JOIN played_boards p ON p.hand_key = a.hand_key AND p.seat = a.seat
     WHERE kept(a.player, a.variant, a.played_at, $player, $variant, $since, $until)
 ),
 decided AS MATERIALIZED (
     SELECT
-        b.variant, b.player, b.hand_key, b.seat, b.fouled, d.kind,
+        b.variant, b.player, b.hand_key, b.seat, d.kind,
         CASE WHEN d.kind <> 'fantasyland' THEN d.street END AS street,
         d.foul_played, d.foul_best, d.foul_played - d.foul_best AS added
     FROM boards b
     JOIN weighed($analysis) d ON d.hand_key = b.hand_key AND d.seat = b.seat
     WHERE d.foul_played IS NOT NULL
 ),
-raised_most AS MATERIALIZED (
-    -- Every board weighed, once, with its decision that raised the chance of fouling most.
+weighed_boards AS MATERIALIZED (
+    -- Every board weighed, once, with its decision that raised the chance most (raised_most).
     SELECT *
-    FROM decided
-    QUALIFY row_number() OVER (PARTITION BY hand_key, seat ORDER BY added DESC, street NULLS FIRST) = 1
+    FROM raised_most($analysis)
+    WHERE kept(player, variant, played_at, $player, $variant, $since, $until)
 ),
 causes AS (
-    SELECT
-        variant, player, hand_key, seat,
-        CASE WHEN added > 0.05 THEN street END AS street,
-        CASE WHEN added > 0.05 THEN kind ELSE 'none: the cards' END AS kind,
-        foul_played, foul_best, added
-    FROM raised_most
+    SELECT variant, player, hand_key, seat, cause_street AS street, cause_kind AS kind, foul_played, foul_best, added
+    FROM weighed_boards
     WHERE fouled
 ),
 tagged AS (
@@ -78,7 +73,7 @@ groups AS (
 ),
 totals AS (
     SELECT variant, player, count(*) AS analysed_boards, count(*) FILTER (WHERE fouled) AS fouled_boards
-    FROM raised_most
+    FROM weighed_boards
     GROUP BY GROUPING SETS ((variant, player), (variant))
 )
 SELECT

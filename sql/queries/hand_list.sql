@@ -5,7 +5,8 @@
 -- only their boards are read; the total comes from the summaries a rescore writes (over 10 M hands, unfiltered:
 -- 20 s when every board was joined to its result to be counted and sorted). Boards of one outcome (what a bar of
 -- fouls, dead streets, royalties, Fantasyland or winner changes counts) are found and counted among every board
--- the other filters keep.
+-- the other filters keep. A cause lists the fouled boards foul_sources puts down to it (raised_most): to a decision
+-- at that street or of that kind, or to the cards.
 -- @param rules rules?: read every hand as if played under this rule set (by default: under its own rules)
 -- @param player text?: only this player's boards
 -- @param variant text?: only this variant
@@ -21,6 +22,7 @@
 -- @param fantasyland_cards int?: only Fantasyland boards dealt this many cards (0: not recorded)
 -- @param street int?: only boards with a decision weighed at this street (points lost: at that street)
 -- @param kind text?: only boards with a decision of this kind weighed (initial, placement, discard, fantasyland)
+-- @param cause text?: only boards fouled as played put down to a street (1 to 9), a kind of decision, or cards
 -- @param sort text = 'date': date, points, royalties or ev_lost
 -- @param order text = 'desc': desc (the latest, or the most first) or asc
 -- @param page int = 1: the page, from 1
@@ -41,6 +43,18 @@ changed AS MATERIALIZED (
     WHERE read_under($rules, c.native, c.rules_key) AND c.winner_seat <> c.native_winner_seat
       AND kept(c.player, c.variant, c.played_at, NULL, $variant, $since, $until)
 ),
+caused AS MATERIALIZED (
+    -- The fouled boards put down to the cause asked for (raised_most): asked for only.
+    SELECT m.hand_key, m.seat
+    FROM (SELECT 1 AS go WHERE $cause IS NOT NULL) gate
+    JOIN raised_most(NULL) m ON gate.go = 1
+    WHERE m.fouled AND CASE
+        WHEN $cause = 'cards' THEN m.cause_kind = 'none: the cards'
+        WHEN $cause IN ('initial', 'placement', 'discard', 'fantasyland') THEN m.cause_kind = $cause
+        WHEN TRY_CAST($cause AS INTEGER) IS NOT NULL THEN m.cause_street = TRY_CAST($cause AS INTEGER)
+        ELSE error('cause: ' || $cause || ' is neither a street (1 to 9), a kind of decision nor cards')
+    END
+),
 played AS MATERIALIZED (
     -- The hands the player asked for played, and those the opponent did: each read once.
     SELECT DISTINCT hand_key, coalesce(player = $opponent, false) AS theirs
@@ -53,7 +67,7 @@ latest AS (
     SELECT h.hand_key
     FROM hands h
     WHERE $sort NOT IN ('points', 'royalties', 'ev_lost')
-      AND coalesce($outcome, $dead_street, $made, $fantasyland_cards::VARCHAR, $street::VARCHAR, $kind) IS NULL
+      AND coalesce($outcome, $dead_street, $made, $fantasyland_cards::VARCHAR, $street::VARCHAR, $kind, $cause) IS NULL
       AND ($variant IS NULL OR h.variant = $variant)
       AND played_between(h.played_at, $since, $until)
       AND ($table_size IS NULL OR h.n_players = $table_size)
@@ -71,7 +85,8 @@ kept AS (
     FROM (  -- no row: nothing is read
         SELECT 1 AS go
         WHERE $sort IN ('points', 'royalties', 'ev_lost')
-           OR coalesce($outcome, $dead_street, $made, $fantasyland_cards::VARCHAR, $street::VARCHAR, $kind) IS NOT NULL
+           OR coalesce($outcome, $dead_street, $made, $fantasyland_cards::VARCHAR, $street::VARCHAR, $kind,
+                       $cause) IS NOT NULL
     ) gate
     JOIN boards_under($rules, $player, $variant, $since, $until) b ON gate.go = 1
     WHERE ($table_size IS NULL OR b.n_players = $table_size)
@@ -95,6 +110,7 @@ kept AS (
       AND ($fantasyland_cards IS NULL OR (b.fantasyland AND coalesce(b.fantasyland_cards, 0) = $fantasyland_cards))
       AND (($street IS NULL AND $kind IS NULL)
            OR EXISTS (SELECT 1 FROM lost w WHERE w.hand_key = b.hand_key AND w.seat = b.seat))
+      AND ($cause IS NULL OR EXISTS (SELECT 1 FROM caused c WHERE c.hand_key = b.hand_key AND c.seat = b.seat))
     UNION ALL
     -- By date: the boards of the latest hands alone, each table joined to them by key.
     SELECT l.hand_key, h.hand_id, h.played_at, h.variant, h.session, h.n_players, b.player, b.seat, r.rules,
@@ -114,7 +130,7 @@ counted AS (
     SELECT sum(boards) AS boards
     FROM scored_sessions($rules, $player, $variant, $since, $until)
     WHERE $opponent IS NULL
-      AND coalesce($outcome, $dead_street, $made, $fantasyland_cards::VARCHAR, $street::VARCHAR, $kind) IS NULL
+      AND coalesce($outcome, $dead_street, $made, $fantasyland_cards::VARCHAR, $street::VARCHAR, $kind, $cause) IS NULL
       AND ($table_size IS NULL OR n_players = $table_size)
       AND ($session IS NULL OR session = $session)
     UNION ALL
@@ -124,17 +140,19 @@ counted AS (
     JOIN boards b ON b.hand_key = o.hand_key
     JOIN board_results r ON r.hand_key = o.hand_key AND r.seat = b.seat
     WHERE $opponent IS NOT NULL AND read_under($rules, r.native, r.rules_key)
-      AND coalesce($outcome, $dead_street, $made, $fantasyland_cards::VARCHAR, $street::VARCHAR, $kind) IS NULL
+      AND coalesce($outcome, $dead_street, $made, $fantasyland_cards::VARCHAR, $street::VARCHAR, $kind, $cause) IS NULL
       AND b.player <> $opponent AND ($player IS NULL OR b.player = $player)
       AND kept(b.player, h.variant, h.played_at, $player, $variant, $since, $until)
       AND ($table_size IS NULL OR h.n_players = $table_size)
       AND ($session IS NULL OR h.session = $session)
 )
 SELECT k.*, l.ev_lost,
-       CASE WHEN coalesce($outcome, $dead_street, $made, $fantasyland_cards::VARCHAR, $street::VARCHAR, $kind) IS NULL
+       CASE WHEN coalesce($outcome, $dead_street, $made, $fantasyland_cards::VARCHAR, $street::VARCHAR, $kind,
+                          $cause) IS NULL
             THEN (SELECT coalesce(sum(boards), 0) FROM counted) ELSE count(*) OVER () END::BIGINT AS total,
        -- of one outcome, the hands those boards are of (a chart of hands counts them)
-       CASE WHEN coalesce($outcome, $dead_street, $made, $fantasyland_cards::VARCHAR, $street::VARCHAR, $kind) IS NOT NULL
+       CASE WHEN coalesce($outcome, $dead_street, $made, $fantasyland_cards::VARCHAR, $street::VARCHAR, $kind,
+                          $cause) IS NOT NULL
             THEN count(DISTINCT k.hand_key) OVER () END::BIGINT AS hands
 FROM kept k
 LEFT JOIN lost l USING (hand_key, seat)
