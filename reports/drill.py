@@ -28,11 +28,9 @@ def rules(row: dict[str, Any]) -> str:
 
 
 def session(session: str, player: str) -> Drill:
-    """A session's hands as the query ``sessions`` names it: a hand with none recorded is in its day's ("day
-    2026-01-02"), or in "unknown" without a time."""
-    if session.startswith("day ") and len(session) == 14:
-        return {"player": player, "since": session[4:], "until": session[4:]}
-    return {"player": player} if session == "unknown" else {"player": player, "session": session}
+    """A session's hands, named as the query ``sessions`` names it (a hand with none recorded is in its day's, "day
+    2026-01-02", or in "unknown" without a time), which the session filter reads too."""
+    return {"player": player, "session": session}
 
 
 def decision(row: dict[str, Any]) -> Drill | None:

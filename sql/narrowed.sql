@@ -20,7 +20,7 @@ WITH hands_kept AS (
     FROM lake_hands h, narrowing n
     WHERE (n.variant IS NULL OR h.variant = n.variant)
       AND (n.table_size IS NULL OR h.n_players = n.table_size)
-      AND (n.session IS NULL OR h.session = n.session)
+      AND in_session(h.session, utc_day(h.played_at), n.session)
       AND (n.opponent IS NULL OR h.hand_key IN (SELECT hand_key FROM lake_boards WHERE player = n.opponent))
 ),
 buttons AS (
@@ -63,7 +63,7 @@ CREATE VIEW paired AS
 WITH p AS (SELECT * FROM lake_pair_results WHERE hand_key IN (SELECT hand_key FROM kept_boards)),
 b AS (SELECT hand_key, seat, player FROM lake_boards WHERE hand_key IN (SELECT hand_key FROM kept_boards)),
 h AS (SELECT hand_key, played_at FROM lake_hands WHERE hand_key IN (SELECT hand_key FROM kept_boards))
-SELECT p.*, ba.player AS player_a, bb.player AS player_b, timezone('UTC', h.played_at)::DATE AS day,
+SELECT p.*, ba.player AS player_a, bb.player AS player_b, utc_day(h.played_at) AS day,
        ka.seat IS NOT NULL AS a_kept, kb.seat IS NOT NULL AS b_kept
 FROM p
 JOIN h ON h.hand_key = p.hand_key
@@ -95,7 +95,7 @@ h AS (
     WHERE hand_key IN (SELECT hand_key FROM kept_boards)
 )
 SELECT r.rules, r.rules_key, r.native, r.variant, b.player,
-       timezone('UTC', h.played_at)::DATE AS day,
+       utc_day(h.played_at) AS day,
        h.n_players, k.position, b.fantasyland,
        CASE WHEN b.fantasyland THEN coalesce(b.fantasyland_cards, 0) ELSE 0 END::TINYINT AS fantasyland_cards,
        h.session, h.played_at, h.hand_key, h.batch, h.source_file, h.source_line,

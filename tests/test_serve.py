@@ -452,6 +452,42 @@ def test_every_table_row_leads_to_the_boards_it_counts(served: Served, report_la
             boards_listed(served, "/hands?" + urllib.parse.urlencode({"variant": variant} | drill))
 
 
+def test_hands_without_a_session_are_their_days_and_the_filter_reads_that_name(tmp_path: Path) -> None:
+    """A hand with no session recorded is in its day's ("day 2026-03-01"), or in "unknown" without a time, as the
+    sessions table names them; each row leads to exactly those hands, and the session filter takes those names
+    (a name that is none gets the closest ones)."""
+    from ofc.pipeline.ingest.ingest_run import ingest
+    from ofc.pipeline.rescore.rescore_run import rescore
+    from ofc.pipeline.rules.files import load_rules
+    from tests.test_report_lake import make_records
+
+    records = [r for r in make_records(150) if r["variant"] == "ofc"]  # sessions 1, 6 and 11: Bo sat in each
+    for r in records:
+        if r.pop("session") == "s11":
+            r.pop("played_at")
+    source = tmp_path / "nosessions.jsonl"
+    source.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    lake = Lake(tmp_path / "lake")
+    ingest([source], lake)
+    rescore(lake, [load_rules("ofc")])
+    server = Served(Site(lake.root))
+    try:
+        status, page = server.get("/?player=Bo&min_hands=1")
+        assert status == 200, error_of(page)
+        rows = tables(page)["sessions"]
+        assert sorted(drill["session"] for drill, _ in rows) == ["day 2026-03-01", "day 2026-03-03", "unknown"]  # type: ignore[index]
+        for drill, cells in rows:
+            assert drill is not None
+            assert boards_listed(server, "/hands?" + urllib.parse.urlencode(drill)) == int(cells["Hands"]) == 10
+        status, page = server.get("/?session=day+2026-03-03&min_hands=1")
+        assert status == 200, error_of(page)
+        status, text = server.get("/hands?session=day+2026-03-02")
+        assert status == 400
+        assert "day 2026-03-01" in error_of(text)
+    finally:
+        server.stop()
+
+
 def named_rows(report_lake: ReportLake, name: str, **values: object) -> list[dict[str, object]]:
     from ofc.pipeline.query import named
 

@@ -6,9 +6,9 @@ the partitions (variant, month; the result tables rules_key, variant and native)
 come from the code rather than the files: ``variants`` (each variant's preset, whether it is played open face
 and with a 2-7 middle) and ``royalty_hands`` (the hand each royalty of each rule set pays for); and two macros,
 ``notable_per_month()``, the boards of each kind ``notable_boards`` keeps per player and month, and
-``narrowed()``, whether the connection is narrowed. The views and
-macros in ``sql/views.sql`` are created on top. Then the connection is locked down: files can be read only
-inside the lake, nothing can be written, and ad-hoc SQL may only query.
+``narrowed()``, whether the connection is narrowed. The macros of ``sql/macros.sql``, which read no table, come
+first; the views and macros in ``sql/views.sql`` are created on top. Then the connection is locked down: files
+can be read only inside the lake, nothing can be written, and ad-hoc SQL may only query.
 
 A connection may be narrowed (:class:`Narrowing`) to the boards of one table size, session, opponent or place
 after the button: ``sql/narrowed.sql`` then defines the tables every query reads over the lake's, so that every
@@ -225,6 +225,7 @@ def connect(
     # Global, so that every cursor of the connection has them too (a report's sections run on their own).
     con.execute("SET GLOBAL TimeZone = 'UTC'")  # days and times are the lake's, in UTC, whatever the machine's zone
     con.execute("SET GLOBAL parquet_metadata_cache = true")  # committed files never change: each footer read once
+    con.execute((SQL_DIR / "macros.sql").read_text(encoding="utf-8"))
     narrowed = narrowing is not None
     views = [
         f"CREATE VIEW {'lake_' if narrowed and name in NARROWED else ''}{name} AS {_table(con, snapshot, name)};"

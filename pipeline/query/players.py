@@ -193,11 +193,19 @@ class LakeFilters:
         return f"no{scope} hands were played between {since} and {until} (the lake's hands run from {first} to {last})"
 
     def check_session(self, session: str) -> None:
-        """A session the lake does not have is a :class:`FilterError` naming the closest it has."""
+        """A session the lake does not have is a :class:`FilterError` naming the closest it has. Hands without one
+        are in their day's, named as the figures of sessions name it ("day 2026-01-02"; the macro session_name)."""
         found = self.con.execute("SELECT DISTINCT session FROM hands WHERE session IS NOT NULL").fetchall()
         sessions = sorted(s for (s,) in found)
-        if session not in sessions:
-            raise FilterError(suggest.no_such("session", session, sessions, shown=20))
+        if session in sessions:
+            return
+        # the days' names are made only for a name that is no recorded session
+        found = self.con.execute(
+            "SELECT DISTINCT session_name(NULL, utc_day(played_at)) FROM hands WHERE session IS NULL"
+        ).fetchall()
+        days = sorted(s for (s,) in found)
+        if session not in days:
+            raise FilterError(suggest.no_such("session", session, [*sessions, *days], shown=20))
 
     def check_narrowing(self, session: str | None, opponent: str | None) -> str | None:
         """A narrowing's session and opponent checked (None: not asked); the opponent as the lake spells them."""

@@ -13,7 +13,7 @@
 -- @param since date?: only hands played on or after this day (UTC)
 -- @param until date?: only hands played on or before this day (UTC)
 -- @param table_size int?: only hands of this many players
--- @param session text?: only this session's hands
+-- @param session text?: only this session's hands ("day 2026-01-02": that day's without one, as sessions names them)
 -- @param opponent text?: only hands this player also played
 -- @param outcome text?: only boards that fouled, entered Fantasyland, stayed, or changed (winner, under the rules)
 -- @param dead_street text?: only fouled boards dead after this street (1 to 9), or none (without placements)
@@ -71,7 +71,7 @@ latest AS (
       AND ($variant IS NULL OR h.variant = $variant)
       AND played_between(h.played_at, $since, $until)
       AND ($table_size IS NULL OR h.n_players = $table_size)
-      AND ($session IS NULL OR h.session = $session)
+      AND in_session(h.session, utc_day(h.played_at), $session)
       AND ($player IS NULL OR h.hand_key IN (SELECT hand_key FROM played WHERE NOT theirs))
       AND ($opponent IS NULL OR h.hand_key IN (SELECT hand_key FROM played WHERE theirs))
     ORDER BY epoch_us(h.played_at) * CASE WHEN $order = 'asc' THEN 1 ELSE -1 END NULLS LAST,
@@ -90,7 +90,7 @@ kept AS (
     ) gate
     JOIN boards_under($rules, $player, $variant, $since, $until) b ON gate.go = 1
     WHERE ($table_size IS NULL OR b.n_players = $table_size)
-      AND ($session IS NULL OR b.session = $session)
+      AND in_session(b.session, utc_day(b.played_at), $session)
       AND ($opponent IS NULL OR (b.player <> $opponent
            AND b.hand_key IN (SELECT hand_key FROM played WHERE theirs)))
       AND CASE
@@ -132,7 +132,7 @@ counted AS (
     WHERE $opponent IS NULL
       AND coalesce($outcome, $dead_street, $made, $fantasyland_cards::VARCHAR, $street::VARCHAR, $kind, $cause) IS NULL
       AND ($table_size IS NULL OR n_players = $table_size)
-      AND ($session IS NULL OR session = $session)
+      AND in_session(session, day, $session)
     UNION ALL
     SELECT count(*)
     FROM (SELECT hand_key FROM played WHERE theirs) o
@@ -144,7 +144,7 @@ counted AS (
       AND b.player <> $opponent AND ($player IS NULL OR b.player = $player)
       AND kept(b.player, h.variant, h.played_at, $player, $variant, $since, $until)
       AND ($table_size IS NULL OR h.n_players = $table_size)
-      AND ($session IS NULL OR h.session = $session)
+      AND in_session(h.session, utc_day(h.played_at), $session)
 )
 SELECT k.*, l.ev_lost,
        CASE WHEN coalesce($outcome, $dead_street, $made, $fantasyland_cards::VARCHAR, $street::VARCHAR, $kind,

@@ -7,7 +7,7 @@
 -- @param until date?: only hands played on or before this day (UTC)
 -- @param sessions int = 200: how many of the latest sessions
 WITH mine AS (
-    SELECT *, coalesce(session, 'day ' || CAST(day AS VARCHAR), 'unknown') AS session
+    SELECT * REPLACE (session_name(session, day) AS session)
     FROM scored_sessions($rules, $player, $variant, $since, $until)
 ),
 per AS (

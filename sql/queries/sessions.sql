@@ -7,7 +7,7 @@
 -- @param until date?: only hands played on or before this day (UTC)
 -- @param sessions int = 6: how many of the latest sessions
 WITH latest AS (
-    SELECT coalesce(session, 'day ' || CAST(day AS VARCHAR), 'unknown') AS session, min(first_played) AS started
+    SELECT session_name(session, day) AS session, min(first_played) AS started
     FROM scored_sessions($rules, $player, $variant, $since, $until)
     GROUP BY 1
     ORDER BY max(last_played) DESC NULLS LAST, session DESC
@@ -18,14 +18,13 @@ hands_in AS MATERIALIZED (
     -- groups; hands with no time recorded are read apart: an OR in the bound would keep them all). From the
     -- facts first, then the player's boards of those hands, then their results: the results are read by key
     -- for a few thousand boards, not joined whole to the facts.
-    SELECT hand_key, hand_number, played_at,
-        coalesce(session, 'day ' || CAST(CAST(timezone('UTC', played_at) AS DATE) AS VARCHAR), 'unknown') AS session
+    SELECT hand_key, hand_number, played_at, session_name(session, utc_day(played_at)) AS session
     FROM hands
     WHERE played_at >= coalesce((SELECT min(started) FROM latest), TIMESTAMPTZ '0001-01-01 00:00:00+00')
       AND ($variant IS NULL OR variant = $variant)
       AND played_between(played_at, $since, $until)
     UNION ALL
-    SELECT hand_key, hand_number, played_at, coalesce(session, 'unknown')
+    SELECT hand_key, hand_number, played_at, session_name(session, NULL)
     FROM hands
     WHERE played_at IS NULL AND $since IS NULL AND $until IS NULL AND ($variant IS NULL OR variant = $variant)
 ),
