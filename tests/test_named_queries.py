@@ -74,6 +74,22 @@ def _hands(report_lake: ReportLake) -> pl.DataFrame:
     return report_lake.frame("hands").select("hand_key", "button", "n_players", "played_at", "session")
 
 
+def test_the_wide_views_put_together_game_by_game_hold_every_row_once(con: duckdb.DuckDBPyConnection) -> None:
+    """Over a lake of several games, scored_boards and compared_boards are their macros of each game put end to
+    end: the same rows as one join of every game's files, each once."""
+    from ofc.pipeline.query.db import PER_GAME
+
+    games = [g for (g,) in con.execute("SELECT DISTINCT variant FROM hands ORDER BY 1").fetchall()]
+    assert len(games) > 2
+    for view, macro in PER_GAME.items():
+        (sql,) = con.execute("SELECT sql FROM duckdb_views() WHERE view_name = $v", {"v": view}).fetchall()[0]
+        assert all(f"{macro}('{g}')" in sql for g in games), sql
+        digest = "count(*), sum(hash(hand_key, seat, rules_key, points, player, played_at))"
+        game_by_game = con.execute(f"SELECT {digest} FROM {view}").fetchall()
+        assert game_by_game == con.execute(f"SELECT {digest} FROM {macro}(NULL)").fetchall()
+        assert game_by_game[0][0] > 0
+
+
 def test_foul_rate(con: duckdb.DuckDBPyConnection, report_lake: ReportLake, boards: pl.DataFrame) -> None:
     rows = run(con, report_lake, "foul_rate")
     players = by([r for r in rows if r["dimension"] == "player"], "group")

@@ -241,6 +241,7 @@ def connect(
         apply_aliases(con, aliases or {}, {t: f"lake_{t}" for t in NARROWED})
         _narrow(con, narrowing)
     con.execute((SQL_DIR / "views.sql").read_text(encoding="utf-8"))
+    _per_game(con, snapshot)
     root = str(snapshot.root.resolve())
     if narrowing is None:
         apply_aliases(con, aliases or {})
@@ -248,6 +249,22 @@ def connect(
     con.execute("SET enable_external_access = false")
     con.execute("SET lock_configuration = true")
     return con
+
+
+PER_GAME = {"scored_boards": "boards_scored", "compared_boards": "boards_compared"}
+"""The wide views defined again game by game over a lake of several games, from the macros of ``sql/views.sql``
+that make them."""
+
+
+def _per_game(con: duckdb.DuckDBPyConnection, snapshot: Snapshot) -> None:
+    """Define each view of ``PER_GAME`` as its macro of each game the lake has, put end to end: a join of a game's
+    results to its boards and hands then reads that game's files alone (sql/views.sql, scored_boards)."""
+    games = sorted({partition_values(str(f.relative_to(snapshot.root)))["variant"] for f in snapshot.files("hands")})
+    if len(games) < 2:
+        return
+    for view, macro in PER_GAME.items():
+        each = "\nUNION ALL\n".join(f"SELECT * FROM {macro}({_literal(g)})" for g in games)
+        con.execute(f"CREATE OR REPLACE VIEW {view} AS\n{each}")
 
 
 def _narrow(con: duckdb.DuckDBPyConnection, narrowing: Narrowing) -> None:

@@ -39,7 +39,7 @@ changed AS MATERIALIZED (
     -- The hands whose winner differs from the hand's as played, under the rule set read: asked for only.
     SELECT DISTINCT c.hand_key
     FROM (SELECT 1 AS go WHERE $outcome = 'changed') gate
-    JOIN compared_boards c ON gate.go = 1
+    JOIN boards_compared($variant) c ON gate.go = 1
     WHERE read_under($rules, c.native, c.rules_key) AND c.winner_seat <> c.native_winner_seat
       AND kept(c.player, c.variant, c.played_at, NULL, $variant, $since, $until)
 ),

@@ -41,7 +41,7 @@ changed AS (
         UNION ALL
         SELECT c.hand_key, c.rules, c.played_at, c.variant, NULL, NULL, NULL, NULL, NULL, NULL
         FROM (SELECT 1 AS go WHERE NOT notable_kept($hands, $since, $until)) gate
-        JOIN compared_boards c ON gate.go = 1
+        JOIN boards_compared($variant) c ON gate.go = 1
         WHERE list_contains($compared, c.rules_key)
           AND c.winner_seat <> c.native_winner_seat AND c.player = $player
           AND kept(c.player, c.variant, c.played_at, NULL, $variant, $since, $until)
