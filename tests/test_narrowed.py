@@ -175,8 +175,12 @@ def test_a_narrowing_that_keeps_too_many_boards_says_so(
     report_lake: ReportLake, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(db, "NARROWED_BOARDS", 10)
-    with pytest.raises(NarrowingError, match=r"keeps [\d,]+ boards, more than the 10 a narrowed page sums"):
+    with pytest.raises(NarrowingError, match=r"keeps [\d,]+ boards, more than the 10 a narrowed page sums") as told:
         connect(report_lake.lake.snapshot(), Narrowing(table_size=3))
+    assert str(told.value).endswith("choose a game, a session or an opponent too")
+    # what it asks for is what the narrowing has not got yet
+    with pytest.raises(NarrowingError, match=r"boards of pineapple, more .*: choose a session or an opponent too$"):
+        connect(report_lake.lake.snapshot(), Narrowing(position=0, variant="pineapple"))
 
 
 def test_a_narrowed_report_says_what_it_keeps_and_every_figure_reads_it(report_lake: ReportLake) -> None:

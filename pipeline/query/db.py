@@ -279,23 +279,40 @@ def _narrow(con: duckdb.DuckDBPyConnection, narrowing: Narrowing) -> None:
         asdict(narrowing),
     )
     first, *rest = con.extract_statements((SQL_DIR / "narrowed.sql").read_text(encoding="utf-8"))
+    choose, games = _fewer(narrowing), f" of {narrowing.variant}" if narrowing.variant else ""
     try:
         con.execute(first.query)  # kept_boards
         (kept,) = con.execute("SELECT count(*) FROM kept_boards").fetchall()[0]
         if kept > NARROWED_BOARDS:
             raise NarrowingError(
-                f"narrowed this way the lake keeps {kept:,} boards, more than the {NARROWED_BOARDS:,} a narrowed "
-                "page sums again from their results: choose a game, a session or an opponent too"
+                f"narrowed this way the lake keeps {kept:,} boards{games}, more than the {NARROWED_BOARDS:,} a "
+                f"narrowed page sums again from their results: {choose}"
             )
         for statement in rest:
             con.execute(statement.query)
     except duckdb.OutOfMemoryException:
         raise NarrowingError(
-            "narrowed this way the lake keeps more boards than a narrowed page sums again within its memory: "
-            "choose a game, a session or an opponent too"
+            f"narrowed this way the lake keeps more boards{games} than a narrowed page sums again within its memory: "
+            f"{choose}"
         ) from None
     except duckdb.IOException as exc:  # the folder it spills to: full, or not writable
         raise NarrowingError(f"could not sum the narrowed boards again: {exc}") from None
+
+
+def _fewer(narrowing: Narrowing) -> str:
+    """What would keep fewer boards: a game, a session or an opponent, of those the narrowing does not have."""
+    missing = [
+        what
+        for what, given in (
+            ("a game", narrowing.variant),
+            ("a session", narrowing.session),
+            ("an opponent", narrowing.opponent),
+        )
+        if given is None
+    ]
+    if not missing:
+        return "narrow by fewer boards"
+    return "choose " + (f"{', '.join(missing[:-1])} or {missing[-1]}" if len(missing) > 1 else missing[0]) + " too"
 
 
 def run_query(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, object] | None = None) -> pa.Table:
