@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cache
@@ -209,18 +210,36 @@ def _game(game: GameView, first_chart: int) -> tuple[str, int]:
     return f'<div class="game" data-game="{variant}">{"".join(body)}</div>', n
 
 
-def _tabs(report: Report) -> str:
+def _tabs(report: Report, served: Served | None) -> str:
+    """A tab for each game: the games on the page switch in place; on a served page, a game whose sections are on
+    a page of their own (``Report.elsewhere``) is a link to it."""
     if not report.games:
         return ""
     rows = {r["variant"]: r for r in report.overview_rows}
-    tabs = "".join(
-        f'<button type="button" class="game-tab" role="tab" data-game="{html.escape(g.variant)}" '
-        f'aria-controls="game-{html.escape(g.variant)}">{html.escape(g.title)}'
-        f'<span class="game-count">{rows.get(g.variant, {}).get("hands", 0):,} hands</span></button>'
+    tabs = [
+        (
+            rows.get(g.variant, {}).get("hands", 0),
+            g.variant,
+            f'<button type="button" class="game-tab" role="tab" data-game="{html.escape(g.variant)}" '
+            f'aria-controls="game-{html.escape(g.variant)}">{html.escape(g.title)}'
+            f'<span class="game-count">{rows.get(g.variant, {}).get("hands", 0):,} hands</span></button>',
+        )
         for g in report.games
-    )
+    ]
+    if served is not None and served.game_address is not None:
+        tabs += [
+            (
+                hands,
+                variant,
+                f'<a class="game-tab" role="tab" aria-selected="false" '
+                f'href="{html.escape(served.game_address(variant))}">'
+                f'{html.escape(title)}<span class="game-count">{hands:,} hands</span></a>',
+            )
+            for variant, title, hands in report.elsewhere
+        ]
+    shown = "".join(tab for _, _, tab in sorted(tabs, key=lambda t: (-t[0], t[1])))
     label = '<span class="tabs-label">Game:</span>'
-    return f'<div class="game-tabs" role="tablist" aria-label="Games">{label}{tabs}</div>'
+    return f'<div class="game-tabs" role="tablist" aria-label="Games">{label}{shown}</div>'
 
 
 @dataclass(frozen=True)
@@ -231,6 +250,8 @@ class Served:
     scripts: tuple[str, ...]
     top: str = ""
     stylesheet: str = ""
+    game_address: Callable[[str], str] | None = None
+    """The address of the page of a game (a variant) whose sections this page does not hold."""
 
 
 def render(report: Report, served: Served | None = None) -> str:
@@ -276,7 +297,7 @@ def render(report: Report, served: Served | None = None) -> str:
 <body>
 <header><h1>{html.escape(title)}</h1><div>{html.escape(read)}; each game on its own</div></header>
 {served.top if served else ""}
-{_tabs(report)}
+{_tabs(report, served)}
 {notes}{"".join(body)}
 {"".join(games)}
 <footer>ofc-analytics {html.escape(__version__)}, made {html.escape(made)}.</footer>

@@ -65,6 +65,10 @@ class Options:
     time over 10 M hands)."""
     narrowing: Narrowing = field(default_factory=Narrowing)
     """The boards every figure reads, of one table size, position, session or opponent's hands (none: all)."""
+    one_game: bool = False
+    """Build the sections of one game: ``variant``'s, else the one with the most hands; the overview and the list
+    of games cover every game the other filters keep (a served page: each other game is a page of its own, and
+    three games' sections took three times one's over 10 M hands)."""
 
 
 @dataclass
@@ -82,6 +86,9 @@ class Report:
     seconds: dict[str, float] = field(default_factory=dict)
     names: dict[str, str] = field(default_factory=dict)
     """Each rule set key as people read it: its name, with the hash only where two versions are shown."""
+    elsewhere: list[tuple[str, str, int]] = field(default_factory=list)
+    """The games the filters keep whose sections are not built here (``Options.one_game``): variant, title and
+    hands, the most hands first."""
 
     @property
     def sections(self) -> list[Section]:
@@ -224,7 +231,8 @@ def build(source: Lake | Snapshot, options: Options, con: duckdb.DuckDBPyConnect
         who = f"{options.player} has" if options.player else "the lake has"
         raise FilterError(" ".join([who, "no", narrowing_said(narrowing), *filter(None, where)])) from None
     player = found.player
-    boards_of = filters.boards_by_variant(options.variant, options.since, options.until)
+    covered = None if options.one_game else options.variant  # the games the overview and the tabs cover
+    boards_of = filters.boards_by_variant(covered, options.since, options.until)
     notes = [
         f"{n:,} hands seat {who} twice under two of the names the settings give as aliases: those names were "
         "two people there, and the pairs between them show the player against themself."
@@ -236,7 +244,7 @@ def build(source: Lake | Snapshot, options: Options, con: duckdb.DuckDBPyConnect
             "features the player with the most hands in it."
         )
     runner = QueryRunner(snapshot, con)
-    lake_wide = runner.game(Scope(options.variant, player, options.since, options.until, lead, ()))
+    lake_wide = runner.game(Scope(covered, player, options.since, options.until, lead, ()))
     rows = lake_wide("overview")
     scored = bool(snapshot.scored_keys)
     analysed = _analysed(snapshot)
@@ -274,17 +282,24 @@ def build(source: Lake | Snapshot, options: Options, con: duckdb.DuckDBPyConnect
             carry_hands=options.carry_hands,
         )
         games.append(game)
+    elsewhere = []
+    if options.one_game and games:
+        shown = next((g for g in games if g.variant == options.variant), games[0])
+        elsewhere = [(g.variant, g.title, per_variant[g.variant]["hands"]) for g in games if g is not shown]
+        games = [shown]
     names = named.display_names(names_of, in_lake.latest)
     for game in games:
         game.names = names
         game.headline = sections.game_headline(game, per_variant[game.variant], scored)
-    filters_said = [f"{k}: {v}" for k, v in (("player", player), ("variant", options.variant)) if v]
+    filters_said = [f"{k}: {v}" for k, v in (("player", player), ("variant", covered)) if v]
     if days := days_said(options.since, options.until):
         filters_said.append(f"hands played {days}")
     if narrowing:
         filters_said.append(narrowing_said(narrowing))
     overview = sections.overview(rows, found.players, games, filters_said, scored)
-    report = Report(replace(options, narrowing=narrowing), lead, player, overview, rows, games, [], {}, names)
+    report = Report(
+        replace(options, narrowing=narrowing), lead, player, overview, rows, games, [], {}, names, elsewhere
+    )
     if scored:
         _build_games(runner, report, snapshot)
     report.seconds = dict(sorted(runner.seconds.items()))

@@ -17,6 +17,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -452,6 +453,35 @@ def test_every_table_row_leads_to_the_boards_it_counts(served: Served, report_la
             boards_listed(served, "/hands?" + urllib.parse.urlencode({"variant": variant} | drill))
 
 
+def test_a_page_builds_one_game_and_the_other_games_are_a_tab_away(served: Served, report_lake: ReportLake) -> None:
+    """The overview counts every game the filters keep; the sections are the busiest game's, or the one asked
+    for; each other game's tab is a link to its page, the other filters kept."""
+    since = datetime(2026, 3, 1, tzinfo=UTC)
+    hands = report_lake.frame("hands").filter(pl.col("played_at") >= since)["variant"].value_counts()
+    busiest = sorted(hands.iter_rows(), key=lambda r: (-r[1], r[0]))[0][0]
+    for asked in (None, "pineapple"):
+        query = {"min_hands": "1", "since": "2026-03-01"} | ({"variant": asked} if asked else {})
+        status, page = served.get("/?" + urllib.parse.urlencode(query))
+        assert status == 200, error_of(page)
+        shown = asked or busiest
+        assert re.findall(r'<div class="game" data-game="([^"]+)"', page) == [shown]
+        assert re.findall(r'<button type="button" class="game-tab"[^>]* data-game="([^"]+)"', page) == [shown]
+        links = dict(re.findall(r'<a class="game-tab"[^>]*href="([^"]+)">([^<]+)<', html.unescape(page)))
+        assert len(links) == len(hands) - 1
+        for address in links:
+            kept = urllib.parse.parse_qs(address.split("?", 1)[1])
+            assert (kept["since"], kept["min_hands"]) == (["2026-03-01"], ["1"]), address
+            assert kept["variant"][0] != shown
+        other = next(iter(links))
+        status, page = served.get(other)
+        assert status == 200, error_of(page)
+        variant = urllib.parse.parse_qs(other.split("?", 1)[1])["variant"][0]
+        assert re.findall(r'<div class="game" data-game="([^"]+)"', page) == [variant]
+        # the overview still counts every game: one row each, and the games together
+        overview = tables(page)["hands_per_variant"]
+        assert {drill.get("variant") for drill, _ in overview if drill} == set(hands["variant"])
+
+
 def test_hands_without_a_session_are_their_days_and_the_filter_reads_that_name(tmp_path: Path) -> None:
     """A hand with no session recorded is in its day's ("day 2026-03-01"), or in "unknown" without a time, as the
     sessions table names them; each row leads to exactly those hands, and the session filter takes those names
@@ -683,8 +713,8 @@ window.addEventListener("load", function () {
 
 
 def test_a_click_on_a_chart_opens_the_boards_it_counts(report_lake: ReportLake, tmp_path: Path) -> None:
-    """Headless Chromium: a click on a bar of fouled boards by dead street, in the first game of a served page of
-    every game, opens the list of that game's boards, as many as polars counts."""
+    """Headless Chromium: a click on a bar of fouled boards by dead street, on a served page of every game (the
+    busiest game's sections), opens the list of that game's boards, as many as polars counts."""
     browser = find_browser()
     boards = report_lake.boards()
     variant = boards["variant"].value_counts(sort=True)["variant"][0]
@@ -705,6 +735,33 @@ def test_a_click_on_a_chart_opens_the_boards_it_counts(report_lake: ReportLake, 
     assert len(re.findall(r'href="/hand/\d+', dom)) == min(want, 50)
     # the filter bar keeps the outcome: a filter changed there lists the same outcome's boards
     assert f'<input type="hidden" name="dead_street" value="{street}">' in dom
+
+
+TAB = """
+<script>
+window.addEventListener("load", function () {
+  if (location.search.indexOf("variant=") >= 0) return;  // the page the tab opened: nothing more to click
+  var tab = document.querySelector("a.game-tab");
+  document.documentElement.setAttribute("data-tab-opened", tab ? tab.href : "");
+  if (tab) tab.click();
+});
+</script>
+"""
+
+
+def test_a_game_tab_opens_that_games_page_in_a_browser(report_lake: ReportLake, tmp_path: Path) -> None:
+    """Headless Chromium: on a served page of every game, a click on another game's tab opens that game's page,
+    its sections shown and its tab selected, the page's filters kept."""
+    clicking = Served(Site(report_lake.lake.root), TAB)
+    try:
+        dom = _dom(find_browser(), tmp_path, f"{clicking.base}/?min_hands=2")
+    finally:
+        clicking.stop()
+    shown = re.findall(r'<div class="game shown" data-game="([^"]+)"', dom)
+    assert len(shown) == 1, dom[-2000:]
+    assert re.search(rf'class="game-tab"[^>]*data-game="{shown[0]}"[^>]*aria-selected="true"', dom)
+    assert 'name="min_hands" min="1" value="2"' in dom  # the filter the first page had, kept
+    assert f'<option value="{shown[0]}" selected' in dom
 
 
 def test_ofc_serve_says_its_address_and_stops_on_ctrl_c(report_lake: ReportLake) -> None:

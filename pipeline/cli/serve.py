@@ -55,6 +55,7 @@ def serve(
             "the lake (there is no login)",
             markup=True,
         )
+    site.warm()  # the first connection, before the address is said
     server = uvicorn.Server(
         uvicorn.Config(make_app(site), host=host, port=port, log_level="critical", access_log=False)
     )

@@ -377,6 +377,12 @@ class Site:
         for old in stale:
             old.close()
 
+    def warm(self) -> None:
+        """Open a connection over the lake as it stands and read the filter bar's choices, both kept: what the
+        first page would otherwise wait for, done before the server says its address."""
+        with self.reading() as snapshot:
+            self.choices(snapshot)
+
     def close(self) -> None:
         """Close the connections kept between requests (the server stops)."""
         with self._lock:
@@ -427,6 +433,7 @@ class Site:
             featured=self.featured,
             carry_hands=False,  # each listed hand opens on its own page: /hand/KEY
             narrowing=filters.narrowing,
+            one_game=True,  # each other game is a tab away, a page of its own
         )
 
 
@@ -598,7 +605,8 @@ def make_app(site: Site) -> Starlette:
                 return _error_page(site, filters, 400, str(exc))
             top = _bar(site, snapshot, filters, "/") + _live(state, site.limits.poll_seconds)
         scripts = ("/assets/plotly.js", "/assets/serve.js", "/assets/report.js")
-        return HTMLResponse(site.keep(key, render(report, Served(scripts=scripts, top=top, stylesheet=_CSS))))
+        served = Served(scripts, top, _CSS, lambda variant: "/" + replace(filters, variant=variant).query())
+        return HTMLResponse(site.keep(key, render(report, served)))
 
     def hands_page(request: Request) -> Response:
         query = request.query_params
