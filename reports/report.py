@@ -282,11 +282,6 @@ def build(source: Lake | Snapshot, options: Options, con: duckdb.DuckDBPyConnect
             carry_hands=options.carry_hands,
         )
         games.append(game)
-    elsewhere = []
-    if options.one_game and games:
-        shown = next((g for g in games if g.variant == options.variant), games[0])
-        elsewhere = [(g.variant, g.title, per_variant[g.variant]["hands"]) for g in games if g is not shown]
-        games = [shown]
     names = named.display_names(names_of, in_lake.latest)
     for game in games:
         game.names = names
@@ -296,7 +291,14 @@ def build(source: Lake | Snapshot, options: Options, con: duckdb.DuckDBPyConnect
         filters_said.append(f"hands played {days}")
     if narrowing:
         filters_said.append(narrowing_said(narrowing))
-    overview = sections.overview(rows, found.players, games, filters_said, scored)
+    # the players of every game the overview covers (a game chosen for its sections: still every game's)
+    players = found.players if covered == options.variant else len(set().union(*boards_of.values()))
+    overview = sections.overview(rows, players, games, filters_said, scored)
+    elsewhere = []
+    if options.one_game and games:  # the overview counts every game; the sections are one game's
+        shown = next((g for g in games if g.variant == options.variant), games[0])
+        elsewhere = [(g.variant, g.title, per_variant[g.variant]["hands"]) for g in games if g is not shown]
+        games = [shown]
     report = Report(
         replace(options, narrowing=narrowing), lead, player, overview, rows, games, [], {}, names, elsewhere
     )

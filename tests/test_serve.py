@@ -480,6 +480,13 @@ def test_a_page_builds_one_game_and_the_other_games_are_a_tab_away(served: Serve
         # the overview still counts every game: one row each, and the games together
         overview = tables(page)["hands_per_variant"]
         assert {drill.get("variant") for drill, _ in overview if drill} == set(hands["variant"])
+        assert all(cells["Players"] for _, cells in overview), overview  # each game's players, built or not
+        assert re.search(rf'games</div><div class="value">{len(hands)}<', page), "the games counted"
+        since_boards = report_lake.frame("boards").join(
+            report_lake.frame("hands").filter(pl.col("played_at") >= since).select("hand_key"), on="hand_key"
+        )
+        everyone = since_boards["player"].n_unique()
+        assert re.search(rf'players, all games</div><div class="value">{everyone:,}<', page), "every game's players"
 
 
 def test_hands_without_a_session_are_their_days_and_the_filter_reads_that_name(tmp_path: Path) -> None:
