@@ -202,16 +202,22 @@ def _analysed(snapshot: Snapshot) -> set[str]:
     return found
 
 
-def build(source: Lake | Snapshot, options: Options, con: duckdb.DuckDBPyConnection | None = None) -> Report:
+def build(
+    source: Lake | Snapshot,
+    options: Options,
+    con: duckdb.DuckDBPyConnection | None = None,
+    counted: LakeFilters | None = None,
+) -> Report:
     """Run every game's sections on one snapshot of the lake (a lake: its state now) and assemble the report.
     ``con``: a connection over that snapshot with the options' aliases to read, where the report is not narrowed
-    (a server keeps a few between requests); by default one of its own."""
+    (a server keeps a few between requests); by default one of its own. ``counted``: what was counted on ``con``
+    before (a server keeps it with the connection): the players of each game."""
     snapshot = source if isinstance(source, Snapshot) else source.snapshot()
     narrowing = replace(options.narrowing, variant=options.variant)
     if narrowing:
         narrowing = replace(narrowing, opponent=_check_narrowing(snapshot, options))
     if con is None or narrowing:
-        con = connect(snapshot, narrowing if narrowing else None, options.aliases)
+        con, counted = connect(snapshot, narrowing if narrowing else None, options.aliases), None
     in_lake = named.RuleSetsInLake(snapshot)
     in_lake.check_current()
     asked = list(dict.fromkeys(in_lake.resolve(r) for r in options.rules))
@@ -219,7 +225,9 @@ def build(source: Lake | Snapshot, options: Options, con: duckdb.DuckDBPyConnect
     for key in asked:
         if (problem := in_lake.problem(key, options.variant)) is not None:
             raise named.NamedQueryError(problem)
-    filters = LakeFilters(con)
+    filters = counted if counted is not None else LakeFilters(con)
+    if options.one_game:  # every game's players, counted once: the game chosen is one of them
+        filters.boards_by_variant(None, options.since, options.until)
     try:
         found = filters.check(options.player, options.variant, options.since, options.until)
     except FilterError:

@@ -90,6 +90,20 @@ def test_the_wide_views_put_together_game_by_game_hold_every_row_once(con: duckd
         assert game_by_game[0][0] > 0
 
 
+def test_a_games_players_counted_from_every_games_are_the_same(con: duckdb.DuckDBPyConnection) -> None:
+    """The players of one game, taken from the count of every game's (what a served page counts once), are those
+    counted for that game alone, for every game and span of days."""
+    from ofc.pipeline.query.players import LakeFilters
+
+    for since, until in ((None, None), (date(2026, 3, 2), date(2026, 3, 20))):
+        every = LakeFilters(con)
+        games = every.boards_by_variant(None, since, until)
+        assert len(games) > 2
+        for variant in [*games, "pineapple-27", "nonesuch"]:
+            alone = LakeFilters(con).boards_by_variant(variant, since, until)
+            assert every.boards_by_variant(variant, since, until) == alone
+
+
 def test_foul_rate(con: duckdb.DuckDBPyConnection, report_lake: ReportLake, boards: pl.DataFrame) -> None:
     rows = run(con, report_lake, "foul_rate")
     players = by([r for r in rows if r["dimension"] == "player"], "group")

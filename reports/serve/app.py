@@ -323,6 +323,8 @@ class Site:
         self._choices: tuple[tuple[str, ...], Choices] | None = None
         self._idle: list[duckdb.DuckDBPyConnection] = []
         self._idle_state: tuple[str, ...] | None = None
+        self._counted: dict[int, LakeFilters] = {}
+        """What each kept connection counted (the players of each game), by the connection's id."""
 
     @contextmanager
     def reading(self) -> Iterator[Snapshot]:
@@ -364,7 +366,7 @@ class Site:
         try:
             yield con
         except BaseException:
-            con.close()
+            self._forget(con)
             raise
         with self._lock:
             stale = [con]
@@ -375,7 +377,18 @@ class Site:
                 self._idle.append(con)
                 stale.remove(con)
         for old in stale:
-            old.close()
+            self._forget(old)
+
+    def counted(self, con: duckdb.DuckDBPyConnection) -> LakeFilters:
+        """What was counted on ``con``, kept with it between requests: each page of a state of the lake asks the
+        players of each game, a scan of every board (0.2 s over 10 M hands)."""
+        with self._lock:
+            return self._counted.setdefault(id(con), LakeFilters(con))
+
+    def _forget(self, con: duckdb.DuckDBPyConnection) -> None:
+        with self._lock:
+            self._counted.pop(id(con), None)
+        con.close()
 
     def warm(self) -> None:
         """Open a connection over the lake as it stands and read the filter bar's choices, both kept: what the
@@ -388,7 +401,7 @@ class Site:
         with self._lock:
             idle, self._idle = self._idle, []
         for con in idle:
-            con.close()
+            self._forget(con)
 
     def choices(self, snapshot: Snapshot) -> Choices:
         """The games, players and rule sets the filter bar offers: read once for each state of the lake (the
@@ -600,7 +613,7 @@ def make_app(site: Site) -> Starlette:
                     report = build(snapshot, options)
                 else:
                     with site.connection(snapshot) as con:
-                        report = build(snapshot, options, con)
+                        report = build(snapshot, options, con, site.counted(con))
             except OfcError as exc:
                 return _error_page(site, filters, 400, str(exc))
             top = _bar(site, snapshot, filters, "/") + _live(state, site.limits.poll_seconds)
@@ -781,7 +794,7 @@ def _hand_list(
     with site.connection(snapshot) as con:
         in_lake = named.RuleSetsInLake(snapshot)
         in_lake.check_current()
-        found, narrowing = _checked(LakeFilters(con), filters)
+        found, narrowing = _checked(site.counted(con), filters)
         rules = in_lake.resolve(filters.rules) if filters.rules else None
         if rules is not None and (problem := in_lake.problem(rules, filters.variant)) is not None:
             raise named.NamedQueryError(problem)
@@ -894,7 +907,7 @@ def _costly(site: Site, snapshot: Snapshot, filters: Filters) -> tuple[list[dict
     """The costliest decisions the filters keep (as ``ofc analyse`` weighed them), and the player as the lake
     spells them."""
     with site.connection(snapshot) as con:
-        found, narrowing = _checked(LakeFilters(con), filters)
+        found, narrowing = _checked(site.counted(con), filters)
     values = {
         "player": found.player,
         "variant": filters.variant,
