@@ -311,7 +311,7 @@ def _fewer(narrowing: Narrowing) -> str:
         if given is None
     ]
     if not missing:
-        return "narrow by fewer boards"
+        return "narrow further"
     return "choose " + (f"{', '.join(missing[:-1])} or {missing[-1]}" if len(missing) > 1 else missing[0]) + " too"
 
 
