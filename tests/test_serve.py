@@ -649,7 +649,8 @@ def test_the_pages_in_a_browser(report_lake: ReportLake, served: Served, tmp_pat
     browser = find_browser()
     boards = report_lake.boards()
     variant = boards["variant"].value_counts(sort=True)["variant"][0]
-    for narrowed in ("", "&table_size=3&position=0", f"&opponent={urllib.request.quote(boards['player'][0])}"):
+    opponent = sorted(boards.filter(pl.col("variant") == variant)["player"].unique())[0]  # one who played it
+    for narrowed in ("", "&table_size=3&position=0", f"&opponent={urllib.request.quote(opponent)}"):
         root = _root_attributes(_dom(browser, tmp_path, f"{served.base}/?variant={variant}{narrowed}"))
         assert "data-errors" not in root, (narrowed, root.get("data-errors"))
         assert int(root["data-charts"]) > 0
