@@ -525,6 +525,37 @@ def test_hands_without_a_session_are_their_days_and_the_filter_reads_that_name(t
         server.stop()
 
 
+def test_hands_played_at_one_time_are_listed_in_their_order(tmp_path: Path) -> None:
+    """A sheet that gives the day alone records every hand at one time: sorted by date, they are listed in their
+    order in the session (the latest first, or the first with order=asc), not by their keys."""
+    from ofc.pipeline.ingest.ingest_run import ingest
+    from ofc.pipeline.rescore.rescore_run import rescore
+    from ofc.pipeline.rules.files import load_rules
+    from tests.test_report_lake import make_records
+
+    records = [r for r in make_records(20) if r["variant"] == "ofc"]  # one session of ten hands
+    for r in records:
+        r["played_at"] = "2026-03-01T00:00:00+00:00"
+    source = tmp_path / "oneday.jsonl"
+    source.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    lake = Lake(tmp_path / "lake")
+    ingest([source], lake)
+    rescore(lake, [load_rules("ofc")])
+    server = Served(Site(lake.root))
+    try:
+        hands = pl.read_parquet(str(lake.root / "hands" / "**" / "*.parquet"), hive_partitioning=False)
+        numbers = dict(zip(hands["hand_key"].cast(pl.Utf8), hands["hand_number"], strict=True))
+        assert len(set(hands["played_at"])) == 1
+        assert len(numbers) == 10
+        for order, step in (("desc", -1), ("asc", 1)):
+            status, page = server.get(f"/hands?order={order}&per_page=500")
+            assert status == 200, error_of(page)
+            keys = list(dict.fromkeys(row["key"] for row in listed(page)))
+            assert [numbers[k] for k in keys] == sorted(numbers.values())[::step], keys
+    finally:
+        server.stop()
+
+
 def named_rows(report_lake: ReportLake, name: str, **values: object) -> list[dict[str, object]]:
     from ofc.pipeline.query import named
 

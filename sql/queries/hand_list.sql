@@ -1,12 +1,13 @@
 -- The boards behind a figure, a page at a time: each board the filters keep with its hand, player, points,
 -- royalties, foul and the points its decisions lost by ofc analyse's latest reckoning (ev_lost; null where none was
--- weighed), sorted by date, points, royalties or points lost, and how many there are in all (total). What a chart
--- or a table row leads to when it is clicked. Sorted by date, the page's hands are found among the hands alone and
--- only their boards are read; the total comes from the summaries a rescore writes (over 10 M hands, unfiltered:
--- 20 s when every board was joined to its result to be counted and sorted). Boards of one outcome (what a bar of
--- fouls, dead streets, royalties, Fantasyland or winner changes counts) are found and counted among every board
--- the other filters keep. A cause lists the fouled boards foul_sources puts down to it (raised_most): to a decision
--- at that street or of that kind, or to the cards.
+-- weighed), sorted by date, points, royalties or points lost (hands played at one time in their order in the
+-- session: hand_number), and how many there are in all (total). What a chart or a table row leads to when it is
+-- clicked. Sorted by date, the page's hands are found among the hands alone and only their boards are read; the
+-- total comes from the summaries a rescore writes (over 10 M hands, unfiltered: 20 s when every board was joined
+-- to its result to be counted and sorted). Boards of one outcome (what a bar of fouls, dead streets, royalties,
+-- Fantasyland or winner changes counts) are found and counted among every board the other filters keep. A cause
+-- lists the fouled boards foul_sources puts down to it (raised_most): to a decision at that street or of that
+-- kind, or to the cards.
 -- @param rules rules?: read every hand as if played under this rule set (by default: under its own rules)
 -- @param player text?: only this player's boards
 -- @param variant text?: only this variant
@@ -75,13 +76,14 @@ latest AS (
       AND ($player IS NULL OR h.hand_key IN (SELECT hand_key FROM played WHERE NOT theirs))
       AND ($opponent IS NULL OR h.hand_key IN (SELECT hand_key FROM played WHERE theirs))
     ORDER BY epoch_us(h.played_at) * CASE WHEN $order = 'asc' THEN 1 ELSE -1 END NULLS LAST,
-             h.played_at DESC NULLS LAST, h.hand_key
+             h.played_at DESC NULLS LAST,
+             h.hand_number * CASE WHEN $order = 'asc' THEN 1 ELSE -1 END NULLS LAST, h.hand_key
     LIMIT $page * $per_page
 ),
 kept AS (
     -- Sorted by points, royalties or points lost, or of one outcome: every board kept.
-    SELECT b.hand_key, b.hand_id, b.played_at, b.variant, b.session, b.n_players, b.player, b.seat, b.rules,
-           b.points, b.fouled, b.royalty_top + b.royalty_middle + b.royalty_bottom AS royalties
+    SELECT b.hand_key, b.hand_id, b.played_at, b.hand_number, b.variant, b.session, b.n_players, b.player, b.seat,
+           b.rules, b.points, b.fouled, b.royalty_top + b.royalty_middle + b.royalty_bottom AS royalties
     FROM (  -- no row: nothing is read
         SELECT 1 AS go
         WHERE $sort IN ('points', 'royalties', 'ev_lost')
@@ -113,8 +115,8 @@ kept AS (
       AND ($cause IS NULL OR EXISTS (SELECT 1 FROM caused c WHERE c.hand_key = b.hand_key AND c.seat = b.seat))
     UNION ALL
     -- By date: the boards of the latest hands alone, each table joined to them by key.
-    SELECT l.hand_key, h.hand_id, h.played_at, h.variant, h.session, h.n_players, b.player, b.seat, r.rules,
-           r.points, r.fouled, r.royalty_top + r.royalty_middle + r.royalty_bottom
+    SELECT l.hand_key, h.hand_id, h.played_at, h.hand_number, h.variant, h.session, h.n_players, b.player, b.seat,
+           r.rules, r.points, r.fouled, r.royalty_top + r.royalty_middle + r.royalty_bottom
     FROM latest l
     JOIN hands h ON h.hand_key = l.hand_key
     JOIN boards b ON b.hand_key = l.hand_key
@@ -160,5 +162,7 @@ ORDER BY
     CASE $sort WHEN 'points' THEN points WHEN 'royalties' THEN royalties WHEN 'ev_lost' THEN l.ev_lost
                ELSE epoch_us(played_at) END
         * CASE WHEN $order = 'asc' THEN 1 ELSE -1 END NULLS LAST,
-    played_at DESC NULLS LAST, hand_key, seat
+    played_at DESC NULLS LAST,
+    -- hands played at one time (a sheet that gives the day alone) in their order in the session
+    hand_number * CASE WHEN $sort = 'date' AND $order = 'asc' THEN 1 ELSE -1 END NULLS LAST, hand_key, seat
 LIMIT $per_page OFFSET ($page - 1) * $per_page;
