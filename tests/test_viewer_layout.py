@@ -205,26 +205,26 @@ def measured(
     return found
 
 
-@pytest.mark.parametrize("which", ["widest", "discards"])
-@pytest.mark.parametrize("width", WIDTHS)
-def test_royalty_column_shows_whole(measured: dict[str, dict[str, Any]], width: int, which: str) -> None:
-    seen = measured[f"{width}/{which}"]
-    assert seen["royalties"] > 0
-    assert seen["clipped"] == [], seen["clipped"]
-    assert seen["dialogOverflow"] <= 0, f"the viewer scrolls sideways by {seen['dialogOverflow']}px"
-
-
-@pytest.mark.parametrize("width", WIDTHS)
-def test_discards_read_clearly_and_say_so(measured: dict[str, dict[str, Any]], width: int) -> None:
-    seen = measured[f"{width}/discards"]
-    assert seen["discards"], "no discarded card drawn"
-    for card in seen["discards"]:
-        assert card["opacity"] >= 0.6, card
-        assert card["contrast"] >= 4.5, card
-        assert "discarded" in card["label"], card
-        if card["suit"] in seen["suitColours"]:
-            assert card["colour"] == seen["suitColours"][card["suit"]], card  # the suit's own colour
-    colours = {c["suit"]: c["colour"] for c in seen["discards"] if c["suit"]}
-    assert len(set(colours.values())) == len(colours)  # suits still told apart by colour
-    assert seen["legend"] is not None, "no legend for the discard marker"
-    assert "discarded" in seen["legend"]
+def test_at_every_width_royalties_show_whole_and_discards_read_clearly(measured: dict[str, dict[str, Any]]) -> None:
+    """One test of every width and hand, not one a width: a worker that runs any of them measures the layouts
+    (half a minute of Chromium), and the suite's workers would each measure them."""
+    for width in WIDTHS:
+        for which in ("widest", "discards"):
+            seen = measured[f"{width}/{which}"]
+            at = f"{width}px, {which}"
+            assert seen["royalties"] > 0, at
+            assert seen["clipped"] == [], (at, seen["clipped"])
+            assert seen["dialogOverflow"] <= 0, f"{at}: the viewer scrolls sideways by {seen['dialogOverflow']}px"
+        seen = measured[f"{width}/discards"]
+        at = f"{width}px"
+        assert seen["discards"], f"{at}: no discarded card drawn"
+        for card in seen["discards"]:
+            assert card["opacity"] >= 0.6, (at, card)
+            assert card["contrast"] >= 4.5, (at, card)
+            assert "discarded" in card["label"], (at, card)
+            if card["suit"] in seen["suitColours"]:
+                assert card["colour"] == seen["suitColours"][card["suit"]], (at, card)  # the suit's own colour
+        colours = {c["suit"]: c["colour"] for c in seen["discards"] if c["suit"]}
+        assert len(set(colours.values())) == len(colours), at  # suits still told apart by colour
+        assert seen["legend"] is not None, f"{at}: no legend for the discard marker"
+        assert "discarded" in seen["legend"], at
