@@ -489,25 +489,36 @@ def test_a_page_builds_one_game_and_the_other_games_are_a_tab_away(served: Serve
         assert re.search(rf'players, all games</div><div class="value">{everyone:,}<', page), "every game's players"
 
 
+def _ofc_records(hands: int) -> list[dict[str, Any]]:
+    """The OFC hands of the report lake's first ``hands`` records (sessions of ten, every fifth of them OFC)."""
+    from tests.test_report_lake import make_records
+
+    return [r for r in make_records(hands) if r["variant"] == "ofc"]
+
+
+def _scored(folder: Path, records: list[dict[str, Any]]) -> Lake:
+    """A lake of ``records``, ingested and scored under the OFC preset."""
+    from ofc.pipeline.ingest.ingest_run import ingest
+    from ofc.pipeline.rescore.rescore_run import rescore
+    from ofc.pipeline.rules.files import load_rules
+
+    source = folder / "records.jsonl"
+    source.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    lake = Lake(folder / "lake")
+    ingest([source], lake)
+    rescore(lake, [load_rules("ofc")])
+    return lake
+
+
 def test_hands_without_a_session_are_their_days_and_the_filter_reads_that_name(tmp_path: Path) -> None:
     """A hand with no session recorded is in its day's ("day 2026-03-01"), or in "unknown" without a time, as the
     sessions table names them; each row leads to exactly those hands, and the session filter takes those names
     (a name that is none gets the closest ones)."""
-    from ofc.pipeline.ingest.ingest_run import ingest
-    from ofc.pipeline.rescore.rescore_run import rescore
-    from ofc.pipeline.rules.files import load_rules
-    from tests.test_report_lake import make_records
-
-    records = [r for r in make_records(150) if r["variant"] == "ofc"]  # sessions 1, 6 and 11: Bo sat in each
+    records = _ofc_records(150)  # sessions 1, 6 and 11: Bo sat in each
     for r in records:
         if r.pop("session") == "s11":
             r.pop("played_at")
-    source = tmp_path / "nosessions.jsonl"
-    source.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
-    lake = Lake(tmp_path / "lake")
-    ingest([source], lake)
-    rescore(lake, [load_rules("ofc")])
-    server = Served(Site(lake.root))
+    server = Served(Site(_scored(tmp_path, records).root))
     try:
         status, page = server.get("/?player=Bo&min_hands=1")
         assert status == 200, error_of(page)
@@ -528,19 +539,10 @@ def test_hands_without_a_session_are_their_days_and_the_filter_reads_that_name(t
 def test_hands_played_at_one_time_are_listed_in_their_order(tmp_path: Path) -> None:
     """A sheet that gives the day alone records every hand at one time: sorted by date, they are listed in their
     order in the session (the latest first, or the first with order=asc), not by their keys."""
-    from ofc.pipeline.ingest.ingest_run import ingest
-    from ofc.pipeline.rescore.rescore_run import rescore
-    from ofc.pipeline.rules.files import load_rules
-    from tests.test_report_lake import make_records
-
-    records = [r for r in make_records(20) if r["variant"] == "ofc"]  # one session of ten hands
+    records = _ofc_records(20)  # one session of ten hands
     for r in records:
         r["played_at"] = "2026-03-01T00:00:00+00:00"
-    source = tmp_path / "oneday.jsonl"
-    source.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
-    lake = Lake(tmp_path / "lake")
-    ingest([source], lake)
-    rescore(lake, [load_rules("ofc")])
+    lake = _scored(tmp_path, records)
     server = Served(Site(lake.root))
     try:
         hands = pl.read_parquet(str(lake.root / "hands" / "**" / "*.parquet"), hive_partitioning=False)
