@@ -22,6 +22,7 @@ import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
 from ofc.pipeline import __version__
+from ofc.pipeline.game import facts
 from ofc.reports import drill
 from ofc.reports.headline import Stat, small
 from ofc.reports.report import Report
@@ -215,29 +216,22 @@ def _tabs(report: Report, served: Served | None) -> str:
     a page of their own (``Report.elsewhere``) is a link to it."""
     if not report.games:
         return ""
-    rows = {r["variant"]: r for r in report.overview_rows}
-    tabs = [
-        (
-            rows.get(g.variant, {}).get("hands", 0),
-            g.variant,
-            f'<button type="button" class="game-tab" role="tab" data-game="{html.escape(g.variant)}" '
-            f'aria-controls="game-{html.escape(g.variant)}">{html.escape(g.title)}'
-            f'<span class="game-count">{rows.get(g.variant, {}).get("hands", 0):,} hands</span></button>',
-        )
-        for g in report.games
-    ]
-    if served is not None and served.game_address is not None:
-        tabs += [
-            (
-                hands,
-                variant,
-                f'<a class="game-tab" role="tab" aria-selected="false" '
-                f'href="{html.escape(served.game_address(variant))}">'
-                f'{html.escape(title)}<span class="game-count">{hands:,} hands</span></a>',
+    hands = {r["variant"]: r["hands"] for r in report.overview_rows}
+    address_of = served.game_address if served is not None else None
+    linked = report.elsewhere if address_of is not None else []
+    tabs = []
+    for variant in sorted([*(g.variant for g in report.games), *linked], key=lambda v: (-hands.get(v, 0), v)):
+        v = html.escape(variant)
+        inner = f'{html.escape(facts(variant).title)}<span class="game-count">{hands.get(variant, 0):,} hands</span>'
+        if address_of is not None and variant in linked:
+            address = html.escape(address_of(variant))
+            tabs.append(f'<a class="game-tab" role="tab" aria-selected="false" href="{address}">{inner}</a>')
+        else:
+            tabs.append(
+                f'<button type="button" class="game-tab" role="tab" data-game="{v}" aria-controls="game-{v}">'
+                f"{inner}</button>"
             )
-            for variant, title, hands in report.elsewhere
-        ]
-    shown = "".join(tab for _, _, tab in sorted(tabs, key=lambda t: (-t[0], t[1])))
+    shown = "".join(tabs)
     label = '<span class="tabs-label">Game:</span>'
     return f'<div class="game-tabs" role="tablist" aria-label="Games">{label}{shown}</div>'
 

@@ -86,9 +86,9 @@ class Report:
     seconds: dict[str, float] = field(default_factory=dict)
     names: dict[str, str] = field(default_factory=dict)
     """Each rule set key as people read it: its name, with the hash only where two versions are shown."""
-    elsewhere: list[tuple[str, str, int]] = field(default_factory=list)
-    """The games the filters keep whose sections are not built here (``Options.one_game``): variant, title and
-    hands, the most hands first."""
+    elsewhere: list[str] = field(default_factory=list)
+    """The games (variants) the filters keep whose sections are not built here (``Options.one_game``); the overview
+    rows count their hands."""
 
     @property
     def sections(self) -> list[Section]:
@@ -300,12 +300,12 @@ def build(
     if narrowing:
         filters_said.append(narrowing_said(narrowing))
     # the players of every game the overview covers (a game chosen for its sections: still every game's)
-    players = found.players if covered == options.variant else len(set().union(*boards_of.values()))
+    players = len(set().union(*boards_of.values()))
     overview = sections.overview(rows, players, games, filters_said, scored)
     elsewhere = []
     if options.one_game and games:  # the overview counts every game; the sections are one game's
         shown = next((g for g in games if g.variant == options.variant), games[0])
-        elsewhere = [(g.variant, g.title, per_variant[g.variant]["hands"]) for g in games if g is not shown]
+        elsewhere = [g.variant for g in games if g is not shown]
         games = [shown]
     report = Report(
         replace(options, narrowing=narrowing), lead, player, overview, rows, games, [], {}, names, elsewhere
