@@ -20,9 +20,11 @@ from ofc.pipeline.lake.file_layout import (
     LAKE_FORMAT,
     PARTITIONED,
     PLAIN_FILES,
+    ROW_GROUP_ROWS,
     ROWS_PER_FILE,
     conform,
     file_schema,
+    key_filter,
     partition_dir,
     writer_options,
 )
@@ -136,11 +138,11 @@ class BatchWriter:
                 relative = Path(table) / partition / name if partition else Path(table) / name
                 staged = self.staging / relative
                 staged.parent.mkdir(parents=True, exist_ok=True)
-                options = writer_options(table, data.schema)
+                options = writer_options(table, data.schema) | key_filter(table, data)
                 store = table not in PLAIN_FILES
                 writer = pq.ParquetWriter(staged, data.schema, store_schema=store, **options)
                 f = self._open[slot] = _OpenFile(writer, staged, self.lake.root / relative)
-        f.writer.write_table(data, row_group_size=1 << 20)
+        f.writer.write_table(data, row_group_size=ROW_GROUP_ROWS)
         f.rows += data.num_rows
 
     def carry(self, relative: str, data: pa.Table, batch: str) -> None:
@@ -161,9 +163,9 @@ class BatchWriter:
             staged = self.staging / new
             staged.parent.mkdir(parents=True, exist_ok=True)
             body = conform(data, file_schema(table))
-            options = writer_options(table, body.schema)
+            options = writer_options(table, body.schema) | key_filter(table, body)
             with pq.ParquetWriter(staged, body.schema, store_schema=table not in PLAIN_FILES, **options) as w:
-                w.write_table(body, row_group_size=1 << 20)
+                w.write_table(body, row_group_size=ROW_GROUP_ROWS)
             done = _OpenFile(None, staged, self.lake.root / new, body.num_rows)  # type: ignore[arg-type]
             self._done.append(done)
             self._carried[done.final] = batch

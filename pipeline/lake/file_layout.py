@@ -15,6 +15,7 @@ from ofc.schemas.lake import RESULT_TABLES as RESULT_SCHEMAS
 
 __all__ = [
     "COMPRESSION",
+    "KEY_FILTERED",
     "LAKE_FORMAT",
     "LOW_CARDINALITY",
     "PARTITIONED",
@@ -22,9 +23,11 @@ __all__ = [
     "RESULT_TABLES",
     "RETIRED_TABLES",
     "ROWS_PER_FILE",
+    "ROW_GROUP_ROWS",
     "conform",
     "file_schema",
     "folder_value",
+    "key_filter",
     "partition_dir",
     "writer_options",
 ]
@@ -34,6 +37,8 @@ RESULT_TABLES = tuple(RESULT_SCHEMAS)
 RETIRED_TABLES = ("player_results", "result_players")
 """Result tables of an older format: their files are deleted once a rescore has replaced them."""
 ROWS_PER_FILE = 4_000_000
+ROW_GROUP_ROWS = 1 << 20
+"""At most this many rows in a row group (each write of a chunk makes its own)."""
 COMPRESSION = "zstd"
 LAKE_FORMAT = 3
 """The lake's format, recorded in every manifest (``lake_format``; manifests without it are format 1). Format 2 adds
@@ -82,6 +87,26 @@ def writer_options(table: str, schema: pa.Schema) -> dict[str, Any]:
         "column_encoding": dict.fromkeys([*counts, "hand_key"], "DELTA_BINARY_PACKED"),
         "write_statistics": ranged,
     }
+
+
+KEY_FILTERED = ("hands", "boards", "board_results", "pair_results", "decisions", "analysed_boards")
+"""Tables whose files carry in each row group a Bloom filter of its hand keys, so that a reader looking for one
+hand reads only the row groups that may hold it, where without them it decodes every key (docs/rescore.md,
+"Finding hands by key"). Not the placements: no page looks them up by hand, and their filters took 4% of an
+ingest."""
+KEY_FILTER_FPP = 0.1
+"""The filters' false-positive rate asked for. A filter is a power of two bytes: a row group of a rescore's 32,768
+three-player hands gets 32 KB, a third of a byte a board (11 bytes a hand over 6 rule sets' board and pair
+results), and over 10 M hands one hand's results under every rule set are found in 62 ms, 389 without."""
+
+
+def key_filter(table: str, data: pa.Table) -> dict[str, Any]:
+    """The writer option that makes ``table``'s files filter hand keys, sized for the distinct hands of the first
+    rows written (a row group repeats a hand's key on each of its boards, pairs or cards)."""
+    if table not in KEY_FILTERED or "hand_key" not in data.column_names:
+        return {}
+    distinct = pc.count_distinct(data.column("hand_key").slice(0, ROW_GROUP_ROWS)).as_py()
+    return {"bloom_filter_options": {"hand_key": {"ndv": max(distinct, 1), "fpp": KEY_FILTER_FPP}}}
 
 
 _UNIQUE_RESULT_COLUMNS = frozenset({"hand_key", "hand_id", "cards"})
