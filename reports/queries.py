@@ -53,7 +53,7 @@ class QueryRunner:
         self._local = threading.local()
         self._cursors: list[duckdb.DuckDBPyConnection] = []
         self._ahead = ThreadPoolExecutor(max_workers=2, thread_name_prefix="report-query")
-        self.shared = lookup.SharedReads(snapshot)
+        self.shared = lookup.SharedReads(snapshot, con)
         """The rows of the hands its queries look up, read once for all of them."""
 
     def game(self, scope: Scope) -> Asker:

@@ -646,6 +646,46 @@ def test_hands_looked_up_through_shared_reads_are_the_same_rows_read_once(
     assert 0 < in_month.num_rows <= mine.num_rows < every_hand.num_rows
 
 
+def test_a_few_hands_found_by_the_files_key_filters_are_the_rows_read_whole(
+    report_lake: ReportLake, con: duckdb.DuckDBPyConnection, snapshot: Snapshot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Up to FEW_KEYS hands are found through the Bloom filter of hand keys every file of a looked-up table
+    carries: the rows, columns, types and folder values of reading the keys whole, for every table, rule set and
+    folder asked for, in a lake whose older files carry no filter too; a key the lake lacks finds nothing."""
+    from ofc.pipeline.query import lookup
+
+    tables = ("hands", "boards", "board_results", "pair_results")
+    for table in tables:
+        files = [str(f) for f in snapshot.files(table)]
+        assert files, table
+        assert all(lookup._filters_keys(f) for f in files), table
+    rows = con.sql("SELECT hand_key, variant, month FROM hands ORDER BY hand_key").fetchall()
+    picked = [rows[0], rows[len(rows) // 3], rows[-1], rows[len(rows) // 2]]
+    assert len({v for _, v, _ in picked}) > 1
+
+    def same(table: str, keys: list[int], *args: Any, reading: duckdb.DuckDBPyConnection) -> None:
+        whole = lookup.hand_rows(snapshot, table, keys, *args)
+        found = lookup.hand_rows(snapshot, table, keys, *args, con=reading)
+        assert found.schema == whole.schema
+        assert sorted(found.to_pylist(), key=repr) == sorted(whole.to_pylist(), key=repr)
+        assert found.num_rows > 0 or not keys
+
+    reading = con.cursor()
+    for n in range(1, lookup.FEW_KEYS + 1):
+        keys = [k for k, _, _ in picked[:n]]
+        for table in tables:
+            same(table, keys, reading=reading)
+        same("board_results", keys, [None], reading=reading)
+        same("pair_results", keys, [report_lake.rule_keys[1]], ["hand_key", "points"], reading=reading)
+        same("boards", keys, None, ["seat", "cards"], {(v, m) for _, v, m in picked[:n]}, reading=reading)
+        same("hands", keys, None, None, None, {picked[0][1]}, reading=reading)
+    assert lookup.hand_rows(snapshot, "board_results", [12345], con=reading).num_rows == 0
+    # Files written before the filters are read whole beside those that carry one.
+    monkeypatch.setattr(lookup, "_filters_keys", lambda path: hash(path) % 2 == 0)
+    for table in tables:
+        same(table, [k for k, _, _ in picked[:2]], reading=reading)
+
+
 def test_a_hand_key_the_lake_does_not_hold_is_an_error(con: duckdb.DuckDBPyConnection, snapshot: Snapshot) -> None:
     for hands, said in (("123", "no results for hand 123"), ("abc", "whole numbers"), ("", "at least one hand key")):
         with pytest.raises(named.NamedQueryError, match=said):

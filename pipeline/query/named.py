@@ -414,7 +414,7 @@ def _look_up(
         if shared is not None:
             rows = shared.rows("hands", keys, None, None, variants)
         else:
-            rows = lookup.hand_rows(snapshot, "hands", keys, columns=["variant", "month"], variants=variants)
+            rows = lookup.hand_rows(snapshot, "hands", keys, columns=["variant", "month"], variants=variants, con=con)
         months = set(zip(rows.column("variant").to_pylist(), rows.column("month").to_pylist(), strict=True))
     for table, by, listed in query.lookups:
         rule_sets = under[by] if by else [s for p in under if p in bound for s in under[p]]
