@@ -309,7 +309,8 @@ def run() -> bool:
                 "B",
                 "<= 120",
                 size <= 120,
-                f"every result and summary file the run committed, {len(RULES)} rule sets and the hands' own",
+                f"{size:.1f} B: every result and summary file the run committed, {len(RULES)} rule sets and the "
+                "hands' own",
             ),
             Figure(
                 "fouled boards given the street they went dead at",
