@@ -17,8 +17,9 @@ hold the hand, where polars decodes every key.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import Future
+from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any
 
@@ -212,20 +213,17 @@ class SharedReads:
         self._lock = threading.Lock()
         self._reads: list[tuple[_Where, frozenset[str | None] | None, Future[pa.Table]]] = []
 
-    def _read(
-        self,
-        table: str,
-        keys: Sequence[int],
-        rule_sets: Sequence[str | None] | None,
-        months: set[tuple[str, str]] | None,
-        variants: set[str] | None,
-    ) -> pa.Table:
+    @contextmanager
+    def _cursor(self, keys: Sequence[int]) -> Iterator[duckdb.DuckDBPyConnection | None]:
+        """A cursor of the thread's own to find a few hands through the files' key filters (None: polars reads
+        them); the connection is shared by the threads asking."""
         if self.con is None or len(keys) > FEW_KEYS:
-            return hand_rows(self.snapshot, table, keys, rule_sets, None, months, variants)
-        with self._lock:  # the connection is shared by the threads asking: each reads through a cursor of its own
+            yield None
+            return
+        with self._lock:
             cursor = self.con.cursor()
         try:
-            return hand_rows(self.snapshot, table, keys, rule_sets, None, months, variants, cursor)
+            yield cursor
         finally:
             cursor.close()
 
@@ -257,7 +255,8 @@ class SharedReads:
                 self._reads.append((where, wanted, future))
         if not found:
             try:
-                future.set_result(self._read(table, keys, rule_sets, months, variants))
+                with self._cursor(keys) as cursor:
+                    future.set_result(hand_rows(self.snapshot, table, keys, rule_sets, None, months, variants, cursor))
             except BaseException as exc:  # noqa: BLE001 (raised below, to this asker and any waiting)
                 with self._lock:
                     self._reads.remove((where, wanted, future))
