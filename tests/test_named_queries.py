@@ -651,7 +651,8 @@ def test_a_few_hands_found_by_the_files_key_filters_are_the_rows_read_whole(
 ) -> None:
     """Up to FEW_KEYS hands are found through the Bloom filter of hand keys every file of a looked-up table
     carries: the rows, columns, types and folder values of reading the keys whole, for every table, rule set and
-    folder asked for, in a lake whose older files carry no filter too; a key the lake lacks finds nothing."""
+    folder asked for, in a lake whose older files carry no filter too; a key the lake lacks finds nothing, and a
+    key asked for twice finds its rows once."""
     from ofc.pipeline.query import lookup
 
     tables = ("hands", "boards", "board_results", "pair_results")
@@ -680,6 +681,9 @@ def test_a_few_hands_found_by_the_files_key_filters_are_the_rows_read_whole(
         same("boards", keys, None, ["seat", "cards"], {(v, m) for _, v, m in picked[:n]}, reading=reading)
         same("hands", keys, None, None, None, {picked[0][1]}, reading=reading)
     assert lookup.hand_rows(snapshot, "board_results", [12345], con=reading).num_rows == 0
+    twice = [picked[0][0], picked[1][0], picked[0][0]]  # a key asked for twice: its rows once
+    for table in tables:
+        same(table, twice, reading=reading)
     # Files written before the filters are read whole beside those that carry one.
     monkeypatch.setattr(lookup, "_filters_keys", lambda path: hash(path) % 2 == 0)
     for table in tables:
