@@ -418,3 +418,30 @@ def test_a_folder_walk_passes_over_what_is_not_a_history(tmp_path: Path) -> None
     assert [Path(s.name).name for s in sources(folder)] == ["night.csv"]
     again = ingest([folder], lake)
     assert [(Path(f.source).name, f.error, f.duplicates) for f in again.files] == [("night.csv", "", 6)]
+
+
+def test_the_key_filters_of_a_file_hold_the_hands_of_each_row_group(tmp_path: Path) -> None:
+    """A table read by hand key carries in each row group a Bloom filter of its hand keys, made for the hands that
+    row group holds: a file whose first rows are three boards still filters the 32,768 hands written after them,
+    and a reader finds a hand by it. The placements, never looked up by hand, carry none."""
+    import duckdb
+    import pyarrow.parquet as pq
+
+    from ofc.pipeline.lake.file_layout import key_filter, writer_options
+
+    keys = np.random.default_rng(7).permutation(np.arange(1, 2**40, 2**40 // 40_000, dtype=np.uint64))[:32_771]
+    table = pa.table({"hand_key": pa.array(keys), "points": pa.array(np.arange(keys.size, dtype=np.int32))})
+    first, rest = table.slice(0, 3), table.slice(3)
+    path = tmp_path / "results.parquet"
+    options = writer_options("board_results", table.schema) | key_filter("board_results", first)
+    with pq.ParquetWriter(path, table.schema, **options) as writer:
+        writer.write_table(first)
+        writer.write_table(rest)
+    meta = pq.read_metadata(path)
+    sizes = [meta.row_group(i).column(0).bloom_filter_length for i in range(meta.num_row_groups)]
+    assert len(sizes) == 2
+    assert sizes[0] < 1_024 < 16_384 < sizes[1]  # each cut to its hands; 32,768 at 0.1 take 32 KB
+    hand = int(keys[-1])
+    found = duckdb.sql(f"SELECT points FROM read_parquet('{path}') WHERE hand_key = {hand}").fetchall()
+    assert found == [(keys.size - 1,)]
+    assert key_filter("placements", table) == {}
