@@ -113,7 +113,8 @@ def key_filter(table: str, data: pa.Table) -> dict[str, Any]:
     or pairs)."""
     if table not in KEY_FILTERED or "hand_key" not in data.column_names:
         return {}
-    distinct = pc.count_distinct(data.column("hand_key").slice(0, ROW_GROUP_ROWS)).as_py()
+    first = data.column("hand_key").slice(0, ROW_GROUP_ROWS)
+    distinct = pc.count_distinct(first).as_py() if len(first) > KEY_FILTER_HANDS else 0  # fewer rows: fewer hands
     return {"bloom_filter_options": {"hand_key": {"ndv": max(distinct, KEY_FILTER_HANDS), "fpp": KEY_FILTER_FPP}}}
 
 

@@ -35,12 +35,17 @@ from ofc.pipeline.query.db import partition_values, plain_schema
 from ofc.pipeline.query.players import NAME_COLUMNS, alias_case
 from ofc.schemas.lake import CARDS13, PARTITIONS, RESULT_PARTITIONS, TABLE_PARTITIONS, TABLES
 
-__all__ = ["FEW_KEYS", "SharedReads", "hand_rows", "register"]
+__all__ = ["FEW_KEYS", "SharedReads", "few", "hand_rows", "register"]
 
 FEW_KEYS = 4
 """Up to this many hands are looked up through the files' key filters, one hand at a time (DuckDB tests a
 filter against one key, not a list). Over 10 M hands, the results of 1 hand under every rule set took 62 ms
 through the filters and 389 by polars; of 4 hands 248 against 429; of 8 hands 480 against 413."""
+
+
+def few(keys: Sequence[int]) -> bool:
+    """Whether these hands are few enough to be found through the files' key filters."""
+    return len(keys) <= FEW_KEYS
 
 
 def _wanted(values: dict[str, str], rule_sets: Sequence[str] | None) -> bool:
@@ -84,13 +89,17 @@ def hand_rows(
     if not keys or not groups:
         return schema.empty_table()
     found = []
-    if con is not None and len(keys) <= FEW_KEYS:
-        filtered = {v: [f for f in files if _filters_keys(f)] for v, files in groups.items()}
-        found.append(_conformed(_filtered_rows(con, filtered, parts, read, keys), schema))
-        groups = {v: [f for f in files if f not in filtered[v]] for v, files in groups.items()}
-        groups = {v: files for v, files in groups.items() if files}
-        if not groups:
+    if con is not None and few(keys):
+        filtered: dict[tuple[str, ...], list[str]] = {}
+        rest: dict[tuple[str, ...], list[str]] = {}
+        for values, files in groups.items():
+            for f in files:
+                (filtered if _filters_keys(f) else rest).setdefault(values, []).append(f)
+        if filtered:
+            found.append(_conformed(_filtered_rows(con, filtered, parts, read, keys), schema))
+        if not rest:
             return found[0]
+        groups = rest
     # lazy: polars takes 0.13 s to load, and only the lookups need it
     import polars as pl
 
@@ -129,8 +138,6 @@ def _filtered_rows(
     each file's partition values as columns."""
     paths = [f for files in groups.values() for f in files]
     values = [list(v) for v, files in groups.items() for _ in files]
-    if not paths:
-        return pa.table({"hand_key": pa.array([], pa.uint64())})
     body = "* EXCLUDE (filename)" if read is None else ", ".join(f'"{c}"' for c in read if c not in parts)
     folders = "".join(f', $values[list_position($paths, filename)][{i + 1}] AS "{k}"' for i, k in enumerate(parts))
     files = "read_parquet($paths, union_by_name = true, filename = true, hive_partitioning = false)"
@@ -220,7 +227,7 @@ class SharedReads:
     def _cursor(self, keys: Sequence[int]) -> Iterator[duckdb.DuckDBPyConnection | None]:
         """A cursor of the thread's own to find a few hands through the files' key filters (None: polars reads
         them); the connection is shared by the threads asking."""
-        if self.con is None or len(keys) > FEW_KEYS:
+        if self.con is None or not few(keys):
             yield None
             return
         with self._lock:
