@@ -6,6 +6,8 @@ Ctrl-C while they load is handled like one during a command.
 
 from __future__ import annotations
 
+import atexit
+import gc
 import signal
 import sys
 from types import FrameType
@@ -31,6 +33,10 @@ def main() -> None:
 
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not when Ctrl-C is ignored (nohup, &)
         signal.signal(signal.SIGINT, on_sigint)
+    # What the imports make lives as long as the process: the collector need not look through it, while they run,
+    # after, or at exit (a rescore with nothing to do took 0.44 to 0.46 s instead of 0.52 to 0.54).
+    gc.disable()
+    atexit.register(gc.freeze)
     try:
         from ofc.pipeline.cli.commands import main as run
         from ofc.pipeline.cli.console import guarded
@@ -39,6 +45,9 @@ def main() -> None:
         # functions load through callbacks that turn it into a SystemError).
         if not came:
             raise
+    finally:
+        gc.freeze()
+        gc.enable()
     try:
         if came:  # raised or not: in a callback run as an object is freed, it is printed as ignored and lost
             raise KeyboardInterrupt
