@@ -85,3 +85,35 @@ def test_the_startup_benchmark_runs(monkeypatch: pytest.MonkeyPatch, tmp_path: P
     figures = json.loads((tmp_path / "cli.json").read_text())["figures"]
     assert len(figures) == 8
     assert all(f["value"] > 0 for f in figures)
+
+
+def _printed(code: str, env: dict[str, str]) -> str:
+    """The last line a fresh interpreter prints running ``code``."""
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env={**env, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.splitlines()[-1]
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the allocator is chosen on Linux, where the wheels carry it")
+def test_arrow_allocates_from_jemalloc_unless_the_user_chose() -> None:
+    import pyarrow as pa
+
+    try:
+        pa.jemalloc_memory_pool()
+    except NotImplementedError:
+        pytest.skip("this pyarrow was built without jemalloc")
+    env = {k: v for k, v in os.environ.items() if k != "ARROW_DEFAULT_MEMORY_POOL"}
+    pool = "import ofc, pyarrow; print(pyarrow.default_memory_pool().backend_name)"
+    assert _printed(pool, env) == "jemalloc"
+    assert _printed(pool, {**env, "ARROW_DEFAULT_MEMORY_POOL": "system"}) == "system"
+    # pyarrow loaded first: its allocator is already chosen, and left alone
+    alone = _printed("import pyarrow; print(pyarrow.default_memory_pool().backend_name)", env)
+    assert _printed(f"import pyarrow; {pool}", env) == alone
+
+
+def test_the_collector_runs_again_once_the_command_is_loaded() -> None:
+    """It is off while the command's modules load, which are then set aside from its passes."""
+    code = RUN.format(args=["--version"]) + "import gc; print(gc.isenabled(), gc.get_freeze_count() > 0)"
+    assert _printed("import sys\n" + code, dict(os.environ)) == "True True"
