@@ -27,7 +27,7 @@ from ofc.pipeline.query.keys import machine_row
 from ofc.pipeline.query.players import FilterError, Found, LakeFilters, days_said, self_pairs
 from ofc.reports import sections
 from ofc.reports.figures import POSITION_WORDS
-from ofc.reports.queries import QueryRunner, Rows, Scope
+from ofc.reports.queries import QueryRunner, Rows, RowsKept, Scope
 from ofc.reports.sections.common import GameView, Section, auto_min_hands
 from ofc.schemas.rules import RuleSet, key_name
 
@@ -207,11 +207,14 @@ def build(
     options: Options,
     con: duckdb.DuckDBPyConnection | None = None,
     counted: LakeFilters | None = None,
+    kept: RowsKept | None = None,
 ) -> Report:
     """Run every game's sections on one snapshot of the lake (a lake: its state now) and assemble the report.
     ``con``: a connection over that snapshot with the options' aliases to read, where the report is not narrowed
     (a server keeps a few between requests); by default one of its own. ``counted``: what was counted on ``con``
-    before (a server keeps it with the connection): the players of each game."""
+    before (a server keeps it with the connection): the players of each game. ``kept``: the rows of queries run
+    by earlier reports over the same state of the lake, read from and added to where the report is not narrowed
+    (a server's pages)."""
     snapshot = source if isinstance(source, Snapshot) else source.snapshot()
     narrowing = replace(options.narrowing, variant=options.variant)
     if narrowing:
@@ -251,7 +254,7 @@ def build(
             f"The settings name {options.featured!r} as the player to feature, who has no hands here; each game "
             "features the player with the most hands in it."
         )
-    runner = QueryRunner(snapshot, con)
+    runner = QueryRunner(snapshot, con, None if narrowing else kept)
     lake_wide = runner.game(Scope(covered, player, options.since, options.until, lead, ()))
     rows = lake_wide("overview")
     scored = bool(snapshot.scored_keys)

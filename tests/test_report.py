@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import json
 import re
+from contextlib import closing
 from pathlib import Path
 
 import polars as pl
@@ -12,8 +13,10 @@ import pytest
 from typer.testing import CliRunner
 
 from ofc.pipeline.cli import app
-from ofc.reports import figures
+from ofc.pipeline.query.db import connect
+from ofc.reports import figures, queries
 from ofc.reports.html import figure_json, render
+from ofc.reports.queries import RowsKept
 from ofc.reports.report import Options, build
 from tests.test_report_lake import INJECTION, XSS, ReportLake, shared_lake
 
@@ -227,3 +230,49 @@ def test_a_lake_without_results(tmp_path: Path) -> None:
     named = runner.invoke(app, ["sql", "results", "--lake", str(lake.root)])
     assert named.exit_code == 2
     assert "run ofc rescore first" in named.output
+
+
+def test_kept_rows_are_copies_of_one_state() -> None:
+    kept = RowsKept(most_rows=5)
+    first, later = ("b1",), ("b1", "b2")
+    kept.put(first, ("q", "a"), [{"x": 1}])
+    taken = kept.get(first, ("q", "a"))
+    assert taken == [{"x": 1}]
+    taken[0]["x"] = 9  # a section adds to its copy
+    assert kept.get(first, ("q", "a")) == [{"x": 1}]
+    assert kept.get(later, ("q", "a")) is None  # another state of the lake
+    kept.put(later, ("q", "b"), [{"x": 2}] * 3)
+    assert kept.get(first, ("q", "a")) is None  # the newer state's rows alone are kept
+    kept.put(first, ("q", "a"), [{"x": 1}])  # a report over the older state, finishing late
+    assert kept.get(later, ("q", "a")) is None
+    kept.put(later, ("q", "c"), [{"x": 3}] * 3)  # 6 rows: the least recent query goes
+    assert kept.get(later, ("q", "b")) is None
+    assert kept.get(later, ("q", "c")) == [{"x": 3}] * 3
+    kept.put(later, ("q", "d"), [{"x": 4}] * 6)  # more than all it keeps: not kept
+    assert kept.get(later, ("q", "d")) is None
+
+
+def test_reports_share_the_rows_of_the_field(report_lake: ReportLake, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A served page of another player runs only the queries that read the player; its figures are those of a
+    report made alone."""
+    ran: list[tuple[str, object]] = []
+    run = queries.named.run
+
+    def counted(con, snapshot, name, values, **kw):  # type: ignore[no-untyped-def]
+        ran.append((name, values.get("player", "not asked")))
+        return run(con, snapshot, name, values, **kw)
+
+    monkeypatch.setattr(queries.named, "run", counted)
+    snapshot = report_lake.lake.snapshot()
+    players = sorted(set(report_lake.frame("boards")["player"].to_list()))
+    kept = RowsKept()
+    with closing(connect(snapshot)) as con:
+        build(snapshot, Options(player=players[0], carry_hands=False), con, None, kept)
+        ran.clear()
+        shared = build(snapshot, Options(player=players[1], carry_hands=False), con, None, kept)
+    field = [name for name, player in ran if player is None]
+    ran.clear()
+    alone = build(snapshot, Options(player=players[1], carry_hands=False))
+    assert shared.data() == alone.data()
+    assert field == []  # the field's queries: not run again
+    assert [name for name, player in ran if player is None]  # which a report made alone runs

@@ -44,7 +44,7 @@ from ofc.pipeline.query.players import Found, LakeFilters
 from ofc.reports.figures import KIND_WORDS, POSITION_WORDS
 from ofc.reports.hands import hand_id, load
 from ofc.reports.html import PAGE_CSS, Served, asset, plotly_js, render
-from ofc.reports.queries import QueryRunner, Scope
+from ofc.reports.queries import QueryRunner, RowsKept, Scope
 from ofc.reports.report import Options, build, shown
 
 __all__ = ["LIMITS", "Limits", "RequestError", "Site", "make_app"]
@@ -325,6 +325,8 @@ class Site:
         self._idle_state: tuple[str, ...] | None = None
         self._counted: dict[int, LakeFilters] = {}
         """What each kept connection counted (the players of each game), by the connection's id."""
+        self.rows = RowsKept()
+        """The rows of the named queries pages ran over the newest state of the lake, for the pages after."""
 
     @contextmanager
     def reading(self) -> Iterator[Snapshot]:
@@ -613,7 +615,7 @@ def make_app(site: Site) -> Starlette:
                     report = build(snapshot, options)
                 else:
                     with site.connection(snapshot) as con:
-                        report = build(snapshot, options, con, site.counted(con))
+                        report = build(snapshot, options, con, site.counted(con), site.rows)
             except OfcError as exc:
                 return _error_page(site, filters, 400, str(exc))
             top = _bar(site, snapshot, filters, "/") + _live(state, site.limits.poll_seconds)
