@@ -17,7 +17,7 @@ from typing import Any
 
 import duckdb
 
-from ofc.pipeline.lake.snapshot import Snapshot
+from ofc.pipeline.lake.snapshot import Snapshot, later
 from ofc.pipeline.query import lookup, named
 
 __all__ = ["Asker", "QueryRunner", "Rows", "RowsKept", "Scope"]
@@ -66,8 +66,8 @@ class RowsKept:
         kept = [dict(r) for r in rows]
         with self._lock:
             if state != self._state:
-                if self._state is not None and max(state, default="") < max(self._state, default=""):
-                    return  # a report over an older state, finishing late (batch names begin with their time)
+                if not later(state, self._state):
+                    return  # a report over an older state, finishing late
                 self._state, self._rows, self._held = state, OrderedDict(), 0
             self._held += len(kept) - len(self._rows.pop(asked, ()))
             self._rows[asked] = kept

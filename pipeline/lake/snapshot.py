@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from ofc.schemas.rules import RuleSet
 
-__all__ = ["RESCORE_RATE", "RESULT_FORMAT", "RESULT_KIND", "Cover", "Snapshot", "SourceBatch"]
+__all__ = ["RESCORE_RATE", "RESULT_FORMAT", "RESULT_KIND", "Cover", "Snapshot", "SourceBatch", "later"]
 
 RESULT_KIND = "rescore"
 """The kind of a batch of results."""
@@ -35,6 +35,12 @@ staying in ``hands`` and ``boards`` (the views join them). Results of an older v
 RESCORE_RATE = 500_000
 """Hands scored a second under one rule set, for an estimate shown to a person: a million three-player Pineapple
 hands under six rule sets took 12 s on two shared cores (``tests/bench/bench_rescore.py``)."""
+
+
+def later(state: tuple[str, ...], than: tuple[str, ...] | None) -> bool:
+    """Whether the state of the lake a snapshot saw (its ``batches``) was committed no earlier than ``than``: its
+    latest batch is not older (batch names begin with their time). Any state is later than None."""
+    return than is None or max(state, default="") >= max(than, default="")
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,7 @@ from starlette.routing import Route
 
 from ofc.pipeline import __version__, suggest
 from ofc.pipeline.errors import InputError, OfcError
-from ofc.pipeline.lake.snapshot import Snapshot
+from ofc.pipeline.lake.snapshot import Snapshot, later
 from ofc.pipeline.lake.store import Lake
 from ofc.pipeline.query import named
 from ofc.pipeline.query.db import Narrowing, connect
@@ -288,11 +288,6 @@ def _choice(query: Mapping[str, str], name: str, allowed: tuple[str, ...]) -> st
     return _one_of(query, name, allowed) or allowed[0]
 
 
-def _later(state: tuple[str, ...], than: tuple[str, ...] | None) -> bool:
-    """A state of the lake committed after ``than``: its latest batch is (batch names begin with their time)."""
-    return than is None or max(state, default="") >= max(than, default="")
-
-
 @dataclass(frozen=True)
 class Choices:
     """What the filter bar offers."""
@@ -372,7 +367,7 @@ class Site:
             raise
         with self._lock:
             stale = [con]
-            if self._idle_state != state and _later(state, self._idle_state):
+            if self._idle_state != state and later(state, self._idle_state):
                 # the lake moved on: the connections kept read an older state
                 stale, self._idle, self._idle_state = [con, *self._idle], [], state
             if self._idle_state == state and len(self._idle) < self.limits.connections:
