@@ -800,3 +800,74 @@ def test_scored_boards_holds_every_column_of_hand_boards(con: duckdb.DuckDBPyCon
         ).fetchall()
         == []
     )
+
+
+PAGE_QUERIES = (
+    "cumulative", "dead_streets", "fantasyland", "foul_rate", "head_to_head", "notable_hands", "overview", "results",
+    "royalty_frequency", "royalty_points", "scoops", "scoring_variants", "session_summary", "sessions",
+    "winner_changes",
+)  # fmt: skip
+"""The queries of a player's page that a server runs for many players at once."""
+
+
+def test_a_players_page_queries_can_be_run_for_many_players_at_once() -> None:
+    """A query of a player's page whose order could not be said over its output columns would be run player by
+    player again on every page: each stays one that can be run for many at once."""
+    assert [n for n in PAGE_QUERIES if named.for_players_sql(named.get(n)) is None] == []
+    takes_player = [q.name for q in named.queries().values() if any(p.name == "player" for p in q.params)]
+    assert set(PAGE_QUERIES) <= set(takes_player)
+
+
+@pytest.mark.parametrize("rules", [None, "classic-2-4"])
+def test_a_query_for_many_players_gives_each_the_rows_of_their_own(
+    con: duckdb.DuckDBPyConnection, snapshot: Snapshot, rules: str | None
+) -> None:
+    """Run for every player at once (laterally, one plan), each query gives a player exactly the rows, in the
+    order, that it gives the player alone (the players with the most hands and the fewest): in one game and in
+    all of them, over some days and all of them, as played and as if played under a rule set."""
+    players = [p for (p,) in con.sql("SELECT player FROM boards GROUP BY 1 ORDER BY count(*) DESC, 1").fetchall()]
+    alone = [players[0], players[1], players[-1]]  # the most hands, and the fewest
+    variants = [v for (v,) in con.sql("SELECT DISTINCT variant FROM hands ORDER BY 1").fetchall()]
+    in_lake = named.RuleSetsInLake(snapshot)
+    compared = in_lake.compared(None)
+    checked = 0
+    for name in sorted(n for n, q in named.queries().items() if named.for_players_sql(q) is not None):
+        query = named.get(name)
+        takes = {p.name for p in query.params}
+        for variant, since in [(None, None), (variants[-1], date(2026, 3, 5))]:
+            values: dict[str, Any] = {"variant": variant, "since": since}
+            if "rules" in takes:
+                values["rules"] = compared if query.param("rules").type == "rules[]" else rules
+            if "compared" in takes:
+                values["compared"] = compared
+            values = {k: v for k, v in values.items() if k in takes}
+            one_rule_set = values.get("rules") is not None and query.param("rules").type == "rules"
+            if one_rule_set and variant is not None and in_lake.problem(in_lake.resolve(rules), variant):
+                continue  # a rule set that does not apply to the game
+            together = named.run_for_players(con, snapshot, name, values, players)
+            assert together is not None
+            assert set(together) == set(players)
+            for player in alone:
+                rows = named.run(con, snapshot, name, {**values, "player": player}, check_filters=False)
+                assert together[player].to_pylist() == rows.to_pylist(), (name, variant, since, player)
+                checked += rows.num_rows
+    assert checked > 500
+
+
+@pytest.mark.parametrize(
+    ("sql", "split"),
+    [
+        ("SELECT a FROM t ORDER BY a;", ("SELECT a FROM t ", "a")),
+        (
+            "SELECT a FROM (SELECT a FROM t ORDER BY b LIMIT 3) ORDER BY a DESC, 'ORDER BY x'",
+            ("SELECT a FROM (SELECT a FROM t ORDER BY b LIMIT 3) ", "a DESC, 'ORDER BY x'"),
+        ),
+        ("SELECT a FROM t ORDER BY a DESC -- or ORDER BY c\n", ("SELECT a FROM t ", "a DESC")),
+        ("SELECT a FROM t ORDER BY a LIMIT $n", None),
+        ("SELECT a FROM t ORDER BY a; SELECT 1", None),
+        ("SELECT a FROM (SELECT a FROM t ORDER BY b)", None),
+        ("SELECT 'ORDER BY' AS a /* ORDER BY b */ FROM t", None),
+    ],
+)
+def test_the_order_of_a_query_is_its_last_order_by_outside_parentheses(sql: str, split: tuple[str, str] | None) -> None:
+    assert named._last_order_by(sql) == split

@@ -26,4 +26,4 @@ SELECT
     sum(n) OVER (PARTITION BY variant ORDER BY dead_street NULLS LAST) / fouled_boards AS cumulative_share
 FROM dead
 JOIN totals USING (variant)
-ORDER BY variant, dead_street NULLS LAST;
+ORDER BY variant, street NULLS LAST;

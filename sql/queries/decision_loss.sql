@@ -36,17 +36,20 @@ groups AS (
            sum(variance) AS variance, sum(decisions) AS decisions, sum(mistakes) AS mistakes
     FROM per_board
     GROUP BY GROUPING SETS ((dimension, player, street, kind), (dimension, street, kind))
+),
+shown AS (
+    SELECT
+        g.dimension,
+        coalesce(g.player, 'all players') AS "group",
+        g.player, g.street, g.kind, h.hands, g.decisions, g.mistakes,
+        g.lost / h.hands AS ev_lost_per_hand,
+        g.lost / h.hands - mean_margin(g.lost, g.squares, h.hands) AS ci_low,
+        g.lost / h.hands + mean_margin(g.lost, g.squares, h.hands) AS ci_high,
+        g.lost / g.decisions AS ev_lost_per_decision,
+        sqrt(g.variance) / h.hands AS mc_se
+    FROM groups g
+    JOIN counted h ON h.player IS NOT DISTINCT FROM g.player
 )
-SELECT
-    g.dimension,
-    coalesce(g.player, 'all players') AS "group",
-    g.player, g.street, g.kind, h.hands, g.decisions, g.mistakes,
-    g.lost / h.hands AS ev_lost_per_hand,
-    g.lost / h.hands - mean_margin(g.lost, g.squares, h.hands) AS ci_low,
-    g.lost / h.hands + mean_margin(g.lost, g.squares, h.hands) AS ci_high,
-    g.lost / g.decisions AS ev_lost_per_decision,
-    sqrt(g.variance) / h.hands AS mc_se
-FROM groups g
-JOIN counted h ON h.player IS NOT DISTINCT FROM g.player
-ORDER BY g.player IS NOT NULL, -h.hands, g.player, list_position(['hand', 'street', 'kind'], g.dimension), g.street,
-    list_position(['initial', 'placement', 'discard', 'fantasyland'], g.kind);
+SELECT * FROM shown
+ORDER BY player IS NOT NULL, -hands, player, list_position(['hand', 'street', 'kind'], dimension), street,
+    list_position(['initial', 'placement', 'discard', 'fantasyland'], kind);

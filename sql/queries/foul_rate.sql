@@ -48,5 +48,5 @@ SELECT
     wilson_high(fouled, boards) AS ci_high
 FROM groups
 ORDER BY list_position(['all', 'player', 'variant', 'table size', 'seat', 'fantasyland'], dimension),
-    CASE WHEN dimension = 'player' THEN -boards END, n_players, (position + n_players - 1) % n_players, fantasyland,
-    "group";
+    CASE WHEN dimension = 'player' THEN -boards END, n_players, (position + n_players - 1) % n_players,
+    CASE WHEN dimension = 'fantasyland' THEN "group" = 'in Fantasyland' END, "group";

@@ -75,21 +75,24 @@ totals AS (
     SELECT variant, player, count(*) AS analysed_boards, count(*) FILTER (WHERE fouled) AS fouled_boards
     FROM weighed_boards
     GROUP BY GROUPING SETS ((variant, player), (variant))
+),
+shown AS (
+    SELECT
+        g.variant,
+        coalesce(g.player, 'all players') AS "group",
+        g.player, g.dimension, g.street, g.kind, g.boards, g.decisions,
+        g.foul_played, g.foul_best,
+        g.added / g.decisions AS foul_added,
+        g.added / g.decisions - mean_margin(g.added, g.added_squares, g.decisions) AS added_low,
+        g.added / g.decisions + mean_margin(g.added, g.added_squares, g.decisions) AS added_high,
+        CASE WHEN g.dimension LIKE 'cause%' THEN g.boards / t.fouled_boards END AS share,
+        CASE WHEN g.dimension LIKE 'cause%' THEN wilson_low(g.boards, t.fouled_boards) END AS share_low,
+        CASE WHEN g.dimension LIKE 'cause%' THEN wilson_high(g.boards, t.fouled_boards) END AS share_high,
+        t.analysed_boards, t.fouled_boards
+    FROM groups g
+    JOIN totals t ON t.variant = g.variant AND t.player IS NOT DISTINCT FROM g.player
 )
-SELECT
-    g.variant,
-    coalesce(g.player, 'all players') AS "group",
-    g.player, g.dimension, g.street, g.kind, g.boards, g.decisions,
-    g.foul_played, g.foul_best,
-    g.added / g.decisions AS foul_added,
-    g.added / g.decisions - mean_margin(g.added, g.added_squares, g.decisions) AS added_low,
-    g.added / g.decisions + mean_margin(g.added, g.added_squares, g.decisions) AS added_high,
-    CASE WHEN g.dimension LIKE 'cause%' THEN g.boards / t.fouled_boards END AS share,
-    CASE WHEN g.dimension LIKE 'cause%' THEN wilson_low(g.boards, t.fouled_boards) END AS share_low,
-    CASE WHEN g.dimension LIKE 'cause%' THEN wilson_high(g.boards, t.fouled_boards) END AS share_high,
-    t.analysed_boards, t.fouled_boards
-FROM groups g
-JOIN totals t ON t.variant = g.variant AND t.player IS NOT DISTINCT FROM g.player
-ORDER BY g.variant, g.player IS NOT NULL, -t.analysed_boards, g.player,
-    list_position(['street', 'kind', 'cause_street', 'cause_kind'], g.dimension), g.street NULLS LAST,
-    list_position(['initial', 'placement', 'discard', 'fantasyland', 'none: the cards'], g.kind);
+SELECT * FROM shown
+ORDER BY variant, player IS NOT NULL, -analysed_boards, player,
+    list_position(['street', 'kind', 'cause_street', 'cause_kind'], dimension), street NULLS LAST,
+    list_position(['initial', 'placement', 'discard', 'fantasyland', 'none: the cards'], kind);

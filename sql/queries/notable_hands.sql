@@ -97,4 +97,7 @@ listed AS (
 SELECT kind, hand_key, played_at, variant, scored_under, points, fouled, fantasyland, fantasyland_cards,
        fantasyland_entry, changed_under
 FROM listed
-ORDER BY list_position(['fouled', 'biggest win', 'biggest loss', 'fantasyland', 'winner changes'], kind), rank;
+-- each kind in its rank's order, said by the columns shown
+ORDER BY list_position(['fouled', 'biggest win', 'biggest loss', 'fantasyland', 'winner changes'], kind),
+    CASE WHEN kind = 'biggest win' THEN -points WHEN kind IN ('fouled', 'biggest loss') THEN points END,
+    played_at DESC NULLS LAST, hand_key;

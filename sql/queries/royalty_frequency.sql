@@ -12,21 +12,24 @@ WITH made AS MATERIALIZED (
     WHERE counted IN ('royalty_top', 'royalty_middle', 'royalty_bottom')
     GROUP BY ALL
 ),
-total AS (SELECT rules_key, sum(n) AS boards FROM made WHERE row = 'top' GROUP BY rules_key)
-SELECT
-    m.rules,
-    m.rules_key,
-    m.row,
-    coalesce(h.category, CASE WHEN m.points = 0 THEN 'no royalty' ELSE 'other' END) AS category,
-    coalesce(h.hand, CASE WHEN m.points = 0 THEN 'no royalty' ELSE m.points || ' points' END) AS hand,
-    m.points,
-    m.n AS boards_made,
-    t.boards,
-    m.n / t.boards AS frequency,
-    wilson_low(m.n, t.boards) AS ci_low,
-    wilson_high(m.n, t.boards) AS ci_high,
-    m.n * m.points / t.boards AS points_per_board
-FROM made m
-JOIN total t USING (rules_key)
-LEFT JOIN royalty_hands h ON h.rules_key = m.rules_key AND h.row = m.row AND h.points = m.points
-ORDER BY t.boards DESC, m.rules_key, list_position(['top', 'middle', 'bottom'], m.row), m.points;
+total AS (SELECT rules_key, sum(n) AS boards FROM made WHERE row = 'top' GROUP BY rules_key),
+shown AS (
+    SELECT
+        m.rules,
+        m.rules_key,
+        m.row,
+        coalesce(h.category, CASE WHEN m.points = 0 THEN 'no royalty' ELSE 'other' END) AS category,
+        coalesce(h.hand, CASE WHEN m.points = 0 THEN 'no royalty' ELSE m.points || ' points' END) AS hand,
+        m.points,
+        m.n AS boards_made,
+        t.boards,
+        m.n / t.boards AS frequency,
+        wilson_low(m.n, t.boards) AS ci_low,
+        wilson_high(m.n, t.boards) AS ci_high,
+        m.n * m.points / t.boards AS points_per_board
+    FROM made m
+    JOIN total t USING (rules_key)
+    LEFT JOIN royalty_hands h ON h.rules_key = m.rules_key AND h.row = m.row AND h.points = m.points
+)
+SELECT * FROM shown
+ORDER BY boards DESC, rules_key, list_position(['top', 'middle', 'bottom'], "row"), points;

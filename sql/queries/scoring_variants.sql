@@ -35,4 +35,4 @@ SELECT
     (points - played_points) / boards - mean_margin(points - played_points, gain_squares, boards) AS gain_ci_low,
     (points - played_points) / boards + mean_margin(points - played_points, gain_squares, boards) AS gain_ci_high
 FROM per
-ORDER BY compared <> 'as played', list_position($rules, compared), player NULLS FIRST;
+ORDER BY rules_key IS NOT NULL, list_position($rules, rules_key), player NULLS FIRST;

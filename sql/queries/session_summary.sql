@@ -1,5 +1,6 @@
 -- One player's sessions: the day, the table and its size, the hands played, net points, boards fouled and
--- Fantasyland entries earned, latest first (a hand with no session recorded belongs to its day's session).
+-- Fantasyland entries earned, and when its first hand was played (started), latest first (a hand with no session
+-- recorded belongs to its day's session).
 -- @param rules rules?: read every hand as if played under this rule set (by default: under its own rules)
 -- @param player text: the player
 -- @param variant text?: only this variant
@@ -30,8 +31,8 @@ per AS (
 )
 SELECT
     p.session, p.day, h."table", p.variant, p.players, p.hands, p.points, p.points / p.hands AS points_per_hand,
-    p.fouls, p.fouls / p.hands AS foul_rate, p.fantasyland_entries, p.fantasyland_hands
+    p.fouls, p.fouls / p.hands AS foul_rate, p.fantasyland_entries, p.fantasyland_hands, p.started
 FROM per p
 -- The hand played first names the table; its time lets the join skip the hands' other row groups.
 LEFT JOIN hands h ON h.hand_key = p.first_hand AND h.played_at = p.started
-ORDER BY p.started DESC NULLS LAST, p.session DESC;
+ORDER BY started DESC NULLS LAST, session DESC;

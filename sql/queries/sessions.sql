@@ -44,4 +44,4 @@ FROM mine m
 JOIN board_results r ON r.hand_key = m.hand_key AND r.seat = m.seat
 WHERE read_under($rules, r.native, r.rules_key) AND ($variant IS NULL OR r.variant = $variant)
 WINDOW w AS (PARTITION BY m.session ORDER BY m.played_at NULLS LAST, m.hand_number ROWS UNBOUNDED PRECEDING)
-ORDER BY m.session, hand;
+ORDER BY session, hand;
