@@ -10,17 +10,19 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
 import duckdb
+import pyarrow as pa
 
 from ofc.pipeline.lake.snapshot import Snapshot, later
 from ofc.pipeline.query import lookup, named
 
-__all__ = ["Asker", "QueryRunner", "Rows", "RowsKept", "Scope"]
+__all__ = ["Asker", "PlayersOf", "QueryRunner", "Rows", "RowsKept", "Scope"]
 
 Rows = list[dict[str, Any]]
 
@@ -44,14 +46,23 @@ class RowsKept:
     scoring variants): 5 of the 22 a page runs over 10 M hands, a sixth of its time. Each report gets copies, so
     that what a section adds to its rows stays in that report. The newest state's rows alone are kept, the most
     recently asked first, ``most_rows`` rows in all at most (a row is a few hundred bytes).
+
+    A query of one player is run for a group of the game's players at once (``player_rows``): over 10 M hands the
+    queries of a player's page took 0.8 s for one player, and 1.6 s for 50 together.
     """
 
-    def __init__(self, most_rows: int = 100_000) -> None:
-        self.most_rows = most_rows
+    def __init__(self, most_rows: int = 100_000, group: int = 64, most_player_rows: int = 2_000_000) -> None:
+        self.most_rows, self.group, self.most_player_rows = most_rows, group, most_player_rows
         self._lock = threading.Lock()
         self._state: tuple[str, ...] | None = None
         self._rows: OrderedDict[tuple[str, str], Rows] = OrderedDict()
         self._held = 0
+        self._players: OrderedDict[tuple[str, str, tuple[str, ...]], Future[dict[str, pa.Table]]] = OrderedDict()
+        self._player_rows: dict[tuple[str, str, tuple[str, ...]], int] = {}
+        self._facts: dict[tuple[str | None, int], dict[str, Any]] = {}
+        """Hands' facts (``HAND_FACTS``) by variant asked and key."""
+        self._listed: dict[str | None, set[int]] = {}
+        """Hands the groups' rows list whose facts are not read yet, by variant asked: read with the next ones asked."""
 
     def get(self, state: tuple[str, ...], asked: tuple[str, str]) -> Rows | None:
         with self._lock:
@@ -65,15 +76,137 @@ class RowsKept:
             return
         kept = [dict(r) for r in rows]
         with self._lock:
-            if state != self._state:
-                if not later(state, self._state):
-                    return  # a report over an older state, finishing late
-                self._state, self._rows, self._held = state, OrderedDict(), 0
+            if not self._now(state):
+                return  # a report over an older state, finishing late
             self._held += len(kept) - len(self._rows.pop(asked, ()))
             self._rows[asked] = kept
             while self._held > self.most_rows:
                 _, dropped = self._rows.popitem(last=False)
                 self._held -= len(dropped)
+
+    def player_rows(
+        self,
+        con: duckdb.DuckDBPyConnection,
+        snapshot: Snapshot,
+        name: str,
+        values: dict[str, Any],
+        players: Sequence[str],
+    ) -> Rows | None:
+        """The rows of a query for one player (``values["player"]``), run for the ``group`` players around them
+        among ``players`` (those of the game, by name) at once and kept for the pages after: a page of one player
+        after another's then runs no query of its own. None where the query cannot be run so, or the player is
+        not among ``players``."""
+        player = values.get("player")
+        if player is None or named.for_players_sql(named.get(name)) is None:
+            return None
+        if any(v == player for k, v in values.items() if k != "player"):
+            return None  # the query is another for each player (running totals featuring the player): alone
+        field = sorted(set(players))
+        if player not in field:
+            return None
+        at = field.index(player) // self.group * self.group
+        group = tuple(field[at : at + self.group])
+        key = (name, _asked(name, {k: v for k, v in values.items() if k != "player"})[1], group)
+        state = snapshot.batches
+        with self._lock:
+            if not self._now(state):
+                return None  # a page over an older state: its own queries
+            future = self._players.get(key)
+            mine = future is None
+            if mine:
+                future = self._players[key] = Future()
+            else:
+                self._players.move_to_end(key)
+        assert future is not None
+        if mine:
+            try:
+                found = named.run_for_players(con, snapshot, name, values, group)
+                assert found is not None
+            except BaseException as exc:
+                with self._lock:
+                    if self._players.get(key) is future:
+                        del self._players[key]
+                future.set_exception(exc)
+                if isinstance(exc, named.NamedQueryError):
+                    return None  # DuckDB could not plan it for many (or it was interrupted): the player's alone
+                raise
+            future.set_result(found)
+            self._count(key, future, sum(t.num_rows for t in found.values()))
+            self._list(values.get("variant"), found)
+        else:
+            try:
+                found = future.result()
+            except Exception:  # noqa: BLE001 (the first asker's failure, or its interruption: run alone)
+                return None
+        return found[player].to_pylist()
+
+    def _count(self, key: tuple[str, str, tuple[str, ...]], future: Future[dict[str, pa.Table]], rows: int) -> None:
+        """Hold at most ``most_player_rows`` rows of groups, the least recently asked dropped first."""
+        with self._lock:
+            if self._players.get(key) is not future:
+                return  # the lake moved on meanwhile
+            self._player_rows[key] = rows
+            while sum(self._player_rows.values()) > self.most_player_rows and len(self._player_rows) > 1:
+                oldest = next(k for k in self._players if k in self._player_rows and k != key)
+                del self._players[oldest], self._player_rows[oldest]
+
+    def hand_facts(
+        self, con: duckdb.DuckDBPyConnection, snapshot: Snapshot, values: dict[str, Any], keys: Sequence[int]
+    ) -> Rows | None:
+        """The rows of ``HAND_FACTS`` for these hands: read together with those of every hand the groups' rows
+        list (``player_rows``), so that the pages of the other players of a group read none. None: the page reads
+        its own (a state of the lake not the newest)."""
+        variant, state = values.get("variant"), snapshot.batches
+        with self._lock:
+            if not self._now(state):
+                return None
+            missing = {k for k in keys if (variant, k) not in self._facts}
+            if missing:
+                missing |= self._listed.pop(variant, set())
+        if missing:
+            wanted = ",".join(str(k) for k in sorted(missing))
+            read = named.run(con, snapshot, HAND_FACTS, {**values, "hands": wanted}, check_filters=False)
+            with self._lock:
+                if self._state == state:
+                    self._facts.update(((variant, r["hand_key"]), r) for r in read.to_pylist())
+                    found = {k: self._facts.get((variant, k)) for k in keys}
+                else:
+                    found = {r["hand_key"]: r for r in read.to_pylist()}
+        else:
+            with self._lock:
+                found = {k: self._facts.get((variant, k)) for k in keys}
+        return [dict(row) for k in sorted(set(keys)) if (row := found.get(k)) is not None]
+
+    def _list(self, variant: str | None, found: dict[str, pa.Table]) -> None:
+        """Note the hands a group's rows list, up to ``most_rows`` waiting at once."""
+        listed = [t.column("hand_key") for t in found.values() if "hand_key" in t.column_names and t.num_rows]
+        if not listed:
+            return
+        keys = {k for column in listed for k in column.to_pylist() if k is not None}
+        with self._lock:
+            waiting = self._listed.setdefault(variant, set())
+            waiting |= {k for k in keys if (variant, k) not in self._facts}
+            if len(waiting) > self.most_rows:
+                self._listed[variant] = set()
+
+    def _now(self, state: tuple[str, ...]) -> bool:
+        """Whether ``state`` is the newest state seen (what is kept of an older one is dropped): under the lock."""
+        if state == self._state:
+            return True
+        if not later(state, self._state):
+            return False
+        self._state, self._rows, self._held = state, OrderedDict(), 0
+        self._players, self._player_rows, self._facts, self._listed = OrderedDict(), {}, {}, {}
+        return True
+
+
+HAND_FACTS = "hand_facts"
+"""The query of each hand's id, session and number beside its key, one row a hand: what a page's lists of hands
+show of each (``RowsKept.hand_facts``)."""
+
+PlayersOf = Callable[[str | None], Sequence[str]]
+"""The players of a game (None: of every game), as the lake spells them: a query for one of them is run for them
+all at once (``RowsKept.player_rows``)."""
 
 
 class QueryRunner:
@@ -86,8 +219,14 @@ class QueryRunner:
     rows kept from earlier reports over the same snapshot, taken from there and added to.
     """
 
-    def __init__(self, snapshot: Snapshot, con: duckdb.DuckDBPyConnection, kept: RowsKept | None = None) -> None:
-        self.snapshot, self.con, self.kept = snapshot, con, kept
+    def __init__(
+        self,
+        snapshot: Snapshot,
+        con: duckdb.DuckDBPyConnection,
+        kept: RowsKept | None = None,
+        players: PlayersOf | None = None,
+    ) -> None:
+        self.snapshot, self.con, self.kept, self.players = snapshot, con, kept, players
         self.seconds: dict[str, float] = {}
         self._asked: dict[tuple[str, str], Future[Rows]] = {}
         self._lock = threading.Lock()
@@ -137,13 +276,21 @@ class QueryRunner:
     def _fill(self, future: Future[Rows], name: str, values: dict[str, Any]) -> None:
         try:
             t0 = time.perf_counter()
-            rows = named.run(
-                self._cursor(), self.snapshot, name, values, check_filters=False, shared=self.shared
-            ).to_pylist()
+            rows = None
+            if self.kept is not None and self.players is not None and values.get("player") is not None:
+                field = self.players(values.get("variant"))
+                rows = self.kept.player_rows(self._cursor(), self.snapshot, name, values, field)
+            elif self.kept is not None and self.players is not None and name == HAND_FACTS:
+                keys = [int(k) for k in str(values["hands"]).split(",") if k.strip()]
+                rows = self.kept.hand_facts(self._cursor(), self.snapshot, values, keys)
+            if rows is None:
+                rows = named.run(
+                    self._cursor(), self.snapshot, name, values, check_filters=False, shared=self.shared
+                ).to_pylist()
+                if self.kept is not None:  # kept as read, before any section adds to them
+                    self.kept.put(self.snapshot.batches, _asked(name, values), rows)
             with self._lock:
                 self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - t0
-            if self.kept is not None:  # kept as read, before any section adds to them
-                self.kept.put(self.snapshot.batches, _asked(name, values), rows)
             future.set_result(rows)
         except BaseException as exc:  # noqa: BLE001 (the asker raises it, whatever it is)
             future.set_exception(exc)

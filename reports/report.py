@@ -254,7 +254,12 @@ def build(
             f"The settings name {options.featured!r} as the player to feature, who has no hands here; each game "
             "features the player with the most hands in it."
         )
-    runner = QueryRunner(snapshot, con, None if narrowing else kept)
+
+    def players_of(variant: str | None) -> list[str]:
+        return list(boards_of.get(variant, {})) if variant else sorted(set().union(*boards_of.values()))
+
+    # A page for a player: the pages of the other players of the game run the same queries (run for many at once).
+    runner = QueryRunner(snapshot, con, None if narrowing else kept, players_of if player else None)
     lake_wide = runner.game(Scope(covered, player, options.since, options.until, lead, ()))
     rows = lake_wide("overview")
     scored = bool(snapshot.scored_keys)

@@ -253,8 +253,9 @@ def test_kept_rows_are_copies_of_one_state() -> None:
 
 
 def test_reports_share_the_rows_of_the_field(report_lake: ReportLake, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A served page of another player runs only the queries that read the player; its figures are those of a
-    report made alone."""
+    """A served page of another player runs none of the field's queries again, and of the player's only those
+    that cannot be run for many players at once (the first page ran the others for every player); its figures
+    are those of a report made alone."""
     ran: list[tuple[str, object]] = []
     run = queries.named.run
 
@@ -271,8 +272,11 @@ def test_reports_share_the_rows_of_the_field(report_lake: ReportLake, monkeypatc
         ran.clear()
         shared = build(snapshot, Options(player=players[1], carry_hands=False), con, None, kept)
     field = [name for name, player in ran if player is None]
+    own = {name for name, player in ran if player == players[1]}
     ran.clear()
     alone = build(snapshot, Options(player=players[1], carry_hands=False))
     assert shared.data() == alone.data()
     assert field == []  # the field's queries: not run again
     assert [name for name, player in ran if player is None]  # which a report made alone runs
+    assert own == {"running_totals"}  # featuring the player: a query of its own for each
+    assert len({name for name, player in ran if player == players[1]}) > 10
