@@ -141,6 +141,7 @@ class LakeFilters:
     def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
         self.con = con
         self._boards: dict[tuple[str | None, date | None, date | None], dict[str, dict[str, int]]] = {}
+        self._variants: dict[str, int] | None = None
 
     def boards_by_variant(
         self, variant: str | None, since: date | None, until: date | None
@@ -170,6 +171,12 @@ class LakeFilters:
                 found.setdefault(v, {})[who] = n
             self._boards[asked] = found
         return self._boards[asked]
+
+    def hands_by_variant(self) -> dict[str, int]:
+        """The lake's hands of each variant: counted once (a server checks a variant on every page)."""
+        if self._variants is None:
+            self._variants = dict(self.con.execute("SELECT variant, count(*) FROM hands GROUP BY ALL").fetchall())
+        return self._variants
 
     def _counts(self, variant: str | None, since: date | None, until: date | None) -> dict[str, int]:
         counts: dict[str, int] = {}
@@ -222,11 +229,7 @@ class LakeFilters:
         if since is not None and until is not None and until < since:
             raise FilterError(f"until {until} is before since {since}: the last day must be on or after the first")
         # The lake's variants are counted only for a variant asked for: every hand read for nothing otherwise.
-        variants = (
-            {}
-            if variant is None
-            else dict(self.con.execute("SELECT variant, count(*) FROM hands GROUP BY ALL").fetchall())
-        )
+        variants = {} if variant is None else self.hands_by_variant()
         if variant is not None and variant not in variants:
             known = [v.value for v in Variant]
             if variant in known:
