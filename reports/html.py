@@ -263,7 +263,7 @@ def render(report: Report, served: Served | None = None) -> str:
     hands = json.dumps({"hands": report.hands}, ensure_ascii=True, default=str)
     hands = hands.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     made = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
-    shown = {**report.data()["filters"], "rules": report.name(report.lead)}
+    shown = {**report.filters(), "rules": report.name(report.lead)}
     shown["compared"] = [report.name(k) for k in report.compared]
     data = json.dumps(shown, ensure_ascii=True).replace("<", "\\u003c")
     read = (

@@ -111,19 +111,23 @@ class Report:
     def name(self, key: str | None) -> str:
         return "as played" if key is None else self.names.get(key, key_name(key))
 
+    def filters(self) -> dict[str, Any]:
+        """The filters the report was made with, as ``--json`` and the page say them."""
+        return {
+            "player": self.player,
+            "variant": self.options.variant,
+            "rules": self.lead or "as played",
+            "since": self.options.since.isoformat() if self.options.since else None,
+            "until": self.options.until.isoformat() if self.options.until else None,
+            "min_hands": self.options.min_hands,
+            **{k: v for k, v in asdict(self.options.narrowing).items() if k != "variant"},
+        }
+
     def data(self) -> dict[str, Any]:
         """Every number of the report, for ``--json``: the filters, the overview's counts, and each game's headline
         figures (numbers, intervals and counts as numbers; the text shown apart), query rows and viewer hands."""
         return {
-            "filters": {
-                "player": self.player,
-                "variant": self.options.variant,
-                "rules": self.lead or "as played",
-                "since": self.options.since.isoformat() if self.options.since else None,
-                "until": self.options.until.isoformat() if self.options.until else None,
-                "min_hands": self.options.min_hands,
-                **{k: v for k, v in asdict(self.options.narrowing).items() if k != "variant"},
-            },
+            "filters": self.filters(),
             "notes": self.notes,
             "overview": {
                 "scope": "all games: counts only",
