@@ -36,6 +36,7 @@ from starlette.routing import Route
 
 from ofc.pipeline import __version__, suggest
 from ofc.pipeline.errors import InputError, OfcError
+from ofc.pipeline.lake.leases import READ_LEASES
 from ofc.pipeline.lake.snapshot import Snapshot, later
 from ofc.pipeline.lake.store import Lake
 from ofc.pipeline.query import named
@@ -316,6 +317,7 @@ class Site:
         self.building = threading.BoundedSemaphore(limits.builds)
         self._pages: OrderedDict[tuple[str, str], str] = OrderedDict()
         self._choices: tuple[tuple[str, ...], Choices] | None = None
+        self._kept_snapshot: tuple[tuple[str, ...], Snapshot] | None = None
         self._idle: list[duckdb.DuckDBPyConnection] = []
         self._idle_state: tuple[str, ...] | None = None
         self._counted: dict[int, LakeFilters] = {}
@@ -330,7 +332,7 @@ class Site:
         with self._lock:
             self._reading += 1
         try:
-            yield self.lake.snapshot()
+            yield self._snapshot()
         finally:
             with self._lock:
                 self._reading -= 1
@@ -339,8 +341,26 @@ class Site:
 
     def state(self) -> str:
         """Which committed state the lake is in: it changes with every commit (and only then)."""
-        names = sorted(p.name for p in self.lake.manifest_dir.glob("*.json")) if self.lake.exists() else []
-        return hashlib.blake2b("\n".join(names).encode(), digest_size=8).hexdigest()
+        return hashlib.blake2b("\n".join(self._manifests()).encode(), digest_size=8).hexdigest()
+
+    def _manifests(self) -> tuple[str, ...]:
+        return tuple(sorted(p.name for p in self.lake.manifest_dir.glob("*.json"))) if self.lake.exists() else ()
+
+    def _snapshot(self) -> Snapshot:
+        """A snapshot of the lake as committed now, under this process's read lease: the one taken for an earlier
+        request while no manifest has come or gone since (a manifest is written once, under a name of its own), so
+        that each request does not read every manifest again and work out the files anew."""
+        names = self._manifests()
+        with self._lock:
+            kept = self._kept_snapshot
+        if kept is not None and kept[0] == names:
+            READ_LEASES.take(self.lake.root)
+            return kept[1]
+        snapshot = self.lake.snapshot()
+        if self._manifests() == names:  # no commit between the listing and the reading
+            with self._lock:
+                self._kept_snapshot = (names, snapshot)
+        return snapshot
 
     @contextmanager
     def connection(self, snapshot: Snapshot, narrowing: Narrowing | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
