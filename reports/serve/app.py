@@ -422,14 +422,16 @@ class Site:
 
     def choices(self, snapshot: Snapshot) -> Choices:
         """The games, players and rule sets the filter bar offers: read once for each state of the lake (the
-        players are every board's, read again on every page they took a tenth of a second over 10 M hands)."""
+        players are every board's, read again on every page they took a tenth of a second over 10 M hands). They
+        are counted as a report counts them, kept with the connection: the first page counts none again."""
         state = snapshot.batches
         with self._lock:
             if self._choices is not None and self._choices[0] == state:
                 return self._choices[1]
         with self.connection(snapshot) as con:
-            variants = [v for (v,) in con.execute("SELECT DISTINCT variant FROM hands ORDER BY 1").fetchall()]
-            players = [p for (p,) in con.execute("SELECT DISTINCT player FROM boards ORDER BY 1 LIMIT 5000").fetchall()]
+            counted = self.counted(con)
+            variants = sorted(counted.hands_by_variant())
+            players = sorted(set().union(*counted.boards_by_variant(None, None, None).values()))[:5000]
         rule_sets = sorted({r.name for r in snapshot.rule_sets.values()})
         found = Choices(tuple(variants), tuple(players), tuple(rule_sets))
         with self._lock:
