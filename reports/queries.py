@@ -168,6 +168,8 @@ class RowsKept:
             read = named.run(con, snapshot, HAND_FACTS, {**values, "hands": wanted}, check_filters=False)
             with self._lock:
                 if self._state == state:
+                    if len(self._facts) > self.most_rows:
+                        self._facts.clear()  # a bound, as on the rows kept
                     self._facts.update(((variant, r["hand_key"]), r) for r in read.to_pylist())
                     found = {k: self._facts.get((variant, k)) for k in keys}
                 else:
