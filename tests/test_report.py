@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import json
 import re
+import threading
 from contextlib import closing
 from pathlib import Path
 
@@ -280,3 +281,42 @@ def test_reports_share_the_rows_of_the_field(report_lake: ReportLake, monkeypatc
     assert [name for name, player in ran if player is None]  # which a report made alone runs
     assert own == {"running_totals"}  # featuring the player: a query of its own for each
     assert len({name for name, player in ran if player == players[1]}) > 10
+
+
+def test_players_asking_at_once_share_one_run_for_their_group(
+    report_lake: ReportLake, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Pages of several players asking the same query at once: it runs once for each group of players, and each
+    player gets their own rows, as the query gives them alone."""
+    runs: list[tuple[str, ...]] = []
+    run_for_players = queries.named.run_for_players
+
+    def counted(con, snapshot, name, values, players):  # type: ignore[no-untyped-def]
+        runs.append(tuple(players))
+        return run_for_players(con, snapshot, name, values, players)
+
+    monkeypatch.setattr(queries.named, "run_for_players", counted)
+    snapshot = report_lake.lake.snapshot()
+    players = sorted(set(report_lake.frame("boards")["player"].to_list()))
+    kept = RowsKept(group=4)
+    found: dict[str, list[dict[str, object]]] = {}
+    with closing(connect(snapshot)) as con:
+        start = threading.Barrier(len(players))
+
+        def ask(player: str) -> None:
+            start.wait()
+            with closing(con.cursor()) as cursor:
+                rows = kept.player_rows(cursor, snapshot, "foul_rate", {"player": player, "variant": None}, players)
+            assert rows is not None
+            found[player] = rows
+
+        threads = [threading.Thread(target=ask, args=(p,)) for p in players]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        for player in players:
+            alone = queries.named.run(con, snapshot, "foul_rate", {"player": player}, check_filters=False)
+            assert found[player] == alone.to_pylist()
+    assert len(players) > 4
+    assert sorted(runs) == sorted({tuple(players[i : i + 4]) for i in range(0, len(players), 4)})
