@@ -9,7 +9,8 @@ move of one's own, neither the one played nor the best found, weighed on the spo
 <= 0.5 points, on a lake of Pineapple hands weighed by ofc analyse at its default settings.
 
 The lake is the report benchmark's (``OFC_BENCH_REPORT_LAKE=DIR`` keeps it, in ``DIR/this``); without it one is
-built for the run. ``OFC_BENCH_TINY=1`` runs it on a few thousand hands, with two clients for a few seconds.
+built for the run. ``OFC_BENCH_TINY=1`` runs it on a few thousand hands, with two clients for a few seconds. With a
+baseline version (``OFC_BENCH_BASELINE``), its server makes the same filter changes over the same lake, in turn.
 """
 
 from __future__ import annotations
@@ -32,8 +33,8 @@ from pathlib import Path
 
 from ofc.pipeline.lake.store import Lake
 from ofc.pipeline.query.db import connect
-from tests.bench.bench_report import HANDS, KEEP, THIS, _built
-from tests.bench.common import ROOT, TINY, Figure, report
+from tests.bench.bench_report import HANDS, KEEP, _built
+from tests.bench.common import ROOT, THIS, TINY, Figure, Version, report, versions
 
 CLIENTS = 2 if TINY else 10
 CHANGES = 2 if TINY else 4
@@ -49,11 +50,10 @@ GIGABYTE = 1 << 30
 class Server:
     """``ofc serve`` in a process of its own, on a port the system gives."""
 
-    def __init__(self, lake: Path) -> None:
-        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    def __init__(self, lake: Path, version: Version = THIS) -> None:
         self.t0 = time.perf_counter()
         command = [sys.executable, "-m", "ofc", "serve", "--lake", str(lake), "--port", "0"]
-        self.proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen(command, cwd=version.root, env=version.env, stdout=subprocess.PIPE, text=True)
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline()
         found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
@@ -227,25 +227,38 @@ def _trainer(work: Path) -> tuple[list[float], list[float]]:
     return seconds, errors
 
 
+def _filter_changes(lake: Path, changes: list[list[str]], version: Version) -> tuple[float, list[float], int]:
+    """The first page and the filter changes by ``version``'s server: the first page's seconds, each change's, and
+    the requests that failed."""
+    server = Server(lake, version)
+    try:
+        status, first, _ = server.get("/")
+        times, failed = _at_once(CLIENTS, changes, server)
+        return first, times, failed + (status != 200)
+    finally:
+        server.stop()
+
+
 def run() -> bool:
     work = Path(tempfile.mkdtemp(prefix="ofc-bench-serve-"))
     try:
         lake = Path(KEEP) / "this" if KEEP else work / "lake"
         _built(THIS, lake, HANDS, seed=2)
         variant, players, keys = _players_and_hands(lake)
+        changes = [
+            [f"/?variant={variant}&player={urllib.request.quote(players[(c * CHANGES + i) % len(players)])}"
+             for i in range(CHANGES)]
+            for c in range(CLIENTS)
+        ]  # fmt: skip
         server = Server(lake)
         try:
             status, first, _ = server.get("/")
             assert status == 200, f"the first page: {status}"
-            changes = [
-                [f"/?variant={variant}&player={urllib.request.quote(players[(c * CHANGES + i) % len(players)])}"
-                 for i in range(CHANGES)]
-                for c in range(CLIENTS)
-            ]  # fmt: skip
             filter_times, filter_failed = _at_once(CLIENTS, changes, server)
             hand_times, hand_failed = _at_once(1, [[f"/hand/{k}" for k in keys[:HAND_PAGES]]], server)
         finally:
             server.stop()
+        beside = [(v, _filter_changes(lake, changes, v)) for v in versions()[1:]]
         made, failed, states = _under_load(work)
         weighed, errors = _trainer(work)
         figures = [
@@ -255,6 +268,10 @@ def run() -> bool:
                    p95(filter_times) <= 1 and not filter_failed,
                    f"{len(filter_times)} pages (a game and a player each), "
                    f"median {statistics.median(filter_times):.2f} s; failed {filter_failed}"),
+            *(Figure(f"  {v.name}, in turn on the same lake", p95(times), "s", "", True,
+                     f"this checkout's 95th percentile {p95(filter_times) / p95(times):.2f}x; first page "
+                     f"{first_:.2f} s; median {statistics.median(times):.2f} s; failed {failed_}")
+              for v, (first_, times, failed_) in beside),
             Figure("a hand's page, 95th percentile", p95(hand_times), "s", "<= 0.3",
                    p95(hand_times) <= 0.3 and not hand_failed,
                    f"{len(hand_times)} hands spread over the lake, median {statistics.median(hand_times):.2f} s"),
