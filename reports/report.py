@@ -311,8 +311,9 @@ def build(
         filters_said.append(f"hands played {days}")
     if narrowing:
         filters_said.append(narrowing_said(narrowing))
-    # the players of every game the overview covers (a game chosen for its sections: still every game's)
-    players = len(set().union(*boards_of.values()))
+    # the players of every game the overview covers (a game chosen for its sections: still every game's), and of
+    # those alone: a player's overview covers the games they played, as its rows do
+    players = len(set().union(*(boards_of.get(v, {}) for v in per_variant)))
     overview = sections.overview(rows, players, games, filters_said, scored)
     elsewhere = []
     if options.one_game and games:  # the overview counts every game; the sections are one game's

@@ -320,3 +320,17 @@ def test_players_asking_at_once_share_one_run_for_their_group(
             assert found[player] == alone.to_pylist()
     assert len(players) > 4
     assert sorted(runs) == sorted({tuple(players[i : i + 4]) for i in range(0, len(players), 4)})
+
+
+def test_a_players_overview_counts_the_players_of_the_games_they_played(report_lake: ReportLake) -> None:
+    """A player's overview lists the games they played: its count of players over all games is of those games'
+    players, as each game's row counts them, not of games the player never sat at."""
+    boards = report_lake.frame("boards")
+    one_game = boards.group_by("player").agg(pl.col("variant").n_unique().alias("games")).filter(pl.col("games") == 1)
+    player = sorted(one_game["player"].to_list())[0]
+    (variant,) = boards.filter(pl.col("player") == player)["variant"].unique().to_list()
+    report = build(report_lake.lake, Options(player=player, carry_hands=False))
+    said = {s.label: s.value for s in report.overview.headline}
+    assert said["games"] == 1
+    assert said["players, all games"] == boards.filter(pl.col("variant") == variant)["player"].n_unique()
+    assert said["players, all games"] < boards["player"].n_unique()
