@@ -29,6 +29,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+from dataclasses import dataclass
 from pathlib import Path
 
 from ofc.pipeline.lake.store import Lake
@@ -227,16 +228,31 @@ def _trainer(work: Path) -> tuple[list[float], list[float]]:
     return seconds, errors
 
 
-def _filter_changes(lake: Path, changes: list[list[str]], version: Version) -> tuple[float, list[float], int]:
-    """The first page and the filter changes by ``version``'s server: the first page's seconds, each change's, and
-    the requests that failed."""
+@dataclass
+class Served:
+    """What one server answered: its first page, the filter changes, and the hands' pages."""
+
+    ready: float
+    first: float
+    first_status: int
+    changes: list[float]
+    changes_failed: int
+    hands: list[float]
+    hands_failed: int
+    peak: int
+
+
+def _served(lake: Path, changes: list[list[str]], hands: list[str], version: Version = THIS) -> Served:
+    """The first page, then ``changes`` by their clients at once, then the ``hands``' pages one after the other,
+    from ``version``'s server over ``lake``."""
     server = Server(lake, version)
     try:
         status, first, _ = server.get("/")
         times, failed = _at_once(CLIENTS, changes, server)
-        return first, times, failed + (status != 200)
+        hand_times, hand_failed = _at_once(1, [hands], server) if hands else ([], 0)
     finally:
         server.stop()
+    return Served(server.ready, first, status, times, failed, hand_times, hand_failed, server.peak)
 
 
 def run() -> bool:
@@ -250,33 +266,29 @@ def run() -> bool:
              for i in range(CHANGES)]
             for c in range(CLIENTS)
         ]  # fmt: skip
-        server = Server(lake)
-        try:
-            status, first, _ = server.get("/")
-            assert status == 200, f"the first page: {status}"
-            filter_times, filter_failed = _at_once(CLIENTS, changes, server)
-            hand_times, hand_failed = _at_once(1, [[f"/hand/{k}" for k in keys[:HAND_PAGES]]], server)
-        finally:
-            server.stop()
-        beside = [(v, _filter_changes(lake, changes, v)) for v in versions()[1:]]
+        this = _served(lake, changes, [f"/hand/{k}" for k in keys[:HAND_PAGES]])
+        assert this.first_status == 200, f"the first page: {this.first_status}"
+        first, filter_times, filter_failed = this.first, this.changes, this.changes_failed
+        hand_times, hand_failed = this.hands, this.hands_failed
+        beside = [(v, _served(lake, changes, [], v)) for v in versions()[1:]]
         made, failed, states = _under_load(work)
         weighed, errors = _trainer(work)
         figures = [
             Figure("the first page after the address is said", first, "s", "<= 2", first <= 2,
-                   f"the address said {server.ready:.2f} s after start; {HANDS:,} hands"),
+                   f"the address said {this.ready:.2f} s after start; {HANDS:,} hands"),
             Figure(f"a filter change, {CLIENTS} clients at once, 95th percentile", p95(filter_times), "s", "<= 1",
                    p95(filter_times) <= 1 and not filter_failed,
                    f"{len(filter_times)} pages (a game and a player each), "
                    f"median {statistics.median(filter_times):.2f} s; failed {filter_failed}"),
-            *(Figure(f"  {v.name}, in turn on the same lake", p95(times), "s", "", True,
-                     f"this checkout's 95th percentile {p95(filter_times) / p95(times):.2f}x; first page "
-                     f"{first_:.2f} s; median {statistics.median(times):.2f} s; failed {failed_}")
-              for v, (first_, times, failed_) in beside),
+            *(Figure(f"  {v.name}, in turn on the same lake", p95(b.changes), "s", "", True,
+                     f"this checkout's 95th percentile {p95(filter_times) / p95(b.changes):.2f}x; first page "
+                     f"{b.first:.2f} s; median {statistics.median(b.changes):.2f} s; failed {b.changes_failed}")
+              for v, b in beside),
             Figure("a hand's page, 95th percentile", p95(hand_times), "s", "<= 0.3",
                    p95(hand_times) <= 0.3 and not hand_failed,
                    f"{len(hand_times)} hands spread over the lake, median {statistics.median(hand_times):.2f} s"),
-            Figure("the server's resident memory, at most", server.peak / (1 << 20), "MB", "<= 1,024",
-                   server.peak <= GIGABYTE),
+            Figure("the server's resident memory, at most", this.peak / (1 << 20), "MB", "<= 1,024",
+                   this.peak <= GIGABYTE),
             Figure(f"{LOAD_CLIENTS} clients for {LOAD_SECONDS:.0f} s while another process commits: failed requests",
                    failed, "requests", "= 0", failed == 0,
                    f"{made:,} requests; {states} states of the lake seen"),
