@@ -101,7 +101,7 @@ class RowsKept:
             return None
         if any(v == player for k, v in values.items() if k != "player"):
             return None  # the query is another for each player (running totals featuring the player): alone
-        field = sorted(set(players))
+        field = sorted(players)  # (given by name: in order already)
         if player not in field:
             return None
         at = field.index(player) // self.group * self.group
@@ -207,8 +207,8 @@ HAND_FACTS = "hand_facts"
 show of each (``RowsKept.hand_facts``)."""
 
 PlayersOf = Callable[[str | None], Sequence[str]]
-"""The players of a game (None: of every game), as the lake spells them: a query for one of them is run for them
-all at once (``RowsKept.player_rows``)."""
+"""The players of a game (None: of every game), as the lake spells them, by name: a query for one of them is run for
+them all at once (``RowsKept.player_rows``)."""
 
 
 class QueryRunner:

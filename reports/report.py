@@ -260,7 +260,7 @@ def build(
         )
 
     def players_of(variant: str | None) -> list[str]:
-        return list(boards_of.get(variant, {})) if variant else sorted(set().union(*boards_of.values()))
+        return filters.players(variant, options.since, options.until)
 
     # A page for a player: the pages of the other players of the game run the same queries (run for many at once).
     runner = QueryRunner(snapshot, con, None if narrowing else kept, players_of if player else None)

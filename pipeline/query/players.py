@@ -178,6 +178,10 @@ class LakeFilters:
             self._variants = dict(self.con.execute("SELECT variant, count(*) FROM hands GROUP BY ALL").fetchall())
         return self._variants
 
+    def players(self, variant: str | None, since: date | None, until: date | None) -> list[str]:
+        """The players with boards the filters keep (of a variant, or of every one), by name."""
+        return sorted(self._counts(variant, since, until))
+
     def _counts(self, variant: str | None, since: date | None, until: date | None) -> dict[str, int]:
         counts: dict[str, int] = {}
         for players in self.boards_by_variant(variant, since, until).values():

@@ -431,7 +431,7 @@ class Site:
         with self.connection(snapshot) as con:
             counted = self.counted(con)
             variants = sorted(counted.hands_by_variant())
-            players = sorted(set().union(*counted.boards_by_variant(None, None, None).values()))[:5000]
+            players = counted.players(None, None, None)[:5000]
         rule_sets = sorted({r.name for r in snapshot.rule_sets.values()})
         found = Choices(tuple(variants), tuple(players), tuple(rule_sets))
         with self._lock:
