@@ -97,16 +97,17 @@ class RowsKept:
         after another's then runs no query of its own. None where the query cannot be run so, or the player is
         not among ``players``."""
         player = values.get("player")
-        if player is None or named.for_players_sql(named.get(name)) is None:
+        # parameters given the player's own name (running totals featuring the player) take each player's
+        own = tuple(sorted(k for k, v in values.items() if k != "player" and v == player))
+        if player is None or named.for_players_sql(named.get(name), own) is None:
             return None
-        if any(v == player for k, v in values.items() if k != "player"):
-            return None  # the query is another for each player (running totals featuring the player): alone
         field = sorted(players)  # (given by name: in order already)
         if player not in field:
             return None
         at = field.index(player) // self.group * self.group
         group = tuple(field[at : at + self.group])
-        key = (name, _asked(name, {k: v for k, v in values.items() if k != "player"})[1], group)
+        shared = {k: _EACH if k in own else v for k, v in values.items() if k != "player"}
+        key = (name, _asked(name, shared)[1], group)
         state = snapshot.batches
         with self._lock:
             if not self._now(state):
@@ -120,7 +121,7 @@ class RowsKept:
         assert future is not None
         if mine:
             try:
-                found = named.run_for_players(con, snapshot, name, values, group)
+                found = named.run_for_players(con, snapshot, name, values, group, own)
                 assert found is not None
             except BaseException as exc:
                 with self._lock:
@@ -305,6 +306,10 @@ class QueryRunner:
             with self._lock:
                 self._cursors.append(cursor)
         return cursor
+
+
+_EACH = ("each player's own",)
+"""What a group's key says of a parameter that takes each player's name (no value of a parameter is a tuple)."""
 
 
 def _asked(name: str, values: dict[str, Any]) -> tuple[str, str]:

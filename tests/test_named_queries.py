@@ -830,7 +830,7 @@ def test_a_query_for_many_players_gives_each_the_rows_of_their_own(
     variants = [v for (v,) in con.sql("SELECT DISTINCT variant FROM hands ORDER BY 1").fetchall()]
     in_lake = named.RuleSetsInLake(snapshot)
     compared = in_lake.compared(None)
-    checked = 0
+    checked = owned = 0
     for name in sorted(n for n, q in named.queries().items() if named.for_players_sql(q) is not None):
         query = named.get(name)
         takes = {p.name for p in query.params}
@@ -844,14 +844,22 @@ def test_a_query_for_many_players_gives_each_the_rows_of_their_own(
             one_rule_set = values.get("rules") is not None and query.param("rules").type == "rules"
             if one_rule_set and variant is not None and in_lake.problem(in_lake.resolve(rules), variant):
                 continue  # a rule set that does not apply to the game
-            together = named.run_for_players(con, snapshot, name, values, players)
-            assert together is not None
-            assert set(together) == set(players)
-            for player in alone:
-                rows = named.run(con, snapshot, name, {**values, "player": player}, check_filters=False)
-                assert together[player].to_pylist() == rows.to_pylist(), (name, variant, since, player)
-                checked += rows.num_rows
+            # each text parameter but the player: given its own value, or each player's own name
+            texts = [p.name for p in query.params if p.type == "text" and p.name not in ("player", "hands")]
+            for own in [(), *((t,) for t in texts)]:
+                # featured, a player is shown however few their hands: none other is
+                fewest = {"min_hands": 1 << 30} if own and "min_hands" in takes else {}
+                together = named.run_for_players(con, snapshot, name, {**values, **fewest}, players, own)
+                assert together is not None
+                assert set(together) == set(players)
+                for player in alone:
+                    asked = {**values, **fewest, "player": player, **dict.fromkeys(own, player)}
+                    rows = named.run(con, snapshot, name, asked, check_filters=False)
+                    assert together[player].to_pylist() == rows.to_pylist(), (name, variant, since, player, own)
+                    checked += rows.num_rows
+                    owned += bool(own)
     assert checked > 500
+    assert owned  # running totals featuring each player
 
 
 @pytest.mark.parametrize(

@@ -254,9 +254,9 @@ def test_kept_rows_are_copies_of_one_state() -> None:
 
 
 def test_reports_share_the_rows_of_the_field(report_lake: ReportLake, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A served page of another player runs none of the field's queries again, and of the player's only those
-    that cannot be run for many players at once (the first page ran the others for every player); its figures
-    are those of a report made alone."""
+    """A served page of another player runs no query of its own: the field's were run for the first page, and
+    the player's for every player of the game at once (running totals featuring each too); its figures are
+    those of a report made alone."""
     ran: list[tuple[str, object]] = []
     run = queries.named.run
 
@@ -279,7 +279,7 @@ def test_reports_share_the_rows_of_the_field(report_lake: ReportLake, monkeypatc
     assert shared.data() == alone.data()
     assert field == []  # the field's queries: not run again
     assert [name for name, player in ran if player is None]  # which a report made alone runs
-    assert own == {"running_totals"}  # featuring the player: a query of its own for each
+    assert own == set()  # featuring the player too: run for the group
     assert len({name for name, player in ran if player == players[1]}) > 10
 
 
@@ -291,9 +291,9 @@ def test_players_asking_at_once_share_one_run_for_their_group(
     runs: list[tuple[str, ...]] = []
     run_for_players = queries.named.run_for_players
 
-    def counted(con, snapshot, name, values, players):  # type: ignore[no-untyped-def]
+    def counted(con, snapshot, name, values, players, own=()):  # type: ignore[no-untyped-def]
         runs.append(tuple(players))
-        return run_for_players(con, snapshot, name, values, players)
+        return run_for_players(con, snapshot, name, values, players, own)
 
     monkeypatch.setattr(queries.named, "run_for_players", counted)
     snapshot = report_lake.lake.snapshot()

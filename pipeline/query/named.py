@@ -393,20 +393,25 @@ def run_for_players(
     name: str,
     values: Mapping[str, Any],
     players: Iterable[str],
+    own: Iterable[str] = (),
 ) -> dict[str, pa.Table] | None:
     """A named query that takes a ``player`` run for each of ``players`` at once: each player's rows as
     :func:`run` gives them, in one plan where DuckDB reads each file once for all of them. The players and the
-    filters are taken as given, as the lake spells them (``run`` with ``check_filters=False``). None for a query
-    that cannot be run so (:func:`for_players_sql`).
+    filters are taken as given, as the lake spells them (``run`` with ``check_filters=False``). ``own``: other
+    parameters that take each player's own name (running_totals' ``featured``, on a player's page). None for a
+    query that cannot be run so (:func:`for_players_sql`).
 
     Most of a query over the summaries is its planning and the opening of files, not its rows: over 10 M hands,
     foul_rate took 22 ms for one player and 40 ms for 50, sessions 96 ms and 289 ms."""
     query = get(name)
-    sql = for_players_sql(query)
+    own = tuple(sorted(set(own) - {"player"}))
+    sql = for_players_sql(query, own)
     if sql is None:
         return None
-    bound = bind(query, {**values, "player": ""}, RuleSetsInLake(snapshot))  # each player's, below
-    del bound["player"]
+    each = ("player", *own)
+    bound = bind(query, {**values, **dict.fromkeys(each, "")}, RuleSetsInLake(snapshot))  # each player's, below
+    for key in each:
+        del bound[key]
     asked = list(dict.fromkeys(players))
     try:
         result = run_query(con, sql, {**bound, "for_players": asked})
@@ -430,18 +435,21 @@ _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 @cache
-def for_players_sql(query: NamedQuery) -> str | None:
+def for_players_sql(query: NamedQuery, own: tuple[str, ...] = ()) -> str | None:
     """The query as one for many players (``$for_players``, a list): its body for each player beside it, laterally
-    joined, then its own order within each player's rows. None where that cannot be the same rows: a query with
-    no ``player`` parameter, one that looks hands up, or one whose order is not a last ``ORDER BY`` over its
-    output columns with no ``LIMIT`` after it (a limit would be on every player's rows together)."""
-    if not any(p.name == "player" and p.type == "text" for p in query.params) or query.lookups:
+    joined, then its own order within each player's rows; ``$player`` and the parameters ``own`` name are each
+    player's name. None where that cannot be the same rows: a query with no ``player`` parameter, one that looks
+    hands up, or one whose order is not a last ``ORDER BY`` over its output columns with no ``LIMIT`` after it (a
+    limit would be on every player's rows together)."""
+    texts = {p.name for p in query.params if p.type == "text"}
+    if "player" not in texts or not set(own) <= texts or query.lookups:
         return None
     split = _last_order_by(query.sql)
     if split is None:
         return None
     body, order = split
-    body = re.sub(r"\$player\b", "for_players.player", body)
+    for name in ("player", *own):
+        body = re.sub(rf"\${name}\b", "for_players.player", body)
     return (
         f'SELECT * FROM (\nSELECT for_players.player AS "{_FOR_PLAYER}", found.*\n'
         "FROM (SELECT unnest($for_players::VARCHAR[]) AS player) AS for_players,\n"

@@ -25,13 +25,15 @@ chosen AS (
 ),
 pieces AS (
     -- A player with few hands: each hand, their boards first and then those boards' results by key (none read
-    -- when every player has more).
+    -- when every player has more). Joined to the players chosen rather than filtered by them (IN): run for many
+    -- players at once, a filter read every board of the lake (1.24 s and 1.37 GB for 60 players over 10 M
+    -- hands, against 0.16 s and 60 MB joined).
     SELECT b.player, epoch_us(h.played_at) AS moment, h.session, h.hand_number, 1 AS hands, r.points
-    FROM boards b
+    FROM (SELECT player FROM chosen WHERE hands <= $exact) few
+    JOIN boards b ON b.player = few.player
     JOIN board_results r ON r.hand_key = b.hand_key AND r.seat = b.seat
     JOIN hands h ON h.hand_key = b.hand_key
-    WHERE b.player IN (SELECT player FROM chosen WHERE hands <= $exact)
-      AND ($variant IS NULL OR (b.variant = $variant AND h.variant = $variant))
+    WHERE ($variant IS NULL OR (b.variant = $variant AND h.variant = $variant))
       AND read_under($rules, r.native, r.rules_key)
       AND kept(b.player, r.variant, h.played_at, $player, $variant, $since, $until)
     UNION ALL
