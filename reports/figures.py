@@ -287,8 +287,13 @@ def running_totals(rows: Rows, featured: str | None) -> go.Figure:
             )
         )
     _layout(fig, "Running total of net points over hands played", "hands played", "net points")
-    if max((r["hands"] for r in rows), default=0) < 10:
-        fig.update_xaxes(dtick=1)  # whole hands: no tick at 1.5
+    return _whole_hands(fig, max((r["hands"] for r in rows), default=0))
+
+
+def _whole_hands(fig: go.Figure, most: int) -> go.Figure:
+    """An x axis counting hands: up to ``most``, a tick on every hand where there are few (none at 1.5)."""
+    if most < 10:
+        fig.update_xaxes(dtick=1)
     return fig
 
 
@@ -584,12 +589,13 @@ def sessions(rows: Rows, player: str) -> go.Figure:
             name=text(session),
             x=[r["hand"] for r in mine],
             y=[r["cumulative_points"] for r in mine],
-            mode="lines",
+            mode="lines+markers" if len(mine) <= 30 else "lines",
             line={"color": COLORS[i % len(COLORS)]},
         )
         fig.add_trace(_drill(line, **drill.session(session, player), sort="date", order="asc"))
     title = f"Running total of net points through {player}'s latest sessions ({count(len(rows), 'hand')})"
-    return _layout(fig, title, "hand of the session", "net points")
+    _layout(fig, title, "hand of the session", "net points")
+    return _whole_hands(fig, max((r["hand"] for r in rows), default=0))
 
 
 def head_to_head(rows: Rows, player: str | None) -> go.Figure:

@@ -294,3 +294,19 @@ def test_tick_labels_of_the_test_read_as_d3_writes_them() -> None:
     assert tick_labels(".2~%", 0.0, 0.0015, 0.0005) == ["0%", "0.05%", "0.1%", "0.15%"]
     assert tick_labels(".0%", 0.0, 0.0015, 0.0005) == ["0%", "0%", "0%", "0%"]
     assert tick_labels(",.0f", 0.0, 2000.0, 1000.0) == ["0", "1,000", "2,000"]
+
+
+# Hands and streets ----------------------------------------------------------------------------------------------
+
+
+def test_a_few_hands_are_counted_in_whole_hands() -> None:
+    """A session of a few hands has a tick on each hand (none at 1.5) and a mark on each; a long one, Plotly's."""
+    few = [{"session": "s", "hand": h, "cumulative_points": 2 * h} for h in range(1, 6)]
+    fig = figures.sessions(few, "Ann")
+    assert fig.layout.xaxis.dtick == 1
+    assert fig.data[0].mode == "lines+markers"
+    many = [{"session": "s", "hand": h, "cumulative_points": h} for h in range(1, 41)]
+    fig = figures.sessions(many, "Ann")
+    assert fig.layout.xaxis.dtick is None
+    assert fig.data[0].mode == "lines"
+
