@@ -310,3 +310,33 @@ def test_a_few_hands_are_counted_in_whole_hands() -> None:
     assert fig.layout.xaxis.dtick is None
     assert fig.data[0].mode == "lines"
 
+
+@pytest.mark.parametrize("placed", [True, False])
+def test_a_game_whose_hands_record_no_placements_draws_no_dead_street_chart(placed: bool) -> None:
+    """Hands set whole (a scoresheet) tell no street a foul became certain: the section says so, with no chart of
+    one bar named "no placements"."""
+    rows = foul_rows(0.10, 0.40)
+    rows.append({"dimension": "all", "group": "all boards", "foul_rate": 0.2, "boards": 30_000, "fouled": 6_000})
+    dead = [{"variant": "ofc", "street": None, "boards_dead": 6_000, "share_of_fouled": 1.0, "cumulative_share": 1.0}]
+    if placed:
+        dead = [{**dead[0], "street": 5, "boards_dead": 2_000, "share_of_fouled": 1 / 3, "cumulative_share": 1 / 3}]
+        dead.append({**dead[0], "street": None, "boards_dead": 4_000, "share_of_fouled": 2 / 3})
+    game = GameView(
+        variant="ofc",
+        ask=lambda name, **_: dead if name == "dead_streets" else rows,  # type: ignore[arg-type]
+        featured="p2",
+        player=None,
+        boards={f"p{i}": 5_000 for i in range(6)},
+        min_hands=1,
+        min_hands_set=True,
+        lead=None,
+        compared=[],
+        names={},
+        fantasyland=False,
+        analysed=False,
+    )
+    section = fouls(game)
+    titles = [fig.layout.title.text for fig in section.figures]
+    assert any("dead street" in t for t in titles) is placed
+    table = next(t for t in section.tables if t.name == "dead_streets")
+    assert ("no foul's street is known" in (table.note or "")) is not placed

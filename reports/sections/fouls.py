@@ -83,7 +83,10 @@ def _where(game: GameView) -> tuple[list, list[Table], list[Stat], str]:
     likely."""
     run = game.ask
     dead = [r for r in run("dead_streets") if r["variant"] == game.variant]
-    figs = [figures.dead_streets(dead)] if dead else []
+    # hands recording no placements (scoresheets, set hands) tell no street: a chart of that one bar says nothing
+    placed = any(r["street"] is not None for r in dead)
+    figs = [figures.dead_streets(dead)] if placed else []
+    unplaced = "" if placed or not dead else " These hands record no placements, so no foul's street is known."
     tables = [
         Table(
             "Street after which the foul was certain (dead street)",
@@ -96,7 +99,7 @@ def _where(game: GameView) -> tuple[list, list[Table], list[Stat], str]:
                 Column("cumulative_share", "Certain by then", "pct"),
             ],
             note="The street after which no way of completing the board avoided a foul: when the foul became "
-            "certain, not which decision caused it.",
+            "certain, not which decision caused it." + unplaced,
             drill=lambda r: {"dead_street": "none" if r["street"] is None else r["street"]},
         )
     ]
