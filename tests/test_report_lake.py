@@ -10,6 +10,9 @@ two rule sets besides each hand's own.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -21,7 +24,8 @@ import pytest
 from ofc.pipeline.cards import CARD_NAMES, deal
 from ofc.pipeline.lake.store import Lake
 
-SAMPLES = Path(__file__).resolve().parent.parent / "data" / "samples"
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "data" / "samples"
 RULES = ("ofc", "classic-2-4")
 XSS = ("<script>alert(1)</script>", '"><img src=x onerror=alert(1)>', "</script><script>alert(2)</script>")
 INJECTION = "x' OR 1=1 --"
@@ -176,6 +180,29 @@ def shared_lake(tmp_path_factory: pytest.TempPathFactory) -> ReportLake:
 @pytest.fixture(scope="module")
 def report_lake(tmp_path_factory: pytest.TempPathFactory) -> ReportLake:
     return shared_lake(tmp_path_factory)
+
+
+_ANALYSED: list[Path] = []
+
+
+def shared_analysed_lake(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A few three-handed Pineapple hands, simulated, scored and weighed by ofc analyse (as its command runs), built
+    once per test session."""
+    if not _ANALYSED:
+        lake = tmp_path_factory.mktemp("analysed") / "lake"
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        bots = "heuristic,random,heuristic"
+        for args in (
+            ["simulate", "--variant", "pineapple", "--hands", "12", "--bots", bots, "--seed", "5"],
+            ["rescore"],
+            ["analyse"],
+        ):
+            done = subprocess.run(
+                [sys.executable, "-m", "ofc", *args, "--lake", str(lake)], env=env, capture_output=True, text=True
+            )
+            assert done.returncode == 0, done.stderr[-2000:]
+        _ANALYSED.append(lake)
+    return _ANALYSED[0]
 
 
 def test_the_lake_has_what_the_report_reads(report_lake: ReportLake) -> None:

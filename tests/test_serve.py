@@ -29,7 +29,7 @@ from ofc.pipeline.lake.store import Lake
 from ofc.pipeline.query.db import connect
 from ofc.reports.serve import Site, make_app
 from tests.test_browser import BUDGET_MS, FLAGS, find_browser
-from tests.test_report_lake import ReportLake, shared_lake
+from tests.test_report_lake import ReportLake, shared_analysed_lake, shared_lake
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -870,19 +870,7 @@ def test_a_page_asked_again_in_the_same_state_is_the_page_made(report_lake: Repo
 
 @pytest.fixture(scope="module")
 def analysed_lake(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A few three-handed Pineapple hands, scored and weighed by ofc analyse."""
-    lake = tmp_path_factory.mktemp("trainer") / "lake"
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    for args in (
-        ["simulate", "--variant", "pineapple", "--hands", "12", "--bots", "heuristic,random,heuristic", "--seed", "5"],
-        ["rescore"],
-        ["analyse"],
-    ):
-        done = subprocess.run(
-            [sys.executable, "-m", "ofc", *args, "--lake", str(lake)], env=env, capture_output=True, text=True
-        )
-        assert done.returncode == 0, done.stderr[-2000:]
-    return lake
+    return shared_analysed_lake(tmp_path_factory)
 
 
 def test_a_decision_chart_leads_to_the_boards_weighed_there(analysed_lake: Path) -> None:
