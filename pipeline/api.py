@@ -249,7 +249,7 @@ class LakeView:
                 raise InputError("the lake has no results yet: ofc rescore writes them, then figures can be drawn")
             said = no_such(f"section of the {game.title} game", section, list(found), "sections")
             raise InputError(". ".join([said, " ".join(game.left_out)]) if game.left_out else said)
-        return [go.Figure(f) for f in found[section].figures]
+        return [go.Figure(f.to_dict()) for f in found[section].figures]
 
     def _only_variant(self) -> str:
         """The lake's one game, when a figure names none."""

@@ -1,4 +1,4 @@
-"""The report: named queries from ``sql/`` turned into Plotly figures and one offline HTML file."""
+"""The report: named queries from ``sql/`` turned into Plotly charts and one offline HTML file."""
 
 from ofc.reports.html import render
 from ofc.reports.report import Options, Report, build

@@ -1,4 +1,5 @@
-"""Plotly figures for the report, one builder per chart, each from the rows of a named query.
+"""The report's charts, one builder per chart, each from the rows of a named query, as the JSON plotly.js draws
+(:mod:`reports.chart`).
 
 Every text that comes from the data (players, variants, rule sets, hands) is HTML-escaped before it reaches
 a figure: Plotly renders a few tags in labels (``<b>``, ``<a href>``), and escaped text shows as typed.
@@ -7,36 +8,42 @@ a figure: Plotly renders a few tags in labels (``<b>``, ``<a href>``), and escap
 from __future__ import annotations
 
 import html
-import importlib
-import importlib.util
 import math
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
-import plotly.graph_objects as go
-
 from ofc.pipeline.evaluate import CATEGORY_NAMES
 from ofc.reports import drill
+from ofc.reports.chart import Chart, Part, bar, heatmap, merged, part, scatter
 from ofc.reports.headline import SMALL_SAMPLE, count, small
 
 Rows = list[dict[str, Any]]
-
-# Plotly imports pandas, where it is installed, the first time a figure checks whether a value is an array. The
-# report builds its sections' figures on several threads at once, and a thread that meets pandas half imported by
-# another fails ("partially initialized module 'pandas'"): pandas is imported here, once, before any thread.
-if importlib.util.find_spec("pandas") is not None:
-    importlib.import_module("pandas")
 
 COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
 ROWS = ("top", "middle", "bottom")
 MAX_BARS = 30
 """Players shown in a bar chart at most (the ones with the most hands): more is unreadable."""
+
+
+def _scale(colors: Sequence[str]) -> list[list[Any]]:
+    """Colours spread evenly over a colour scale, as Plotly spreads one it names."""
+    return [[i / (len(colors) - 1), c] for i, c in enumerate(colors)]
+
+
+BLUES = _scale(("rgb(247,251,255)", "rgb(222,235,247)", "rgb(198,219,239)", "rgb(158,202,225)", "rgb(107,174,214)",
+                "rgb(66,146,198)", "rgb(33,113,181)", "rgb(8,81,156)", "rgb(8,48,107)"))  # fmt: skip
+RED_BLUE = _scale(("rgb(103,0,31)", "rgb(178,24,43)", "rgb(214,96,77)", "rgb(244,165,130)", "rgb(253,219,199)",
+                   "rgb(247,247,247)", "rgb(209,229,240)", "rgb(146,197,222)", "rgb(67,147,195)", "rgb(33,102,172)",
+                   "rgb(5,48,97)"))  # fmt: skip
+"""ColorBrewer's Blues and RdBu, as Plotly's Python names them (``plotly.colors``). Named in a chart's JSON,
+plotly.js would draw its own scales of those names, which differ (its RdBu runs from blue to red)."""
 _GRID = {"gridcolor": "#ebf0f8", "zerolinecolor": "#ebf0f8", "linecolor": "#ebf0f8", "automargin": True}
-TEMPLATE = go.layout.Template(
-    layout={"paper_bgcolor": "white", "plot_bgcolor": "white", "colorway": COLORS, "xaxis": _GRID, "yaxis": _GRID}
-)
-"""White charts with light grids: the few settings of Plotly's ``plotly_white`` a report uses. A figure carries its
-template, and the full one costs every figure its size and its validation again."""
+TEMPLATE = part(
+    {"layout": {"paper_bgcolor": "white", "plot_bgcolor": "white", "colorway": list(COLORS), "xaxis": _GRID,
+                "yaxis": _GRID}}
+)  # fmt: skip
+"""White charts with light grids: the few settings of Plotly's ``plotly_white`` a report uses. A chart carries its
+template, and the full one costs every chart its size."""
 
 
 def text(value: Any) -> str:
@@ -44,10 +51,8 @@ def text(value: Any) -> str:
     return html.escape("" if value is None else str(value), quote=False)
 
 
-def _layout(fig: go.Figure, title: str, x: str = "", y: str = "", height: int = 420) -> go.Figure:
-    """The title, size and frame every chart has, over what its builder set. Given as one layout rather than
-    through ``update_layout``, which walks its arguments property by property: 2.9 ms a chart against 5.4 (a
-    page of a player draws 17)."""
+def _layout(fig: Chart, title: str, x: str = "", y: str = "", height: int = 420) -> Chart:
+    """The title, size and frame every chart has, over what its builder set."""
     ours = {
         "title": {"text": text(title), "x": 0.01},
         "height": height,
@@ -57,16 +62,8 @@ def _layout(fig: go.Figure, title: str, x: str = "", y: str = "", height: int = 
         "legend": {"orientation": "h", "y": -0.2},
         "modebar": {"orientation": "v"},  # beside the chart: across the top it covered the titles of narrow charts
     }
-    fig.layout = {**_merged(fig.layout.to_plotly_json(), ours), "template": TEMPLATE}
+    fig.layout = part({**merged(fig.layout, ours), "template": TEMPLATE})
     return fig
-
-
-def _merged(under: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
-    """``over`` laid on ``under``, object by object, as ``update_layout`` lays its arguments."""
-    out = dict(under)
-    for k, v in over.items():
-        out[k] = _merged(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
-    return out
 
 
 MOST_TICKS = 10
@@ -105,7 +102,7 @@ def _numbers(values: Any) -> list[float]:
     return out
 
 
-def _plotted(fig: go.Figure, axis: str) -> list[float]:
+def _plotted(fig: Chart, axis: str) -> list[float]:
     """Every value ``fig`` draws along ``axis`` (x, y, or z: a heatmap's colour bar): its traces' values, their
     error bars' ends, zero where bars start, and each stack's ends where bars stack."""
     out: list[float] = []
@@ -129,11 +126,11 @@ def _plotted(fig: go.Figure, axis: str) -> list[float]:
     return out + list(stacks.values())
 
 
-def _ticks(fig: go.Figure, axis: str = "y", percent: bool = False) -> go.Figure:
+def _ticks(fig: Chart, axis: str = "y", percent: bool = False) -> Chart:
     """Label ``axis`` (x, y, or z: the colour bar of a heatmap) in the :func:`tick_format` of what it draws."""
     fmt = tick_format(_plotted(fig, axis), percent)
     if axis == "z":
-        fig.update_traces(colorbar_tickformat=fmt, selector={"type": "heatmap"})
+        fig.update_traces({"colorbar": {"tickformat": fmt}}, kind="heatmap")
     else:
         fig.update_layout({f"{axis}axis": {"tickformat": fmt}})
     return fig
@@ -175,10 +172,10 @@ def _interval_bars(
     n: str | None = None,
     of: str = "boards",
     shown: str = ".2f",
-) -> go.Bar:
+) -> Part:
     """Bars of ``value``, one per row, each with its 95% interval (``low`` to ``high``); with ``n`` (the key of
     each row's count of ``of``), the hover says what each bar counts and a small sample is hatched."""
-    bars = go.Bar(x=x, y=[r[value] for r in rows], marker_color=color)
+    bars = bar(x=x, y=[r[value] for r in rows], marker={"color": color})
     if low is not None and high is not None:
         bars.error_y = _error(rows, value, low, high)
     if name is not None:
@@ -193,9 +190,9 @@ def _interval_bars(
 
 def bars_with_intervals(
     rows: Rows, label: str, value: str, low: str, high: str, title: str, y: str, percent: bool = False
-) -> go.Figure:
+) -> Chart:
     """One bar per row with its 95% interval."""
-    fig = go.Figure(_interval_bars(rows, [text(r[label]) for r in rows], value, COLORS[0], low=low, high=high))
+    fig = Chart(_interval_bars(rows, [text(r[label]) for r in rows], value, COLORS[0], low=low, high=high))
     _layout(fig, title, "", y)
     return _ticks(fig, "y", percent)
 
@@ -226,7 +223,7 @@ def player_label(name: str, featured: str | None) -> str:
     return f"<b>{text(name)}</b>" if name == featured else text(name)
 
 
-def ranking(rows: Rows, featured: str | None) -> go.Figure:
+def ranking(rows: Rows, featured: str | None) -> Chart:
     """Players ranked by points per hand, each with its 95% interval, the featured player in red."""
     return _players_by(
         rows,
@@ -238,20 +235,20 @@ def ranking(rows: Rows, featured: str | None) -> go.Figure:
     )
 
 
-def _players_by(
-    rows: Rows, featured: str | None, value: str, title: str, axis: str, hover: str, **every: Any
-) -> go.Figure:
+def _players_by(rows: Rows, featured: str | None, value: str, title: str, axis: str, hover: str, **every: Any) -> Chart:
     """One horizontal bar per player, the highest ``value`` at the top, each with its 95% interval (``ci_low`` to
     ``ci_high``), the featured player in red, a small sample hatched; ``hover`` reads the hands, decisions and the
     small-sample mark as ``customdata``."""
     shown = sorted(rows, key=lambda r: r[value])
     names = [r["group"] for r in shown]
-    bars = go.Bar(
+    bars = bar(
         y=[player_label(n, featured) for n in names],
         x=[r[value] for r in shown],
         orientation="h",
-        marker_color=_highlight(names, featured),
-        marker_pattern={"shape": ["/" if small(r["hands"]) else "" for r in shown], "solidity": 0.5},
+        marker={
+            "color": _highlight(names, featured),
+            "pattern": {"shape": ["/" if small(r["hands"]) else "" for r in shown], "solidity": 0.5},
+        },
         text=[f"{r['hands']:,} hands" for r in shown],
         textposition="inside",
         insidetextanchor="start",
@@ -259,23 +256,23 @@ def _players_by(
         customdata=[[r["hands"], r.get("decisions"), " · small sample" if small(r["hands"]) else ""] for r in shown],
         hovertemplate=hover,
     )
-    fig = go.Figure(_drill(bars, [{"player": n} for n in names], **every))
+    fig = Chart(_drill(bars, [{"player": n} for n in names], **every))
     if any(small(r["hands"]) for r in shown):
         title += f" · hatched: fewer than {SMALL_SAMPLE} hands"
     _layout(fig, title, axis, "", height=max(320, 28 * len(shown) + 120))
     return _ticks(fig, "x")
 
 
-def running_totals(rows: Rows, featured: str | None) -> go.Figure:
+def running_totals(rows: Rows, featured: str | None) -> Chart:
     """Net points as hands accumulate, one line per player, the featured player's drawn over the rest."""
-    fig = go.Figure()
+    fig = Chart()
     players = sorted(dict.fromkeys(r["player"] for r in rows), key=lambda p: p == featured)
     for i, player in enumerate(players):
         mine = [r for r in rows if r["player"] == player]
         me = player == featured
         fig.add_trace(
             _drill(
-                go.Scatter(
+                scatter(
                     name=f"{text(player)} ({max(r['hands'] for r in mine):,} hands)",
                     x=[0, *(r["hands"] for r in mine)],
                     y=[0, *(r["points"] for r in mine)],
@@ -290,18 +287,18 @@ def running_totals(rows: Rows, featured: str | None) -> go.Figure:
     return _whole_hands(fig, max((r["hands"] for r in rows), default=0))
 
 
-def _whole_hands(fig: go.Figure, most: int) -> go.Figure:
+def _whole_hands(fig: Chart, most: int) -> Chart:
     """An x axis counting hands: up to ``most``, a tick on every hand where there are few (none at 1.5)."""
     if most < 10:
         fig.update_xaxes(dtick=1)
     return fig
 
 
-def cumulative(rows: Rows, player: str) -> go.Figure:
+def cumulative(rows: Rows, player: str) -> Chart:
     """One player's running net points day by day."""
     days = [r["day"].isoformat() for r in rows if r["day"] is not None]
-    fig = go.Figure(
-        go.Scatter(
+    fig = Chart(
+        scatter(
             x=days,
             y=[r["cumulative_points"] for r in rows if r["day"] is not None],
             mode="lines+markers",
@@ -320,7 +317,7 @@ def _total(rows: Rows, key: str) -> int:
     return sum(r.get(key) or 0 for r in rows)
 
 
-def foul_rate_by(rows: Rows, dimension: str, title: str, x: str, featured: str | None = None) -> go.Figure | None:
+def foul_rate_by(rows: Rows, dimension: str, title: str, x: str, featured: str | None = None) -> Chart | None:
     """Foul rate with 95% intervals for the groups of one breakdown of the query ``foul_rate``."""
     picked = [r for r in rows if r["dimension"] == dimension]
     if not picked:
@@ -329,7 +326,7 @@ def foul_rate_by(rows: Rows, dimension: str, title: str, x: str, featured: str |
     labels = [player_label(r["group"], mark) for r in picked]
     colors = _highlight([r["group"] for r in picked], mark)
     bars = _interval_bars(picked, labels, "foul_rate", colors, n="boards", shown=".1%")
-    fig = go.Figure(_drill(bars, [drill.group(r) for r in picked], outcome="fouled"))
+    fig = Chart(_drill(bars, [drill.group(r) for r in picked], outcome="fouled"))
     _layout(fig, f"{title} ({count(_total(picked, 'boards'), 'board')})", x, "boards fouled", height=360)
     fig.update_yaxes(rangemode="tozero")
     _ticks(fig, "y", percent=True)
@@ -337,11 +334,11 @@ def foul_rate_by(rows: Rows, dimension: str, title: str, x: str, featured: str |
     return fig
 
 
-def foul_rate_by_seat(rows: Rows) -> go.Figure | None:
+def foul_rate_by_seat(rows: Rows) -> Chart | None:
     """Foul rate by seat, one group of bars per table size: the button acts last."""
     if not rows:
         return None
-    fig = go.Figure()
+    fig = Chart()
     sizes = sorted({r["n_players"] for r in rows})
     for i, size in enumerate(sizes):
         mine = sorted((r for r in rows if r["n_players"] == size), key=lambda r: (r["position"] - 1) % size)
@@ -360,16 +357,16 @@ def foul_rate_by_seat(rows: Rows) -> go.Figure | None:
     return fig
 
 
-def dead_streets(rows: Rows) -> go.Figure:
+def dead_streets(rows: Rows) -> Chart:
     """When fouls became certain: the share of a game's fouled boards whose foul was certain after each street."""
     x = [str(r["street"]) if r["street"] is not None else "no placements" for r in rows]
-    fig = go.Figure(
-        go.Bar(
+    fig = Chart(
+        bar(
             x=x,
             y=[r["share_of_fouled"] for r in rows],
             customdata=[r["boards_dead"] for r in rows],
             hovertemplate="street %{x}: %{y:.1%} of fouled boards (%{customdata:,})<extra></extra>",
-            marker_color=COLORS[3],
+            marker={"color": COLORS[3]},
         )
     )
     _drill(fig.data[0], [{"dead_street": r["street"] if r["street"] is not None else "none"} for r in rows])
@@ -389,7 +386,7 @@ def royalty_boards(rows: Rows) -> int:
     return sum({r["rules_key"]: r["boards"] for r in rows}.values())
 
 
-def royalty_heatmap(rows: Rows, game: str) -> go.Figure | None:
+def royalty_heatmap(rows: Rows, game: str) -> Chart | None:
     """How often each row makes each royalty-earning category: a heatmap, rows top to bottom."""
     paid = [r for r in rows if r["points"] > 0]
     if not paid:
@@ -400,12 +397,12 @@ def royalty_heatmap(rows: Rows, game: str) -> go.Figure | None:
         [sum(r["boards_made"] for r in paid if r["row"] == row and r["category"] == c) / boards for c in categories]
         for row in ROWS
     ]
-    fig = go.Figure(
-        go.Heatmap(
+    fig = Chart(
+        heatmap(
             x=[text(c) for c in categories],
             y=list(ROWS),
             z=z,
-            colorscale="Blues",
+            colorscale=BLUES,
             texttemplate="%{z:.2%}",
             hovertemplate=f"%{{y}} %{{x}}: %{{z:.3%}} of {boards:,} boards<extra></extra>",
         )
@@ -426,7 +423,7 @@ def _category_order(rows: Rows, category: str) -> tuple[int, int, str]:
     return (known, min(r["points"] for r in rows if r["category"] == category), category)
 
 
-def royalty_points(rows: Rows, players: bool, featured: str | None = None) -> go.Figure | None:
+def royalty_points(rows: Rows, players: bool, featured: str | None = None) -> Chart | None:
     """Royalty points per board by row, stacked, for each player of ``rows`` (``players``) or each group."""
     if players:
         picked = [r for r in rows if r["dimension"] == "player"]
@@ -437,14 +434,14 @@ def royalty_points(rows: Rows, players: bool, featured: str | None = None) -> go
     labels = [player_label(r["label"], featured) for r in picked]
     boards = [[r["boards"]] for r in picked]
     groups = [{r["dimension"]: r["label"]} if r["dimension"] in ("player", "variant") else {} for r in picked]
-    fig = go.Figure(
+    fig = Chart(
         [
             _drill(
-                go.Bar(
+                bar(
                     name=row,
                     x=labels,
                     y=[r[row] for r in picked],
-                    marker_color=COLORS[i],
+                    marker={"color": COLORS[i]},
                     customdata=boards,
                     hovertemplate=f"%{{x}}: %{{y:.2f}} {row} royalty points a board, of %{{customdata[0]:,}}"
                     "<extra></extra>",
@@ -468,18 +465,18 @@ def royalty_points(rows: Rows, players: bool, featured: str | None = None) -> go
     return _ticks(fig)
 
 
-def fantasyland_flow(normal: dict[str, Any], fl: dict[str, Any]) -> go.Figure:
+def fantasyland_flow(normal: dict[str, Any], fl: dict[str, Any]) -> Chart:
     """Entries and stays earned beside the Fantasyland hands played: the hands played follow both, so they are
     bars side by side, not a funnel."""
     stages = ["entries earned", "stays earned", "Fantasyland hands played"]
     values = [normal.get("entries") or 0, fl.get("stays") or 0, fl.get("hands") or 0]
-    fig = go.Figure(
-        go.Bar(
+    fig = Chart(
+        bar(
             x=stages,
             y=values,
             text=[f"{v:,}" for v in values],
             textposition="auto",
-            marker_color=[COLORS[2], COLORS[2], COLORS[1]],
+            marker={"color": [COLORS[2], COLORS[2], COLORS[1]]},
         )
     )
     _drill(fig.data[0], [{"outcome": "entered"}, {"outcome": "stayed"}, {"fantasyland": "in"}])
@@ -500,11 +497,11 @@ def _by_cards(rows: Rows) -> Rows:
     return counted or fl
 
 
-def fantasyland_rates(rows: Rows) -> go.Figure:
+def fantasyland_rates(rows: Rows) -> Chart:
     """Entry rate of normal hands and stay rate of Fantasyland hands by card count, with 95% intervals."""
     normal = [r for r in rows if r["hand_kind"] == "normal"]
     fl = _by_cards(rows)
-    fig = go.Figure(
+    fig = Chart(
         [
             _drill(
                 _interval_bars(
@@ -548,10 +545,10 @@ def fantasyland_rates(rows: Rows) -> go.Figure:
     return fig
 
 
-def fantasyland_points(rows: Rows) -> go.Figure:
+def fantasyland_points(rows: Rows) -> Chart:
     """Points per hand in normal and Fantasyland hands, by the Fantasyland hand's card count, with intervals."""
     picked = [r for r in rows if r["hand_kind"] == "normal"] + _by_cards(rows)
-    fig = go.Figure(
+    fig = Chart(
         _interval_bars(
             picked,
             [text(r["kind"]) for r in picked],
@@ -580,12 +577,12 @@ def hand_kind(row: dict[str, Any]) -> str:
     return f"Fantasyland {row['cards']} cards" if row["cards"] else "Fantasyland, card count not recorded"
 
 
-def sessions(rows: Rows, player: str) -> go.Figure:
+def sessions(rows: Rows, player: str) -> Chart:
     """Running net points hand by hand through each of a player's latest sessions."""
-    fig = go.Figure()
+    fig = Chart()
     for i, session in enumerate(dict.fromkeys(r["session"] for r in rows)):
         mine = [r for r in rows if r["session"] == session]
-        line = go.Scatter(
+        line = scatter(
             name=text(session),
             x=[r["hand"] for r in mine],
             y=[r["cumulative_points"] for r in mine],
@@ -598,16 +595,16 @@ def sessions(rows: Rows, player: str) -> go.Figure:
     return _whole_hands(fig, max((r["hand"] for r in rows), default=0))
 
 
-def head_to_head(rows: Rows, player: str | None) -> go.Figure:
+def head_to_head(rows: Rows, player: str | None) -> Chart:
     """A player's points per matchup against each opponent; without a player, a heatmap of every pair."""
     if player is not None:
         mine = [r for r in rows if r["player"] == player]
         bars = _interval_bars(
             mine, [text(r["opponent"]) for r in mine], "points_per_matchup", COLORS[0], n="matchups", of="hands"
         )
-        fig = go.Figure(_drill(bars, [{"opponent": r["opponent"]} for r in mine], player=player))
+        fig = Chart(_drill(bars, [{"opponent": r["opponent"]} for r in mine], player=player))
         _layout(fig, f"{player} against each opponent ({count(_total(mine, 'matchups'), 'hand')} together)", "", "")
-        fig.update_yaxes(title_text="points per hand together")
+        fig.update_yaxes(title={"text": "points per hand together"})
         return _ticks(fig)
     busiest = _busiest(rows)
     index = {p: i for i, p in enumerate(busiest)}
@@ -616,12 +613,12 @@ def head_to_head(rows: Rows, player: str | None) -> go.Figure:
         if r["player"] in index and r["opponent"] in index:
             z[index[r["player"]]][index[r["opponent"]]] = r["points_per_matchup"]
     labels = [text(p) for p in busiest]
-    fig = go.Figure(
-        go.Heatmap(
+    fig = Chart(
+        heatmap(
             x=labels,
             y=labels,
             z=z,
-            colorscale="RdBu",
+            colorscale=RED_BLUE,
             zmid=0,
             hovertemplate="%{y} against %{x}: %{z:.2f} points per matchup<extra></extra>",
         )
@@ -637,14 +634,14 @@ def _busiest(rows: Rows) -> list[str]:
     return sorted(counts, key=lambda p: (-counts[p], p))[:MAX_BARS]
 
 
-def gains(rows: Rows, rule_names: Sequence[str], featured: str | None = None) -> go.Figure:
+def gains(rows: Rows, rule_names: Sequence[str], featured: str | None = None) -> Chart:
     """Which rule set favours whom: each player's gain per hand under each rule set against the same hands as
     played, paired hand by hand, with 95% intervals; the featured player's name in bold."""
     hands: dict[str, int] = {}
     for r in rows:
         hands[r["player"]] = max(hands.get(r["player"], 0), r["hands"])
     shown = first_bars(sorted(hands, key=lambda p: (-hands[p], p)), featured)
-    fig = go.Figure()
+    fig = Chart()
     for i, name in enumerate(rule_names):
         mine = {r["player"]: r for r in rows if r["rule_set"] == name}
         picked = [mine[p] for p in shown if p in mine]
@@ -677,13 +674,13 @@ def gains(rows: Rows, rule_names: Sequence[str], featured: str | None = None) ->
     return _ticks(fig)
 
 
-def swing(rows: Rows) -> go.Figure:
+def swing(rows: Rows) -> Chart:
     """How much each rule set swings results: the standard deviation of a board's points per hand."""
-    fig = go.Figure(
-        go.Bar(
+    fig = Chart(
+        bar(
             x=[text(r["rule_set"]) for r in rows],
             y=[r["stddev"] for r in rows],
-            marker_color=COLORS[4],
+            marker={"color": COLORS[4]},
             text=[f"{r['stddev']:.2f}" if r["stddev"] is not None else "" for r in rows],
             textposition="outside",
             cliponaxis=False,
@@ -697,12 +694,12 @@ def swing(rows: Rows) -> go.Figure:
     return _ticks(_layout(fig, title, "", "points", height=360))
 
 
-def winner_changes(rows: Rows) -> go.Figure:
+def winner_changes(rows: Rows) -> Chart:
     """Share of hands whose winner changes against the hands as played, per rule set."""
     bars = _interval_bars(
         rows, [text(r["rule_set"]) for r in rows], "change_rate", COLORS[5], n="hands", of="hands", shown=".1%"
     )
-    fig = go.Figure(_drill(bars, [{"rules": drill.rules(r)} for r in rows], outcome="changed"))
+    fig = Chart(_drill(bars, [{"rules": drill.rules(r)} for r in rows], outcome="changed"))
     hands = max((r["hands"] or 0 for r in rows), default=0)
     title = f"Hands whose winner changes against the hands as played ({count(hands, 'hand')})"
     _layout(fig, title, "", "share of hands", height=400)
@@ -710,7 +707,7 @@ def winner_changes(rows: Rows) -> go.Figure:
     return _ticks(fig, "y", percent=True)
 
 
-def ev_lost_by_player(rows: Rows, featured: str | None) -> go.Figure:
+def ev_lost_by_player(rows: Rows, featured: str | None) -> Chart:
     """Players by the points their decisions gave up per hand, each with its 95% interval."""
     fig = _players_by(
         rows,
@@ -734,7 +731,7 @@ KIND_WORDS = {
 }
 
 
-def ev_lost_by(rows: Rows, dimension: str, featured: str | None) -> go.Figure | None:
+def ev_lost_by(rows: Rows, dimension: str, featured: str | None) -> Chart | None:
     """Points lost per hand at each street, or in each kind of decision: every player's, and the featured
     player's beside, with 95% intervals."""
     picked = [r for r in rows if r["dimension"] == dimension]
@@ -744,7 +741,7 @@ def ev_lost_by(rows: Rows, dimension: str, featured: str | None) -> go.Figure | 
     def label(r: dict[str, Any]) -> str:
         return f"street {r['street']}" if dimension == "street" else KIND_WORDS.get(r["kind"], r["kind"])
 
-    fig = go.Figure()
+    fig = Chart()
     groups = [("all players", None, COLORS[0])]
     if featured is not None and any(r["player"] == featured for r in picked):
         groups.append((featured, featured, FEATURED))
@@ -773,14 +770,14 @@ def _decision_label(row: dict[str, Any]) -> str:
     return KIND_WORDS.get(row["kind"], row["kind"] or "")
 
 
-def foul_chance_by_street(rows: Rows, featured: str | None) -> go.Figure | None:
+def foul_chance_by_street(rows: Rows, featured: str | None) -> Chart | None:
     """The chance of fouling after each street's decision (rows of ``foul_sources`` by street), as played and with
     the best move found, for every player and the featured player as played."""
     everyone = [r for r in rows if r["player"] is None]
     if not everyone:
         return None
     x = [text(_decision_label(r)) for r in everyone]
-    fig = go.Figure(
+    fig = Chart(
         [
             _interval_bars(everyone, x, "foul_played", COLORS[3], "as played, all players", None, None,
                            "decisions", "decisions", ".1%"),
@@ -807,7 +804,7 @@ def foul_chance_by_street(rows: Rows, featured: str | None) -> go.Figure | None:
     return fig
 
 
-def foul_causes(rows: Rows, fouled: int, dimension: str) -> go.Figure | None:
+def foul_causes(rows: Rows, fouled: int, dimension: str) -> Chart | None:
     """Fouled boards by the decision that raised their chance of fouling most (rows of ``foul_sources``), by street
     or by kind of decision, as shares with 95% intervals."""
     picked = [r for r in rows if r["dimension"] == dimension]
@@ -815,7 +812,7 @@ def foul_causes(rows: Rows, fouled: int, dimension: str) -> go.Figure | None:
         return None
     x = [text(_decision_label(r)) for r in picked]
     colors = [COLORS[7] if r["kind"] == "none: the cards" else COLORS[3] for r in picked]
-    fig = go.Figure(_interval_bars(picked, x, "share", colors, None, "share_low", "share_high", "fouled_boards",
+    fig = Chart(_interval_bars(picked, x, "share", colors, None, "share_low", "share_high", "fouled_boards",
                                    "fouled boards", ".1%"))  # fmt: skip
     _drill(fig.data[0], [drill.cause(r) for r in picked])
     by = "street" if dimension == "cause_street" else "kind of decision"

@@ -18,12 +18,10 @@ from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
 
-import plotly.graph_objects as go
-from plotly.offline import get_plotlyjs
-
 from ofc.pipeline import __version__
 from ofc.pipeline.game import facts
 from ofc.reports import drill
+from ofc.reports.chart import Chart
 from ofc.reports.headline import Stat, small
 from ofc.reports.report import Report
 from ofc.reports.sections import GameView, Section
@@ -81,10 +79,12 @@ footer { color: #777; font-size: .8rem; padding: 1rem 2rem 2rem 2rem; }
 
 @cache
 def _plotly_js() -> str:
+    from plotly.offline import get_plotlyjs  # the file plotly ships, read where a page needs it
+
     return get_plotlyjs().replace("</script", "<\\/script")
 
 
-def figure_json(fig: go.Figure) -> str:
+def figure_json(fig: Chart) -> str:
     """A chart as JSON that is safe inside a script element (no ``<`` at all, hence no ``</script>``)."""
     out = fig.to_json().replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     return out.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")

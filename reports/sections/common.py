@@ -18,10 +18,9 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-import plotly.graph_objects as go
-
 from ofc.pipeline.game import facts
 from ofc.reports import figures
+from ofc.reports.chart import Chart
 from ofc.reports.headline import Stat
 from ofc.reports.queries import Asker, Rows
 from ofc.reports.tables import Table
@@ -89,7 +88,7 @@ class Section:
     title: str
     intro: str
     headline: list[Stat] = field(default_factory=list)
-    figures: list[go.Figure] = field(default_factory=list)
+    figures: list[Chart] = field(default_factory=list)
     tables: list[Table] = field(default_factory=list)
     note: str = ""
     grid: bool = False
