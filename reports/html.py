@@ -125,20 +125,26 @@ def _table(t: Table) -> str:
         for c, is_text in zip(columns, texts, strict=True)
     )
     body = []
+    opens = [f'<td class="{"text" if is_text else "num"}" data-v="' for is_text in texts]
     for row in t.rows[: t.limit]:
         if marked:
             row = {**row, SAMPLE: "small sample" if small(row.get(t.counts)) else ""}  # type: ignore[arg-type]
         cells = []
-        for c, is_text in zip(columns, texts, strict=True):
+        for c, td in zip(columns, opens, strict=True):
             value = row.get(c.key)
-            raw = raw_text(value)
-            shown = html.escape(cell_text(value, c.kind, c.empty))
             if c.kind == "hand" and value is not None:
                 ident = html.escape(str(value))
                 label = html.escape(t.hands.get(str(value), str(value)))
+                raw = html.escape(t.hands.get(str(value), str(value)))
                 shown = f'<a class="hand-link" data-hand="{ident}" href="#hand-{ident}">{label}</a>'
-                raw = t.hands.get(str(value), str(value))
-            cells.append(f'<td class="{"text" if is_text else "num"}" data-v="{html.escape(raw)}">{shown}</td>')
+            elif c.kind == "text" and isinstance(value, str):  # shown and kept as it is
+                raw = shown = html.escape(value)
+            elif isinstance(value, int | float) and not isinstance(value, bool):
+                # digits, signs, separators: nothing to escape (a table of a page holds thousands)
+                raw, shown = raw_text(value), cell_text(value, c.kind, c.empty)
+            else:
+                raw, shown = html.escape(raw_text(value)), html.escape(cell_text(value, c.kind, c.empty))
+            cells.append(f'{td}{raw}">{shown}</td>')
         leads = drill.plain(t.drill(row)) if t.drill is not None else None
         tag = "<tr>" if leads is None else f'<tr data-drill="{html.escape(json.dumps(leads))}">'
         body.append(tag + "".join(cells) + "</tr>")
