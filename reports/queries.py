@@ -7,6 +7,8 @@ game, so no section can forget one and read every game together.
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import threading
 import time
 from collections import OrderedDict
@@ -23,6 +25,13 @@ from ofc.pipeline.lake.snapshot import Snapshot, later
 from ofc.pipeline.query import lookup, named
 
 __all__ = ["Asker", "PlayersOf", "QueryRunner", "Rows", "RowsKept", "Scope"]
+
+# pyarrow imports pandas, where it is installed, the first time it turns rows into Python values or values into
+# rows. A report runs its queries and builds its sections on several threads at once, and a thread that meets
+# pandas half imported by another fails ("partially initialized module 'pandas'"): pandas is imported here, once,
+# before any thread.
+if importlib.util.find_spec("pandas") is not None:
+    importlib.import_module("pandas")
 
 Rows = list[dict[str, Any]]
 
