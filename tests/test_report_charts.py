@@ -149,17 +149,11 @@ def test_ticks_near_zero_read_differently(name: str) -> None:
     assert_ticks_differ(axis_format(fig, axis), low, high)
 
 
-def test_the_foul_section_s_charts_near_zero_read_differently() -> None:
-    """Through the section: a classic game whose boards foul rarely (four to thirteen in ten thousand)."""
-    rows = foul_rows(0.0004, 0.0013)
-    rows.append(
-        {"dimension": "table size", "group": "3 players", "n_players": 3, "foul_rate": 0.0008, "boards": 30_000}
-    )
-    rows += [{**r, "dimension": "seat", "group": str(r["position"])} for r in seat_rows(0.0004, 0.0009)]
-    rows.append({"dimension": "all", "group": "all boards", "foul_rate": 0.0008, "boards": 30_000, "fouled": 24})
-    game = GameView(
-        variant="classic",
-        ask=lambda name, **_: rows,  # type: ignore[arg-type]
+def _foul_game(variant: str, ask: Callable[..., list[dict[str, Any]]]) -> GameView:
+    """A game of six players of 5,000 hands each, whose queries give what ``ask`` gives (for the foul section)."""
+    return GameView(
+        variant=variant,
+        ask=ask,  # type: ignore[arg-type]
         featured="p2",
         player=None,
         boards={f"p{i}": 5_000 for i in range(6)},
@@ -171,7 +165,17 @@ def test_the_foul_section_s_charts_near_zero_read_differently() -> None:
         fantasyland=False,
         analysed=False,
     )
-    section = fouls(game)
+
+
+def test_the_foul_section_s_charts_near_zero_read_differently() -> None:
+    """Through the section: a classic game whose boards foul rarely (four to thirteen in ten thousand)."""
+    rows = foul_rows(0.0004, 0.0013)
+    rows.append(
+        {"dimension": "table size", "group": "3 players", "n_players": 3, "foul_rate": 0.0008, "boards": 30_000}
+    )
+    rows += [{**r, "dimension": "seat", "group": str(r["position"])} for r in seat_rows(0.0004, 0.0009)]
+    rows.append({"dimension": "all", "group": "all boards", "foul_rate": 0.0008, "boards": 30_000, "fouled": 24})
+    section = fouls(_foul_game("classic", lambda name, **_: rows))
     assert len(section.figures) == 2  # by seat, by player
     for fig in section.figures:
         high = max(v + e for t in fig.data for v, e in zip(t.y, t.error_y.array, strict=True))
@@ -321,21 +325,7 @@ def test_a_game_whose_hands_record_no_placements_draws_no_dead_street_chart(plac
     if placed:
         dead = [{**dead[0], "street": 5, "boards_dead": 2_000, "share_of_fouled": 1 / 3, "cumulative_share": 1 / 3}]
         dead.append({**dead[0], "street": None, "boards_dead": 4_000, "share_of_fouled": 2 / 3})
-    game = GameView(
-        variant="ofc",
-        ask=lambda name, **_: dead if name == "dead_streets" else rows,  # type: ignore[arg-type]
-        featured="p2",
-        player=None,
-        boards={f"p{i}": 5_000 for i in range(6)},
-        min_hands=1,
-        min_hands_set=True,
-        lead=None,
-        compared=[],
-        names={},
-        fantasyland=False,
-        analysed=False,
-    )
-    section = fouls(game)
+    section = fouls(_foul_game("ofc", lambda name, **_: dead if name == "dead_streets" else rows))
     titles = [fig.layout.title.text for fig in section.figures]
     assert any("dead street" in t for t in titles) is placed
     table = next(t for t in section.tables if t.name == "dead_streets")
