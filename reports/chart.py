@@ -17,7 +17,9 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
-__all__ = ["Chart", "Part", "bar", "heatmap", "merged", "part", "scatter"]
+from ofc.pipeline.nested import merged
+
+__all__ = ["Chart", "Part", "bar", "heatmap", "part", "scatter"]
 
 
 class Part(dict[str, Any]):
@@ -41,14 +43,6 @@ def part(value: Any) -> Any:
     if isinstance(value, dict) and not isinstance(value, Part):
         return Part({k: part(v) for k, v in value.items()})
     return value
-
-
-def merged(under: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
-    """``over`` laid on ``under``, object by object, as Plotly's ``update_layout`` lays its arguments."""
-    out = dict(under)
-    for k, v in over.items():
-        out[k] = merged(out[k], v) if isinstance(v, Mapping) and isinstance(out.get(k), Mapping) else v
-    return out
 
 
 def _trace(kind: str, properties: dict[str, Any]) -> Part:

@@ -13,8 +13,9 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
 from ofc.pipeline.evaluate import CATEGORY_NAMES
+from ofc.pipeline.nested import merged
 from ofc.reports import drill
-from ofc.reports.chart import Chart, Part, bar, heatmap, merged, part, scatter
+from ofc.reports.chart import Chart, Part, bar, heatmap, part, scatter
 from ofc.reports.headline import SMALL_SAMPLE, count, small
 
 Rows = list[dict[str, Any]]

@@ -17,6 +17,7 @@ from typing import Annotated, Any, Union, get_args, get_origin
 from pydantic import BaseModel, ValidationError
 
 from ofc.pipeline.errors import RulesError
+from ofc.pipeline.nested import merged
 from ofc.pipeline.paths import RULES
 from ofc.pipeline.rules.thresholds import HandPatternError, threshold
 from ofc.pipeline.suggest import closest_names, did_you_mean
@@ -67,13 +68,6 @@ def resolve_path(name_or_path: str | Path) -> Path:
     return preset
 
 
-def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
-    out = dict(base)
-    for k, v in over.items():
-        out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
-    return out
-
-
 def read_document(path: Path, _seen: tuple[Path, ...] = ()) -> dict[str, Any]:
     """The TOML document of a rule file with its ``extends`` chain merged in."""
     path = path.resolve()
@@ -98,7 +92,7 @@ def read_document(path: Path, _seen: tuple[Path, ...] = ()) -> dict[str, Any]:
     base = read_document(base_path, (*_seen, path))
     base.pop("description", None)
     base.pop("name", None)  # a file is named by itself, or after its file
-    return _merge(base, doc)
+    return merged(base, doc)
 
 
 def parse_rules(doc: dict[str, Any], source: str) -> RuleSet:
