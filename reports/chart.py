@@ -110,14 +110,15 @@ class Chart:
 
 
 def _plain(value: Any) -> Any:
-    """Values JSON has no type for, as Plotly writes them: days and times in ISO form, decimals as numbers."""
+    """Values JSON has no type for, as Plotly writes them: days and times in ISO form, decimals and numpy's numbers
+    as numbers; anything else as its text."""
     if isinstance(value, datetime | date):
         return value.isoformat()
     if isinstance(value, Decimal):
         return float(value)
     if hasattr(value, "item"):  # a numpy number
         return value.item()
-    raise TypeError(f"a chart cannot hold {type(value).__name__} {value!r}")
+    return str(value)
 
 
 def _finite(value: Any) -> Any:

