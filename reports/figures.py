@@ -604,7 +604,8 @@ def head_to_head(rows: Rows, player: str | None) -> Chart:
             mine, [text(r["opponent"]) for r in mine], "points_per_matchup", COLORS[0], n="matchups", of="hands"
         )
         fig = Chart(_drill(bars, [{"opponent": r["opponent"]} for r in mine], player=player))
-        _layout(fig, f"{player} against each opponent ({count(_total(mine, 'matchups'), 'hand')} together)", "", "")
+        # a hand against two opponents is two matchups: said as such, not as hands (the player's are fewer)
+        _layout(fig, f"{player} against each opponent ({count(_total(mine, 'matchups'), 'matchup')})", "", "")
         fig.update_yaxes(title={"text": "points per hand together"})
         return _ticks(fig)
     busiest = _busiest(rows)

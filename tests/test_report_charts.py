@@ -330,3 +330,12 @@ def test_a_game_whose_hands_record_no_placements_draws_no_dead_street_chart(plac
     assert any("dead street" in t for t in titles) is placed
     table = next(t for t in section.tables if t.name == "dead_streets")
     assert ("no foul's street is known" in (table.note or "")) is not placed
+
+
+def test_a_players_opponents_are_counted_in_matchups() -> None:
+    """A hand against two opponents is two matchups: the chart counts matchups, not hands the player played."""
+    rows = [
+        {"player": "Ann", "opponent": who, "points_per_matchup": 1.0, "ci_low": 0.5, "ci_high": 1.5, "matchups": n}
+        for who, n in (("Bo", 13), ("Dev", 3))
+    ]
+    assert figures.head_to_head(rows, "Ann").layout.title.text == "Ann against each opponent (16 matchups)"
