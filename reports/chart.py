@@ -3,9 +3,9 @@
 Plotly's figure objects check each property against Plotly's schema as it is set, and copy and walk the whole
 figure again to write it: over 10 M hands a served page of a player took 0.16 to 0.21 s of processor time, 0.11 to
 0.15 s of it building its 17 charts so (a chart's frame alone took 1.7 ms to set), one page at a time since it is
-all Python; as dicts, the page takes 0.034 to 0.038 s. The report's figures are built here instead, as the same JSON; tests check every chart against Plotly's
-schema (``go.Figure(chart.to_dict())`` refuses an unknown property), and the Python API hands analysts Plotly
-figures made from them.
+all Python; as dicts, the page takes 0.034 to 0.038 s. The report's figures are built here instead, as the same
+JSON; tests check every chart against Plotly's schema (``go.Figure(chart.to_dict())`` refuses an unknown
+property), and the Python API hands analysts Plotly figures made from them.
 """
 
 from __future__ import annotations
