@@ -7,6 +7,7 @@ game, so no section can forget one and read every game together.
 
 from __future__ import annotations
 
+import bisect
 import importlib
 import importlib.util
 import threading
@@ -110,11 +111,11 @@ class RowsKept:
         own = tuple(sorted(k for k, v in values.items() if k != "player" and v == player))
         if player is None or named.for_players_sql(named.get(name), own) is None:
             return None
-        field = sorted(players)  # (given by name: in order already)
-        if player not in field:
+        found_at = bisect.bisect_left(players, player)  # (given by name)
+        if found_at == len(players) or players[found_at] != player:
             return None
-        at = field.index(player) // self.group * self.group
-        group = tuple(field[at : at + self.group])
+        at = found_at // self.group * self.group
+        group = tuple(players[at : at + self.group])
         shared = {k: _EACH if k in own else v for k, v in values.items() if k != "player"}
         key = (name, _asked(name, shared)[1], group)
         state = snapshot.batches

@@ -142,6 +142,7 @@ class LakeFilters:
         self.con = con
         self._boards: dict[tuple[str | None, date | None, date | None], dict[str, dict[str, int]]] = {}
         self._variants: dict[str, int] | None = None
+        self._players: dict[tuple[str | None, date | None, date | None], tuple[str, ...]] = {}
 
     def boards_by_variant(
         self, variant: str | None, since: date | None, until: date | None
@@ -179,8 +180,12 @@ class LakeFilters:
         return self._variants
 
     def players(self, variant: str | None, since: date | None, until: date | None) -> list[str]:
-        """The players with boards the filters keep (of a variant, or of every one), by name."""
-        return sorted(self._counts(variant, since, until))
+        """The players with boards the filters keep (of a variant, or of every one), by name: sorted once (a
+        server's page asks for them with each of a player's queries)."""
+        asked = (variant, since, until)
+        if asked not in self._players:
+            self._players[asked] = tuple(sorted(self._counts(variant, since, until)))
+        return list(self._players[asked])
 
     def _counts(self, variant: str | None, since: date | None, until: date | None) -> dict[str, int]:
         counts: dict[str, int] = {}
