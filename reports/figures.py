@@ -13,7 +13,6 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
 from ofc.pipeline.evaluate import CATEGORY_NAMES
-from ofc.pipeline.nested import merged
 from ofc.reports import drill
 from ofc.reports.chart import Chart, Part, bar, heatmap, part, scatter
 from ofc.reports.headline import SMALL_SAMPLE, count, small
@@ -63,8 +62,7 @@ def _layout(fig: Chart, title: str, x: str = "", y: str = "", height: int = 420)
         "legend": {"orientation": "h", "y": -0.2},
         "modebar": {"orientation": "v"},  # beside the chart: across the top it covered the titles of narrow charts
     }
-    fig.layout = part({**merged(fig.layout, ours), "template": TEMPLATE})
-    return fig
+    return fig.update_layout(ours, template=TEMPLATE)
 
 
 MOST_TICKS = 10
