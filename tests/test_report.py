@@ -6,6 +6,7 @@ import html
 import json
 import re
 import threading
+import time
 from contextlib import closing
 from pathlib import Path
 
@@ -320,6 +321,46 @@ def test_players_asking_at_once_share_one_run_for_their_group(
             assert found[player] == alone.to_pylist()
     assert len(players) > 4
     assert sorted(runs) == sorted({tuple(players[i : i + 4]) for i in range(0, len(players), 4)})
+
+
+def test_pages_asking_for_the_same_hands_at_once_read_them_once(
+    report_lake: ReportLake, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Pages listing overlapping hands, asked at once: each hand's facts are read by one of them, the others wait
+    for that read, and each page gets the rows the query gives alone."""
+    read: list[int] = []
+    run = queries.named.run
+
+    def slow(con, snapshot, name, values, **kw):  # type: ignore[no-untyped-def]
+        if name == queries.HAND_FACTS:
+            read.extend(int(k) for k in values["hands"].split(","))
+            time.sleep(0.3)  # long enough for every page to ask meanwhile
+        return run(con, snapshot, name, values, **kw)
+
+    monkeypatch.setattr(queries.named, "run", slow)
+    snapshot = report_lake.lake.snapshot()
+    keys = sorted(set(report_lake.frame("hands")["hand_key"].to_list()))[:12]
+    asked = [keys[0:6], keys[3:9], keys[6:12], keys[0:12]]
+    kept = RowsKept()
+    found: dict[int, object] = {}
+    with closing(connect(snapshot)) as con:
+        start = threading.Barrier(len(asked))
+
+        def ask(i: int) -> None:
+            start.wait()
+            time.sleep(0.05 * i)  # the first asks first, the others while it reads
+            with closing(con.cursor()) as cursor:
+                found[i] = kept.hand_facts(cursor, snapshot, {"variant": None}, asked[i])
+
+        threads = [threading.Thread(target=ask, args=(i,)) for i in range(len(asked))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        for i, hands in enumerate(asked):
+            alone = run(con, snapshot, queries.HAND_FACTS, {"hands": ",".join(map(str, hands))}, check_filters=False)
+            assert found[i] == alone.to_pylist()
+    assert sorted(read) == keys
 
 
 def test_a_players_overview_counts_the_players_of_the_games_they_played(report_lake: ReportLake) -> None:
