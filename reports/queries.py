@@ -168,9 +168,9 @@ class RowsKept:
     ) -> Rows | None:
         """The rows of ``HAND_FACTS`` for these hands: read together with those of every hand the groups' rows
         list (``player_rows``), so that the pages of the other players of a group read none, and a hand being
-        read for another page is waited for, not read again (ten pages asked at once read once, where each
-        read its own: 9 reads of about 50 hands over 10 M hands, a fifth of their processor time). None: the
-        page reads its own (a state of the lake not the newest, or the read it waited for failed)."""
+        read for another page is waited for, not read again (ten pages asked at once over 10 M hands each read
+        about 50 hands' facts; reading them once took their processor time from 13.4 s to 12.5 s). None: the
+        page reads its own (a state of the lake not the newest, or what it waited for not kept)."""
         variant, state = values.get("variant"), snapshot.batches
         with self._lock:
             if not self._now(state):
