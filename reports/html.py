@@ -135,8 +135,7 @@ def _table(t: Table) -> str:
             value = row.get(c.key)
             if c.kind == "hand" and value is not None:
                 ident = html.escape(str(value))
-                label = html.escape(t.hands.get(str(value), str(value)))
-                raw = html.escape(t.hands.get(str(value), str(value)))
+                raw = label = html.escape(t.hands.get(str(value), str(value)))
                 shown = f'<a class="hand-link" data-hand="{ident}" href="#hand-{ident}">{label}</a>'
             elif c.kind == "text" and isinstance(value, str):  # shown and kept as it is
                 raw = shown = html.escape(value)
