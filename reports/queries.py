@@ -175,8 +175,8 @@ class RowsKept:
         with self._lock:
             if not self._now(state):
                 return None
-            missing = {k for k in keys if (variant, k) not in self._facts and (variant, k) not in self._reading}
             elsewhere = {k: self._reading[variant, k] for k in keys if (variant, k) in self._reading}
+            missing = {k for k in keys if (variant, k) not in self._facts and k not in elsewhere}
             if missing:
                 missing |= {k for k in self._listed.pop(variant, set()) if (variant, k) not in self._reading}
                 mine: Future[None] = Future()
