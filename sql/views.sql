@@ -140,10 +140,19 @@ CREATE MACRO played_between(played_at, from_day, to_day) AS
     -- the last day included: before the day after it begins
     AND (to_day IS NULL OR played_at < timezone('UTC', (to_day::DATE + 1)::TIMESTAMP));
 
-CREATE MACRO kept(player, variant, played_at, who, game, from_day, to_day) AS
-    (who IS NULL OR player = who)
-    AND (game IS NULL OR variant = game)
+-- Whether a row is the player asked for (null: any). A query run for many players at once reads each player's
+-- name here, never null: it shadows this macro with the equality alone (named.run_for_players), which DuckDB
+-- joins by hash where the OR made it compare every row with every player. So no query gives it a null written
+-- out: one that reads every player's rows leaves the player out (kept_of_anyone, summary_kept_of_anyone).
+CREATE MACRO player_is(player, who) AS
+    who IS NULL OR player = who;
+
+CREATE MACRO kept_of_anyone(variant, played_at, game, from_day, to_day) AS
+    (game IS NULL OR variant = game)
     AND played_between(played_at, from_day, to_day);
+
+CREATE MACRO kept(player, variant, played_at, who, game, from_day, to_day) AS
+    player_is(player, who) AND kept_of_anyone(variant, played_at, game, from_day, to_day);
 
 -- The rows read under one rule set: each hand under its own rules (rule_set null: native), or as if every hand
 -- had been played under the rule set keyed rule_set. On a partition column, so whole files are left out.
@@ -159,11 +168,13 @@ CREATE MACRO boards_under(rule_set, who, game, from_day, to_day) AS TABLE
 -- and pair_summary: the results summed by player, day and more), which every figure of sums reads: over 10 M
 -- hands some hundred thousand rows where the results hold tens of millions. Their day is the UTC day the hands
 -- were played (null: no time recorded), so a first and a last day keep the same boards as above.
-CREATE MACRO summary_kept(player, variant, day, who, game, from_day, to_day) AS
-    (who IS NULL OR player = who)
-    AND (game IS NULL OR variant = game)
+CREATE MACRO summary_kept_of_anyone(variant, day, game, from_day, to_day) AS
+    (game IS NULL OR variant = game)
     AND (from_day IS NULL OR day >= from_day::DATE)
     AND (to_day IS NULL OR day <= to_day::DATE);
+
+CREATE MACRO summary_kept(player, variant, day, who, game, from_day, to_day) AS
+    player_is(player, who) AND summary_kept_of_anyone(variant, day, game, from_day, to_day);
 
 CREATE MACRO scored_summary(rule_set, who, game, from_day, to_day) AS TABLE
     SELECT * FROM board_summary

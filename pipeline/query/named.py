@@ -413,10 +413,13 @@ def run_for_players(
     for key in each:
         del bound[key]
     asked = list(dict.fromkeys(players))
+    con.execute(_EACH_PLAYER_IS)
     try:
         result = run_query(con, sql, {**bound, "for_players": asked})
     except QueryError as exc:
         raise NamedQueryError(f"{name}: {exc}") from None
+    finally:
+        con.execute("DROP MACRO IF EXISTS temp.player_is")
     result = plain_numbers(result)
     # ordered by player first: each player's rows are one slice
     whose = result.column(_FOR_PLAYER).to_pylist()
@@ -431,6 +434,10 @@ def run_for_players(
 
 
 _FOR_PLAYER = "for_player__"
+_EACH_PLAYER_IS = "CREATE OR REPLACE TEMP MACRO player_is(player, who) AS player = who"
+"""``player_is`` (views.sql) for queries run for many players, on their connection only while they run: each
+player's name is never null, and the equality alone is joined by hash. Over 10 M hands, a player's page's 16
+queries for the 60 players of a game took 5.3 s of processor time with the null test, 3.6 s without."""
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 

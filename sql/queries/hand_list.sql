@@ -42,7 +42,7 @@ changed AS MATERIALIZED (
     FROM (SELECT 1 AS go WHERE $outcome = 'changed') gate
     JOIN boards_compared($variant) c ON gate.go = 1
     WHERE read_under($rules, c.native, c.rules_key) AND c.winner_seat <> c.native_winner_seat
-      AND kept(c.player, c.variant, c.played_at, NULL, $variant, $since, $until)
+      AND kept_of_anyone(c.variant, c.played_at, $variant, $since, $until)
 ),
 caused AS MATERIALIZED (
     -- The fouled boards put down to the cause asked for (raised_most): asked for only.
@@ -128,7 +128,7 @@ kept AS (
     JOIN boards b ON b.hand_key = l.hand_key
     JOIN board_results r ON r.hand_key = l.hand_key AND r.seat = b.seat
     WHERE read_under($rules, r.native, r.rules_key)
-      AND ($player IS NULL OR b.player = $player)
+      AND player_is(b.player, $player)
       AND ($opponent IS NULL OR b.player <> $opponent)
 ),
 counted AS (
@@ -149,7 +149,7 @@ counted AS (
     JOIN board_results r ON r.hand_key = o.hand_key AND r.seat = b.seat
     WHERE $opponent IS NOT NULL AND read_under($rules, r.native, r.rules_key)
       AND coalesce($outcome, $dead_street, $made, $fantasyland_cards::VARCHAR, $street::VARCHAR, $kind, $cause) IS NULL
-      AND b.player <> $opponent AND ($player IS NULL OR b.player = $player)
+      AND b.player <> $opponent
       AND kept(b.player, h.variant, h.played_at, $player, $variant, $since, $until)
       AND ($table_size IS NULL OR h.n_players = $table_size)
       AND in_session(h.session, utc_day(h.played_at), $session)

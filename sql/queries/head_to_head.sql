@@ -13,7 +13,7 @@ per AS (
     SELECT player, opponent, sum(n) AS matchups, sum(points) AS points, sum(squares) AS squares,
            sum(scoops) AS scoops, sum(scooped) AS scooped
     FROM sides
-    WHERE $player IS NULL OR player = $player
+    WHERE player_is(player, $player)
     GROUP BY player, opponent
 )
 SELECT

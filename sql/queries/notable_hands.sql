@@ -44,7 +44,7 @@ changed AS (
         JOIN boards_compared($variant) c ON gate.go = 1
         WHERE list_contains($compared, c.rules_key)
           AND c.winner_seat <> c.native_winner_seat AND c.player = $player
-          AND kept(c.player, c.variant, c.played_at, NULL, $variant, $since, $until)
+          AND kept_of_anyone(c.variant, c.played_at, $variant, $since, $until)
     )
     ORDER BY hand_key, rules
 ),

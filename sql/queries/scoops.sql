@@ -11,7 +11,7 @@ WITH sides AS (
 per AS (
     SELECT player, sum(n) AS matchups, sum(scoops) AS scoops, sum(scooped) AS scooped
     FROM sides
-    WHERE $player IS NULL OR player = $player
+    WHERE player_is(player, $player)
     GROUP BY player
 )
 SELECT

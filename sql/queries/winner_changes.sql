@@ -12,7 +12,7 @@ WITH fine AS (
     FROM board_summary
     WHERE list_contains($rules, rules_key)
       AND (CASE WHEN $player IS NULL THEN position = 0 ELSE player = $player END)
-      AND summary_kept(player, variant, day, NULL, $variant, $since, $until)
+      AND summary_kept_of_anyone(variant, day, $variant, $since, $until)
     GROUP BY ALL
 ),
 per AS (
