@@ -755,6 +755,26 @@ def test_notable_hands_are_each_kinds_first(
         assert {r[0] for r in got} >= {"fouled", "biggest win", "biggest loss"}
 
 
+def test_hands_whose_winner_changes_under_several_rule_sets_are_each_listed_once(
+    con: duckdb.DuckDBPyConnection, report_lake: ReportLake, snapshot: Snapshot
+) -> None:
+    """A hand whose winner changes under two rule sets has a candidate under each: asked for as many hands as
+    the player has such hands, every one is listed, once, under the first rule set by name."""
+    results = report_lake.results()
+    changed = results.filter(
+        pl.col("rules_key").is_in(report_lake.rule_keys) & (pl.col("winner_seat") != pl.col("native_winner_seat"))
+    )
+    per_player = changed.group_by("player").agg(
+        pl.col("hand_key").n_unique().alias("hands"), (pl.len() - pl.col("hand_key").n_unique()).alias("twice")
+    )
+    player, hands, twice = per_player.filter(pl.col("hands") <= 12).sort("twice", "hands", "player").row(-1)
+    assert twice  # some of the player's hands change under both rule sets
+    rows = named.run(con, snapshot, "notable_hands", {"player": player, "hands": hands}).to_pylist()
+    got = [(r["kind"], *_listed(r), r["changed_under"]) for r in rows]
+    assert got == _notable_expected(report_lake, player, None, None, None, hands)
+    assert len([r for r in got if r[0] == "winner changes"]) == hands
+
+
 def test_notable_hands_of_a_lake_rescored_before_the_boards_as_played_were_kept(
     con: duckdb.DuckDBPyConnection, report_lake: ReportLake, snapshot: Snapshot, tmp_path: Path
 ) -> None:

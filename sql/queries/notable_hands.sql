@@ -30,7 +30,9 @@ WITH mine AS MATERIALIZED (
 changed AS (
     -- Each hand whose winner changes, with the first rule set by name it changes under. A hand among the latest
     -- is among the latest of its month under every rule set it changes under: the candidates name them all, with
-    -- the board as played (null in lakes rescored before notable_boards kept it).
+    -- the board as played (null in lakes rescored before notable_boards kept it). A hand has a row per rule set
+    -- at most: the latest hands' rows are among the first $hands times as many as the rule sets compared, which
+    -- alone are sorted by hand (for 60 players over 10 M hands, 0.8 s of processor time sorting them all, 0.5 s).
     SELECT DISTINCT ON (hand_key) *
     FROM (
         SELECT hand_key, rules, played_at, variant, fantasyland, fantasyland_cards, native_points, native_fouled,
@@ -45,6 +47,8 @@ changed AS (
         WHERE list_contains($compared, c.rules_key)
           AND c.winner_seat <> c.native_winner_seat AND c.player = $player
           AND kept_of_anyone(c.variant, c.played_at, $variant, $since, $until)
+        ORDER BY played_at DESC NULLS LAST, hand_key, rules
+        LIMIT $hands * len($compared)
     )
     ORDER BY hand_key, rules
 ),
