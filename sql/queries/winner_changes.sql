@@ -11,7 +11,7 @@ WITH fine AS (
     SELECT rules, rules_key, variant, sum(boards) AS hands, sum(winner_changes) AS changed
     FROM board_summary
     WHERE list_contains($rules, rules_key)
-      AND (CASE WHEN $player IS NULL THEN position = 0 ELSE player = $player END)
+      AND player_is(player, $player) AND ($player IS NOT NULL OR position = 0)
       AND summary_kept_of_anyone(variant, day, $variant, $since, $until)
     GROUP BY ALL
 ),
