@@ -19,8 +19,10 @@ import urllib.request
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
+import duckdb
 import polars as pl
 import pytest
 import uvicorn
@@ -28,6 +30,7 @@ import uvicorn
 from ofc.pipeline.lake.store import Lake
 from ofc.pipeline.query.db import connect
 from ofc.reports.serve import Site, make_app
+from ofc.reports.serve import app as serve_app
 from tests.test_browser import BUDGET_MS, FLAGS, find_browser
 from tests.test_report_lake import ReportLake, shared_analysed_lake, shared_lake
 
@@ -851,6 +854,71 @@ class SteppedSite(Site):
 
     def state(self) -> str:
         return self.now
+
+
+def test_the_requests_over_one_state_read_by_cursors_of_one_connection(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every view and macro is made once for a state of the lake: requests at once read by cursors of one
+    connection. The first request over a newer state makes the next, and the older one is closed when the last
+    request reading it ends; a request over a state older than the newest seen reads by a connection of its own,
+    closed after it."""
+    made: list[duckdb.DuckDBPyConnection] = []
+
+    def made_here(snapshot: Any, narrowing: Any = None, aliases: Any = None) -> duckdb.DuckDBPyConnection:
+        made.append(duckdb.connect())
+        return made[-1]
+
+    def works(con: duckdb.DuckDBPyConnection) -> bool:
+        try:
+            return con.execute("SELECT 1").fetchall() == [(1,)]
+        except duckdb.ConnectionException:
+            return False
+
+    monkeypatch.setattr(serve_app, "connect", made_here)
+    site = Site(tmp_path / "lake")
+    one, two = SimpleNamespace(batches=("20260101T000000-a",)), SimpleNamespace(batches=("20260102T000000-b",))
+    with site.connection(one) as a, site.connection(one) as b:  # type: ignore[arg-type]
+        assert a is not b
+        assert works(a)
+        assert works(b)
+    assert len(made) == 1
+    reading = site.connection(one)  # type: ignore[arg-type]
+    a = reading.__enter__()
+    with site.connection(two) as c:  # type: ignore[arg-type]
+        assert len(made) == 2
+        assert works(c)
+        assert works(a)  # the older state is read to the end of its request
+    reading.__exit__(None, None, None)
+    assert not works(made[0])
+    assert works(made[1])
+    with site.connection(one) as late:  # type: ignore[arg-type]
+        assert len(made) == 3
+        assert works(late)
+    assert not works(made[2])
+    assert works(made[1])
+    site.close()
+    assert not works(made[1])
+
+
+def test_the_requests_over_one_state_count_the_boards_once(report_lake: ReportLake) -> None:
+    """The players of each game are counted once for a state of the lake, whichever request asks: the counts a
+    second request reads are the first's (its connection, closed here, is never asked)."""
+    site = Site(report_lake.lake.root)
+    snapshot = report_lake.lake.snapshot()
+    try:
+        with site.connection(snapshot) as con:
+            first = site.counted(con, snapshot)
+            players, hands = first.players(None, None, None), first.hands_by_variant()
+        closed = duckdb.connect()
+        closed.close()
+        second = site.counted(closed, snapshot)
+        assert second is not first
+        assert second.players(None, None, None) == players
+        assert second.hands_by_variant() == hands
+        assert second.players("pineapple", None, None) == first.players("pineapple", None, None)
+    finally:
+        site.close()
 
 
 def test_a_page_asked_again_in_the_same_state_is_the_page_made(report_lake: ReportLake) -> None:

@@ -138,11 +138,18 @@ def _match(wanted: str, names: list[str]) -> str | None:
 class LakeFilters:
     """Checks a report's filters against the lake it reads."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+    def __init__(self, con: duckdb.DuckDBPyConnection, like: LakeFilters | None = None) -> None:
+        """``like``: what another connection over the same lake (the same state, not narrowed) has counted, and
+        will count, shared: a server's second connection counts no board again."""
         self.con = con
-        self._boards: dict[tuple[str | None, date | None, date | None], dict[str, dict[str, int]]] = {}
-        self._variants: dict[str, int] | None = None
-        self._players: dict[tuple[str | None, date | None, date | None], tuple[str, ...]] = {}
+        self._boards: dict[tuple[str | None, date | None, date | None], dict[str, dict[str, int]]] = (
+            {} if like is None else like._boards
+        )
+        self._variants: dict[str, dict[str, int]] = {} if like is None else like._variants
+        """The hands of each variant, under ``"every"`` once counted."""
+        self._players: dict[tuple[str | None, date | None, date | None], tuple[str, ...]] = (
+            {} if like is None else like._players
+        )
 
     def boards_by_variant(
         self, variant: str | None, since: date | None, until: date | None
@@ -175,9 +182,10 @@ class LakeFilters:
 
     def hands_by_variant(self) -> dict[str, int]:
         """The lake's hands of each variant: counted once (a server checks a variant on every page)."""
-        if self._variants is None:
-            self._variants = dict(self.con.execute("SELECT variant, count(*) FROM hands GROUP BY ALL").fetchall())
-        return self._variants
+        if "every" not in self._variants:
+            counted = self.con.execute("SELECT variant, count(*) FROM hands GROUP BY ALL").fetchall()
+            self._variants["every"] = dict(counted)
+        return self._variants["every"]
 
     def players(self, variant: str | None, since: date | None, until: date | None) -> list[str]:
         """The players with boards the filters keep (of a variant, or of every one), by name: sorted once (a
