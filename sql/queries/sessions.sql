@@ -14,25 +14,28 @@ WITH latest AS (
     LIMIT $sessions
 ),
 hands_in AS MATERIALIZED (
-    -- The hands from the first of those sessions on (a bound on the time skips the hands files' earlier row
-    -- groups; hands with no time recorded are read apart: an OR in the bound would keep them all). From the
-    -- facts first, then the player's boards of those hands, then their results: the results are read by key
-    -- for a few thousand boards, not joined whole to the facts.
-    SELECT hand_key, hand_number, played_at, session_name(session, utc_day(played_at)) AS session
-    FROM hands
-    WHERE played_at >= coalesce((SELECT min(started) FROM latest), TIMESTAMPTZ '0001-01-01 00:00:00+00')
-      AND ($variant IS NULL OR variant = $variant)
-      AND played_between(played_at, $since, $until)
+    -- The hands of those sessions (a bound on the time skips the hands files' earlier row groups; hands with no
+    -- time recorded are read apart: an OR in the bound would keep them all). From the facts first, then the
+    -- player's boards of those hands, then their results: the results are read by key for a few thousand boards,
+    -- not joined whole to the facts. Joined to the sessions here, not after the boards, a few thousand hands meet
+    -- the boards (run for 60 players over 10 M hands: 0.9 s of processor time, 1.1 s joining every hand since).
+    SELECT h.hand_key, h.hand_number, h.played_at, l.session
+    FROM hands h
+    JOIN latest l ON session_name(h.session, utc_day(h.played_at)) = l.session
+    WHERE h.played_at >= coalesce((SELECT min(started) FROM latest), TIMESTAMPTZ '0001-01-01 00:00:00+00')
+      AND ($variant IS NULL OR h.variant = $variant)
+      AND played_between(h.played_at, $since, $until)
     UNION ALL
-    SELECT hand_key, hand_number, played_at, session_name(session, NULL)
-    FROM hands
-    WHERE played_at IS NULL AND $since IS NULL AND $until IS NULL AND ($variant IS NULL OR variant = $variant)
+    SELECT h.hand_key, h.hand_number, h.played_at, l.session
+    FROM hands h
+    JOIN latest l ON session_name(h.session, NULL) = l.session
+    WHERE h.played_at IS NULL AND $since IS NULL AND $until IS NULL AND ($variant IS NULL OR h.variant = $variant)
 ),
 mine AS MATERIALIZED (
     SELECT h.session, h.hand_number, h.played_at, b.hand_key, b.seat
     FROM hands_in h
     JOIN boards b ON b.hand_key = h.hand_key
-    WHERE b.player = $player AND h.session IN (SELECT session FROM latest) AND ($variant IS NULL OR b.variant = $variant)
+    WHERE b.player = $player AND ($variant IS NULL OR b.variant = $variant)
 )
 SELECT
     m.session,
