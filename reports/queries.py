@@ -58,7 +58,7 @@ class RowsKept:
     recently asked first, ``most_rows`` rows in all at most (a row is a few hundred bytes).
 
     A query of one player is run for a group of the game's players at once (``player_rows``): over 10 M hands the
-    16 queries of a player's page take 3.0 s of processor time for the 60 players of a game together, where
+    16 queries of a player's page take 2.8 s of processor time for the 60 players of a game together, where
     ``sessions`` alone takes 0.43 s for one player.
     """
 
