@@ -775,6 +775,36 @@ def test_hands_whose_winner_changes_under_several_rule_sets_are_each_listed_once
     assert len([r for r in got if r[0] == "winner changes"]) == hands
 
 
+def test_a_player_seated_twice_under_two_names_has_each_latest_hand_listed_once(
+    report_lake: ReportLake, snapshot: Snapshot
+) -> None:
+    """Two names read as one player (an alias) seat the player twice in the hands both played, a candidate for
+    each seat: the latest hands whose winner changes are every one listed, once each."""
+    results = report_lake.results()
+    changed = results.filter(
+        pl.col("rules_key").is_in(report_lake.rule_keys) & (pl.col("winner_seat") != pl.col("native_winner_seat"))
+    )
+    latest = [pl.col("played_at").is_null(), pl.col("played_at"), pl.col("hand_key")]
+    together = (
+        changed.group_by("hand_key")
+        .agg(pl.col("player").unique().sort(), pl.col("played_at").first(), pl.col("rules_key").first())
+        .filter(pl.col("player").list.len() > 1)
+        .sort(latest, descending=[False, True, False])
+    )
+    first, second = together["player"][0][:2]  # the two at the latest such hand
+    compared = together["rules_key"][0]  # one rule set: a candidate a seat
+    theirs = (
+        changed.filter(pl.col("player").is_in([first, second]) & (pl.col("rules_key") == compared))
+        .group_by("hand_key")
+        .agg(pl.col("played_at").first())
+        .sort(latest, descending=[False, True, False])
+    )
+    hands = 2
+    rows = named.run(connect(snapshot, aliases={second: first}), snapshot, "notable_hands",
+                     {"player": first, "hands": hands, "compared": compared}).to_pylist()  # fmt: skip
+    assert [r["hand_key"] for r in rows if r["kind"] == "winner changes"] == theirs["hand_key"].head(hands).to_list()
+
+
 def test_notable_hands_of_a_lake_rescored_before_the_boards_as_played_were_kept(
     con: duckdb.DuckDBPyConnection, report_lake: ReportLake, snapshot: Snapshot, tmp_path: Path
 ) -> None:
