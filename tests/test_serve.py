@@ -862,7 +862,7 @@ def test_the_requests_over_one_state_read_by_cursors_of_one_connection(
     """Every view and macro is made once for a state of the lake: requests at once read by cursors of one
     connection. The first request over a newer state makes the next, and the older one is closed when the last
     request reading it ends; a request over a state older than the newest seen reads by a connection of its own,
-    closed after it."""
+    closed after it. Stopping, the server closes its connection when the last request reading by it ends."""
     made: list[duckdb.DuckDBPyConnection] = []
 
     def made_here(snapshot: Any, narrowing: Any = None, aliases: Any = None) -> duckdb.DuckDBPyConnection:
@@ -897,8 +897,16 @@ def test_the_requests_over_one_state_read_by_cursors_of_one_connection(
         assert works(late)
     assert not works(made[2])
     assert works(made[1])
-    site.close()
+    reading = site.connection(two)  # type: ignore[arg-type]
+    d = reading.__enter__()
+    site.close()  # the server stops while a request reads: it reads to its end
+    assert works(d)
+    reading.__exit__(None, None, None)
     assert not works(made[1])
+    with site.connection(two) as after:  # type: ignore[arg-type]
+        assert works(after)
+    assert len(made) == 4
+    assert not works(made[3])
 
 
 def test_the_requests_over_one_state_count_the_boards_once(report_lake: ReportLake) -> None:

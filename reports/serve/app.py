@@ -295,6 +295,12 @@ class Choices:
     rule_sets: tuple[str, ...] = ()
 
 
+def _close(con: duckdb.DuckDBPyConnection) -> None:
+    """Close a connection no request reads by any more: one that cannot be closed is left to be collected."""
+    with contextlib.suppress(duckdb.Error):
+        con.close()
+
+
 @dataclass
 class _Shared:
     """A connection over one state of the lake and how many requests are reading by its cursors."""
@@ -327,6 +333,7 @@ class Site:
         self._shared: _Shared | None = None
         """The connection over the newest state of the lake, whose cursors its requests read by."""
         self._connecting = threading.Lock()
+        self._closed = False
         self._counts: tuple[tuple[str, ...], LakeFilters] | None = None
         """What was counted over the newest state of the lake (the players of each game), which its requests share."""
         self.rows = RowsKept()
@@ -382,28 +389,23 @@ class Site:
                 yield con
             return
         shared = self._share(snapshot)
-        if shared is None:  # a request over an older state, finishing late
+        if shared is None:  # a request over an older state, finishing late (or the server is stopping)
             with contextlib.closing(connect(snapshot, None, self.aliases)) as con:
                 yield con
             return
         try:
-            with self._lock:  # (the connection lists its cursors: one thread at a time adds or drops one)
-                cursor = shared.con.cursor()
-            try:
+            with contextlib.closing(shared.con.cursor()) as cursor:
                 yield cursor
-            finally:
-                with self._lock:
-                    cursor.close()
         finally:
             with self._lock:
                 shared.users -= 1
                 done = shared.users == 0 and shared is not self._shared
             if done:
-                shared.con.close()
+                _close(shared.con)
 
     def _share(self, snapshot: Snapshot) -> _Shared | None:
         """The connection kept over ``snapshot``'s state, made if none is, with one more request using it; None
-        when a newer state has been seen."""
+        when a newer state has been seen, or the server is stopping."""
         state = snapshot.batches
         kept = self._kept(state)
         if kept is not False:
@@ -414,26 +416,31 @@ class Site:
                 return kept
             made = _Shared(state, connect(snapshot, None, self.aliases), users=1)
             with self._lock:
-                old, self._shared = self._shared, made
-                unused = old if old is not None and old.users == 0 else None  # else its last request closes it
+                if self._closed:
+                    unused, made_kept = made, None
+                else:
+                    old, self._shared, made_kept = self._shared, made, made
+                    unused = old if old is not None and old.users == 0 else None  # else its last request closes it
             if unused is not None:
-                unused.con.close()  # the lake moved on, and no request reads the state it was over
-            return made
+                _close(unused.con)  # the lake moved on, and no request reads the state it was over
+            return made_kept
 
     def _kept(self, state: tuple[str, ...]) -> _Shared | Literal[False] | None:
         """The connection kept over ``state``, with one more request using it; None when a newer state has been
-        seen; False when none is kept yet."""
+        seen, or the server is stopping; False when none is kept yet."""
         with self._lock:
             current = self._shared
             if current is not None and current.state == state:
                 current.users += 1
                 return current
-            return None if current is not None and not later(state, current.state) else False
+            if self._closed or (current is not None and not later(state, current.state)):
+                return None
+            return False
 
     def counted(self, con: duckdb.DuckDBPyConnection, snapshot: Snapshot) -> LakeFilters:
         """The filters' counts over ``snapshot`` read on ``con``: each page of a state of the lake asks the players
         of each game, a scan of every board (0.2 s over 10 M hands, 0.45 s of processor time), counted once for
-        every request over the newest state."""
+        every request over the newest state (requests asking at once, before any has counted, may each count)."""
         state = snapshot.batches
         with self._lock:
             like = self._counts[1] if self._counts is not None and self._counts[0] == state else None
@@ -449,11 +456,13 @@ class Site:
             self.choices(snapshot)
 
     def close(self) -> None:
-        """Close the connection kept between requests (the server stops)."""
+        """Close the connection kept between requests (the server stops): now, or when the last request reading
+        by it ends."""
         with self._lock:
-            shared, self._shared = self._shared, None
-        if shared is not None:
-            shared.con.close()
+            shared, self._shared, self._closed = self._shared, None, True
+            unused = shared if shared is not None and shared.users == 0 else None
+        if unused is not None:
+            _close(unused.con)
 
     def choices(self, snapshot: Snapshot) -> Choices:
         """The games, players and rule sets the filter bar offers: read once for each state of the lake (the
