@@ -276,6 +276,18 @@ def test_sessions_and_running_totals_add_up(report_lake: ReportLake) -> None:
     assert [r["hands"] for r in running] == sorted(r["hands"] for r in running)
 
 
+def test_the_running_totals_say_whose_lines_they_draw(report_lake: ReportLake) -> None:
+    """A player chosen, the running totals are theirs alone and the section says no more; featured without a
+    choice, they are drawn beside the players with the most hands, and the section says so."""
+    for player, others in (("Ann", False), (None, True)):
+        report = build(report_lake.lake, Options(player=player, variant="pineapple", min_hands=1))
+        game = report.game("pineapple")
+        drawn = {r["player"] for r in game.ask.rows["running_totals"]}
+        section = next(s for s in game.sections if s.key == "player")
+        assert (len(drawn) > 1) is others, drawn
+        assert ("beside the players with the most hands" in section.intro) is others, section.intro
+
+
 def test_a_filter_error_is_the_library_error_too(report_lake: ReportLake) -> None:
     with pytest.raises(FilterError, match="no player"):
         build(report_lake.lake, Options(player="nobody at all"))

@@ -91,10 +91,11 @@ def featured(game: GameView, user_chose: bool) -> Section:
         ),
         *hands.tables(notable, who),
     ]
+    beside = "" if game.player else " (beside the players with the most hands)"  # (as the running totals ask)
     intro = (
-        f"{who} at {game.title}: results with 95% intervals, net points as hands accumulate (beside the players with "
-        "the most hands), through the latest sessions, against each opponent, and the hands worth a second look: "
-        "click one to see every board, row by row."
+        f"{who} at {game.title}: results with 95% intervals, net points as hands accumulate{beside}, through the "
+        "latest sessions, against each opponent, and the hands worth a second look: click one to see every board, "
+        "row by row."
     )
     if not user_chose:
         intro += (
