@@ -5,7 +5,7 @@ than an empty result."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 
 import duckdb
@@ -135,6 +135,22 @@ def _match(wanted: str, names: list[str]) -> str | None:
     return folded[0] if len(folded) == 1 else None
 
 
+_Asked = tuple[str | None, date | None, date | None]
+"""A count's filters: the variant, the first and the last day (None: any)."""
+
+
+@dataclass
+class _Counted:
+    """What :class:`LakeFilters` has counted, shared by those over one state of the lake."""
+
+    boards: dict[_Asked, dict[str, dict[str, int]]] = field(default_factory=dict)
+    """Boards of each player in each variant."""
+    players: dict[_Asked, tuple[str, ...]] = field(default_factory=dict)
+    """The players, by name."""
+    hands: dict[str, int] | None = None
+    """Hands of each variant (None: not counted yet)."""
+
+
 class LakeFilters:
     """Checks a report's filters against the lake it reads."""
 
@@ -142,25 +158,18 @@ class LakeFilters:
         """``like``: what another connection over the same lake (the same state, not narrowed) has counted, and
         will count, shared: a server's second connection counts no board again."""
         self.con = con
-        self._boards: dict[tuple[str | None, date | None, date | None], dict[str, dict[str, int]]] = (
-            {} if like is None else like._boards
-        )
-        self._variants: dict[str, dict[str, int]] = {} if like is None else like._variants
-        """The hands of each variant, under ``"every"`` once counted."""
-        self._players: dict[tuple[str | None, date | None, date | None], tuple[str, ...]] = (
-            {} if like is None else like._players
-        )
+        self._counted = _Counted() if like is None else like._counted
 
     def boards_by_variant(
         self, variant: str | None, since: date | None, until: date | None
     ) -> dict[str, dict[str, int]]:
         """Boards of each player in each variant the filters keep: counted once, whoever asks (the check and the
         report's games)."""
-        asked = (variant, since, until)
-        every = self._boards.get((None, since, until))
-        if asked not in self._boards and variant is not None and every is not None:  # one game of every game's
-            self._boards[asked] = {variant: every[variant]} if variant in every else {}
-        if asked not in self._boards:
+        asked, boards = (variant, since, until), self._counted.boards
+        every = boards.get((None, since, until))
+        if asked not in boards and variant is not None and every is not None:  # one game of every game's
+            boards[asked] = {variant: every[variant]} if variant in every else {}
+        if asked not in boards:
             # The hands of those days only when a day is given: DuckDB reads every hand for the subquery even when
             # a parameter makes it moot (over 10 M hands 0.9 s against 0.2 s for the boards alone).
             days = (
@@ -177,23 +186,23 @@ class LakeFilters:
             found: dict[str, dict[str, int]] = {}
             for v, who, n in self.con.execute(sql, params).fetchall():
                 found.setdefault(v, {})[who] = n
-            self._boards[asked] = found
-        return self._boards[asked]
+            boards[asked] = found
+        return boards[asked]
 
     def hands_by_variant(self) -> dict[str, int]:
         """The lake's hands of each variant: counted once (a server checks a variant on every page)."""
-        if "every" not in self._variants:
+        if self._counted.hands is None:
             counted = self.con.execute("SELECT variant, count(*) FROM hands GROUP BY ALL").fetchall()
-            self._variants["every"] = dict(counted)
-        return self._variants["every"]
+            self._counted.hands = dict(counted)
+        return self._counted.hands
 
     def players(self, variant: str | None, since: date | None, until: date | None) -> list[str]:
         """The players with boards the filters keep (of a variant, or of every one), by name: sorted once (a
         server's page asks for them with each of a player's queries)."""
         asked = (variant, since, until)
-        if asked not in self._players:
-            self._players[asked] = tuple(sorted(self._counts(variant, since, until)))
-        return list(self._players[asked])
+        if asked not in self._counted.players:
+            self._counted.players[asked] = tuple(sorted(self._counts(variant, since, until)))
+        return list(self._counted.players[asked])
 
     def _counts(self, variant: str | None, since: date | None, until: date | None) -> dict[str, int]:
         counts: dict[str, int] = {}

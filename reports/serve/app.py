@@ -308,6 +308,8 @@ class _Shared:
     state: tuple[str, ...]
     con: duckdb.DuckDBPyConnection
     users: int = 0
+    counted: LakeFilters | None = None
+    """What was counted over the state (the players of each game), which its requests share."""
 
 
 class Site:
@@ -334,8 +336,6 @@ class Site:
         """The connection over the newest state of the lake, whose cursors its requests read by."""
         self._connecting = threading.Lock()
         self._closed = False
-        self._counts: tuple[tuple[str, ...], LakeFilters] | None = None
-        """What was counted over the newest state of the lake (the players of each game), which its requests share."""
         self.rows = RowsKept()
         """The rows of the named queries pages ran over the newest state of the lake, for the pages after."""
 
@@ -441,12 +441,11 @@ class Site:
         """The filters' counts over ``snapshot`` read on ``con``: each page of a state of the lake asks the players
         of each game, a scan of every board (0.2 s over 10 M hands, 0.45 s of processor time), counted once for
         every request over the newest state (requests asking at once, before any has counted, may each count)."""
-        state = snapshot.batches
         with self._lock:
-            like = self._counts[1] if self._counts is not None and self._counts[0] == state else None
-            counted = LakeFilters(con, like=like)
-            if like is None and (self._counts is None or later(state, self._counts[0])):
-                self._counts = (state, counted)
+            shared = self._shared if self._shared is not None and self._shared.state == snapshot.batches else None
+            counted = LakeFilters(con, like=None if shared is None else shared.counted)
+            if shared is not None and shared.counted is None:
+                shared.counted = counted
         return counted
 
     def warm(self) -> None:
